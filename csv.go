@@ -1,0 +1,476 @@
+package pairwise
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"unicode"
+)
+
+// ReadCSV reads unweighted samples from r, one sample a line of n
+// comma-separated integers. The values are either
+//
+//   - states: nonnegative integers, with alphabet size k = largest value + 1,
+//     but at least 2; or
+//   - spins: every value is -1 or +1 and -1 appears; then k = 2, spin -1 is
+//     state 0 and +1 is state 1, as in NewSpinSamples and NewIsing.
+//
+// Data whose values are all 1 read the same both ways (state 1, k = 2).
+// The alphabet size is not stored in the file, so states above the largest
+// one seen are lost: WriteCSV then ReadCSV gives back the same rows, but with
+// k = largest state + 1.
+//
+// The format is deliberately plain (ReadHistogramCSV shares it):
+//
+//   - Spaces and tabs around a field are ignored. Lines end in "\n" or
+//     "\r\n"; the last line may lack its end. A UTF-8 byte order mark at the
+//     start of the input is skipped.
+//   - The first line is a header of column names when any of its fields is
+//     not a value (not an integer, or for the count column of a histogram not
+//     a number). Every field of a header must then be a name: non-empty and
+//     not a value. A name may be wrapped in double quotes, which are removed
+//     with the spaces around them; names cannot contain commas or double
+//     quotes (there is no escaping). Variable names must be distinct. Names
+//     returns them.
+//   - Every line has as many fields as the first one.
+//   - Blank lines (only spaces) are allowed at the end of the input only; a
+//     blank line followed by more data is an error, since it usually means
+//     that files were concatenated or damaged.
+//
+// ReadCSV returns an error naming the line (1-based, the header counts), the
+// column (1-based) and quoting the field for a field that is not an integer,
+// a negative value other than -1, a value above MaxAlphabet-1, a mix of -1
+// with values other than ±1 (naming where each was seen), or a bad header
+// name; an error naming the line for a line with the wrong number of fields,
+// a blank line before the end, or a read error of r; and an error for input
+// without any sample line (empty, blank or header only). It never truncates
+// a line, however long. It reads r once, streaming, and stores the values
+// compactly as it goes; it does not close r.
+func ReadCSV(r io.Reader) (*Samples, error) {
+	return readCSV(r, "ReadCSV", false)
+}
+
+// ReadHistogramCSV reads weighted samples from r, one distinct observation a
+// line as "count,z_1,...,z_n", in the format of ReadCSV. The values
+// z follow the rules of ReadCSV (states or spins, decided on the whole
+// file). A count is any finite nonnegative number in Go syntax, such as 3,
+// 2.5 or 1e6: integer counts of a histogram, or non-integer weights such as
+// exact probabilities. Rows of count zero are kept but carry no weight. The
+// returned samples are weighted: Weight(m) is the count of line m.
+//
+// In a header line the first field names the count column; it is ignored
+// (Names returns the n variable names only) and may repeat a variable name.
+//
+// ReadHistogramCSV returns the errors of ReadCSV and, naming the line, an
+// error for a count that is not a number, negative, NaN or infinite, for a
+// line with fewer than two fields, and an error when the counts sum to zero
+// or overflow to infinity.
+func ReadHistogramCSV(r io.Reader) (*Samples, error) {
+	return readCSV(r, "ReadHistogramCSV", true)
+}
+
+// WriteCSV writes s to w in the format its readers read back:
+//
+//   - unweighted samples as one line of states "z_1,...,z_n" a row, read
+//     back by ReadCSV;
+//   - weighted samples (Weighted reports true) as "count,z_1,...,z_n", one
+//     line a stored row in order, with the weight written exactly (the
+//     shortest decimal that parses back to the same float64), read back by
+//     ReadHistogramCSV.
+//
+// Values are always written as states 0..k-1, never as spins. When s has
+// names (see Names) a header line comes first; for weighted samples its first
+// field is "count". Lines end in "\n". WriteCSV returns the first write error
+// of w.
+func (s *Samples) WriteCSV(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	weighted := s.weights != nil
+	var line []byte
+	if s.names != nil {
+		if weighted {
+			line = append(line, "count"...)
+		}
+		for i, name := range s.names {
+			if i > 0 || weighted {
+				line = append(line, ',')
+			}
+			line = append(line, name...)
+		}
+		line = append(line, '\n')
+		if _, err := bw.Write(line); err != nil {
+			return fmt.Errorf("pairwise: WriteCSV: %w", err)
+		}
+	}
+	for m := 0; m < s.rows; m++ {
+		line = line[:0]
+		if weighted {
+			line = appendCount(line, s.weights[m])
+		}
+		off := m * s.n
+		for i := 0; i < s.n; i++ {
+			if i > 0 || weighted {
+				line = append(line, ',')
+			}
+			var v int
+			if s.b8 != nil {
+				v = int(s.b8[off+i])
+			} else {
+				v = int(s.b16[off+i])
+			}
+			line = strconv.AppendInt(line, int64(v), 10)
+		}
+		line = append(line, '\n')
+		if _, err := bw.Write(line); err != nil {
+			return fmt.Errorf("pairwise: WriteCSV: %w", err)
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("pairwise: WriteCSV: %w", err)
+	}
+	return nil
+}
+
+// appendCount appends c exactly: as a plain integer when it is one of
+// moderate size, otherwise in the shortest form that round-trips.
+func appendCount(dst []byte, c float64) []byte {
+	if c == math.Trunc(c) && math.Abs(c) < 1e15 {
+		return strconv.AppendFloat(dst, c, 'f', -1, 64)
+	}
+	return strconv.AppendFloat(dst, c, 'g', -1, 64)
+}
+
+// emptyError reports input without any sample; errors.Is matches it to
+// errEmpty.
+type emptyError struct{ msg string }
+
+func (e emptyError) Error() string        { return e.msg }
+func (e emptyError) Is(target error) bool { return target == errEmpty }
+
+// csvParser holds the state of one streaming read.
+type csvParser struct {
+	fn   string
+	hist bool // a count column comes first
+
+	lineNo int // current line, 1-based
+	fields int // fields a line, from the first line
+	header bool
+
+	n       int
+	names   []string
+	b8      []uint8  // values until one exceeds 255
+	b16     []uint16 // values after that
+	weights []float64
+	rows    int
+	maxVal  int
+
+	// Spins or states: the first -1 and the first value other than ±1,
+	// remembered to report a mix.
+	minusLine, minusCol int
+	otherLine, otherCol int
+	otherField          string
+}
+
+func readCSV(r io.Reader, fn string, hist bool) (*Samples, error) {
+	p := &csvParser{fn: fn, hist: hist}
+	lr := lineReader{br: bufio.NewReader(r)}
+	blank := 0 // line number of the first blank line not yet followed by data
+	for {
+		line, ok, err := lr.next()
+		if err != nil {
+			return nil, fmt.Errorf("pairwise: %s: line %d: %w", fn, lr.line, err)
+		}
+		if !ok {
+			break
+		}
+		p.lineNo = lr.line
+		if p.lineNo == 1 {
+			line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf"))
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			if blank == 0 {
+				blank = p.lineNo
+			}
+			continue
+		}
+		if blank != 0 {
+			return nil, fmt.Errorf("pairwise: %s: line %d is blank, and blank lines are allowed only at the end of the input", fn, blank)
+		}
+		if err := p.parseLine(line); err != nil {
+			return nil, err
+		}
+	}
+	return p.finish()
+}
+
+// parseLine handles one non-blank line.
+func (p *csvParser) parseLine(line []byte) error {
+	nf := bytes.Count(line, []byte{','}) + 1
+	if p.fields == 0 {
+		if p.hist && nf < 2 {
+			return fmt.Errorf("pairwise: %s: line %d has %d field, want at least 2 (a count and one variable)", p.fn, p.lineNo, nf)
+		}
+		p.fields = nf
+		p.n = nf
+		if p.hist {
+			p.n--
+		}
+		if col, name := p.firstName(line); col > 0 {
+			p.header = true
+			return p.parseHeader(line, col, name)
+		}
+	} else if nf != p.fields {
+		return fmt.Errorf("pairwise: %s: line %d has %d fields, want %d", p.fn, p.lineNo, nf, p.fields)
+	}
+	for col := 1; col <= p.fields; col++ {
+		field := line
+		if c := bytes.IndexByte(line, ','); c >= 0 {
+			field, line = line[:c], line[c+1:]
+		}
+		field = bytes.TrimSpace(field)
+		if p.hist && col == 1 {
+			if err := p.parseCount(field); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := p.parseValue(field, col); err != nil {
+			return err
+		}
+	}
+	p.rows++
+	return nil
+}
+
+// firstName returns the column and text of the first field of line that is
+// not a value, or 0 when every field is one: the first line is a header when
+// it has such a field.
+func (p *csvParser) firstName(line []byte) (col int, field []byte) {
+	for c, f := range bytes.Split(line, []byte{','}) {
+		if f = bytes.TrimSpace(f); !p.isValue(f, c+1) {
+			return c + 1, f
+		}
+	}
+	return 0, nil
+}
+
+// isValue reports whether field could be data in column col.
+func (p *csvParser) isValue(field []byte, col int) bool {
+	if p.hist && col == 1 {
+		_, err := strconv.ParseFloat(string(field), 64)
+		return err == nil || isRangeErr(err)
+	}
+	_, ok, _ := parseInteger(field)
+	return ok
+}
+
+func isRangeErr(err error) bool {
+	e, ok := err.(*strconv.NumError)
+	return ok && e.Err == strconv.ErrRange
+}
+
+// parseHeader reads the names of a header line; nameCol and name are its first
+// field that is not a value, quoted in errors.
+func (p *csvParser) parseHeader(line []byte, nameCol int, name []byte) error {
+	seen := make(map[string]int)
+	for col, field := range bytes.Split(line, []byte{','}) {
+		col++
+		orig := field
+		field = trimName(field)
+		if len(field) >= 2 && field[0] == '"' && field[len(field)-1] == '"' {
+			field = trimName(field[1 : len(field)-1])
+		}
+		switch {
+		case len(field) == 0:
+			return fmt.Errorf("pairwise: %s: line %d, column %d: %q: empty name in the header line", p.fn, p.lineNo, col, orig)
+		case bytes.IndexByte(field, '"') >= 0:
+			return fmt.Errorf("pairwise: %s: line %d, column %d: %q: a name cannot contain a double quote", p.fn, p.lineNo, col, orig)
+		case p.isValue(field, col):
+			return fmt.Errorf("pairwise: %s: line %d, column %d: %q is a number in the header line (column %d, %q, is not a number, which makes the first line a header of names)",
+				p.fn, p.lineNo, col, orig, nameCol, name)
+		}
+		if p.hist && col == 1 {
+			continue // the name of the count column
+		}
+		name := string(field)
+		if c, dup := seen[name]; dup {
+			return fmt.Errorf("pairwise: %s: line %d, column %d: duplicate name %q (also column %d)", p.fn, p.lineNo, col, name, c)
+		}
+		seen[name] = col
+		p.names = append(p.names, name)
+	}
+	return nil
+}
+
+// trimName removes spaces and byte order marks around a name, so that a
+// name written by WriteCSV reads back unchanged.
+func trimName(b []byte) []byte {
+	return bytes.TrimFunc(b, func(r rune) bool { return r == '\ufeff' || unicode.IsSpace(r) })
+}
+
+// parseInteger parses [+-]?[0-9]+. ok is false when field is not of that
+// form; big is true when its magnitude exceeds MaxAlphabet (v is then
+// meaningless).
+func parseInteger(field []byte) (v int, ok, big bool) {
+	neg := false
+	if len(field) > 0 && (field[0] == '+' || field[0] == '-') {
+		neg = field[0] == '-'
+		field = field[1:]
+	}
+	if len(field) == 0 {
+		return 0, false, false
+	}
+	for _, c := range field {
+		if c < '0' || c > '9' {
+			return 0, false, false
+		}
+		if !big {
+			v = 10*v + int(c-'0')
+			big = v > MaxAlphabet
+		}
+	}
+	if neg {
+		v = -v
+	}
+	return v, true, big
+}
+
+func (p *csvParser) parseValue(field []byte, col int) error {
+	v, ok, big := parseInteger(field)
+	switch {
+	case !ok:
+		return fmt.Errorf("pairwise: %s: line %d, column %d: %q is not an integer", p.fn, p.lineNo, col, field)
+	case big && field[0] != '-' || v >= MaxAlphabet:
+		return fmt.Errorf("pairwise: %s: line %d, column %d: %q exceeds the largest state %d", p.fn, p.lineNo, col, field, MaxAlphabet-1)
+	case big || v < -1:
+		return fmt.Errorf("pairwise: %s: line %d, column %d: %q is negative, want a state 0..k-1 or a spin -1 or +1", p.fn, p.lineNo, col, field)
+	}
+	switch v {
+	case -1:
+		if p.otherLine != 0 {
+			return fmt.Errorf("pairwise: %s: line %d, column %d: %q is a spin, but line %d, column %d has the state %q; want all spins ±1 or all states 0..k-1",
+				p.fn, p.lineNo, col, field, p.otherLine, p.otherCol, p.otherField)
+		}
+		if p.minusLine == 0 {
+			p.minusLine, p.minusCol = p.lineNo, col
+		}
+		v = 0 // spin -1 is state 0; no state 0 can occur with it
+	case 1:
+		// State 1 and spin +1 are the same stored value.
+	default:
+		if p.minusLine != 0 {
+			return fmt.Errorf("pairwise: %s: line %d, column %d: %q is a state, but line %d, column %d has the spin -1; want all spins ±1 or all states 0..k-1",
+				p.fn, p.lineNo, col, field, p.minusLine, p.minusCol)
+		}
+		if p.otherLine == 0 {
+			p.otherLine, p.otherCol, p.otherField = p.lineNo, col, string(field)
+		}
+	}
+	p.maxVal = max(p.maxVal, v)
+	if p.b16 == nil && v > math.MaxUint8 {
+		p.b16 = make([]uint16, len(p.b8), 2*len(p.b8)+p.n)
+		for x, u := range p.b8 {
+			p.b16[x] = uint16(u)
+		}
+		p.b8 = nil
+	}
+	if p.b16 != nil {
+		p.b16 = append(p.b16, uint16(v))
+	} else {
+		p.b8 = append(p.b8, uint8(v))
+	}
+	return nil
+}
+
+func (p *csvParser) parseCount(field []byte) error {
+	c, err := strconv.ParseFloat(string(field), 64)
+	switch {
+	case err != nil && !isRangeErr(err):
+		return fmt.Errorf("pairwise: %s: line %d, column 1: count %q is not a number", p.fn, p.lineNo, field)
+	case math.IsNaN(c) || math.IsInf(c, 0):
+		return fmt.Errorf("pairwise: %s: line %d, column 1: count %q is not a finite number", p.fn, p.lineNo, field)
+	case c < 0:
+		return fmt.Errorf("pairwise: %s: line %d, column 1: count %q is negative", p.fn, p.lineNo, field)
+	}
+	p.weights = append(p.weights, c+0) // +0 turns -0 into 0
+	return nil
+}
+
+func (p *csvParser) finish() (*Samples, error) {
+	if p.rows == 0 {
+		if p.header {
+			return nil, emptyError{fmt.Sprintf("pairwise: %s: no samples in input, only a header line", p.fn)}
+		}
+		return nil, emptyError{fmt.Sprintf("pairwise: %s: no samples in input", p.fn)}
+	}
+	k := max(p.maxVal+1, 2)
+	if p.minusLine != 0 {
+		k = 2
+	}
+	s := &Samples{n: p.n, k: k, rows: p.rows, total: float64(p.rows), names: p.names}
+	if p.b16 != nil {
+		s.b16 = p.b16[:len(p.b16):len(p.b16)]
+	} else {
+		s.b8 = p.b8[:len(p.b8):len(p.b8)]
+	}
+	if p.hist {
+		total := 0.0
+		for _, c := range p.weights {
+			total += c
+		}
+		if total == 0 {
+			return nil, fmt.Errorf("pairwise: %s: every count is zero, want a positive total", p.fn)
+		}
+		if math.IsInf(total, 0) {
+			return nil, fmt.Errorf("pairwise: %s: the counts sum to %v, want a finite total", p.fn, total)
+		}
+		s.weights = p.weights
+		s.total = total
+	}
+	return s, nil
+}
+
+// lineReader returns the lines of a bufio.Reader of any length, without the
+// "\n" or "\r\n" ending.
+type lineReader struct {
+	br   *bufio.Reader
+	buf  []byte
+	line int // number of the line last returned
+	eof  bool
+}
+
+// next returns the next line, valid until the following call; ok is false at
+// the end of the input.
+func (lr *lineReader) next() (line []byte, ok bool, err error) {
+	if lr.eof {
+		return nil, false, nil
+	}
+	lr.buf = lr.buf[:0]
+	for {
+		chunk, err := lr.br.ReadSlice('\n')
+		switch err {
+		case bufio.ErrBufferFull:
+			lr.buf = append(lr.buf, chunk...)
+			continue
+		case nil:
+		case io.EOF:
+			lr.eof = true
+			if len(chunk) == 0 && len(lr.buf) == 0 {
+				return nil, false, nil
+			}
+		default:
+			lr.line++
+			return nil, false, err
+		}
+		lr.line++
+		if len(lr.buf) > 0 {
+			lr.buf = append(lr.buf, chunk...)
+			chunk = lr.buf
+		}
+		chunk = bytes.TrimSuffix(chunk, []byte{'\n'})
+		chunk = bytes.TrimSuffix(chunk, []byte{'\r'})
+		return chunk, true, nil
+	}
+}

@@ -1,0 +1,69 @@
+// Package pairwise learns discrete pairwise graphical models (Ising models
+// and k-ary Markov random fields, "Potts models") from samples: the
+// dependency graph and the coupling weights. It implements Wu, Sanghavi and
+// Dimakis, "Sparse Logistic Regression Learns All Discrete Pairwise
+// Graphical Models" (NeurIPS 2019), which proves that constrained logistic
+// regression, one regression per node, recovers every such model from a
+// number of samples logarithmic in n, with no incoherence assumption.
+//
+// # Overview
+//
+// A Model is the distribution of Definition 2,
+//
+//	P(Z = z) ∝ exp(Σ_{i<j} W_ij(z_i, z_j) + Σ_i θ_i(z_i)),   z ∈ {0..k-1}^n,
+//
+// with couplings W_ij (k×k, W_ji = W_ij^T) and fields θ_i. Its width
+// λ = max_{i,a} Σ_j max_b |W_ij(a,b)| + |θ_i(a)| bounds how strongly a node is
+// pulled by the rest, and its minimum edge weight η is the weakest coupling
+// that must be seen. NewIsing builds the k = 2 case from a symmetric A and θ
+// (Definition 1); Centered gives the canonical parametrisation the paper
+// assumes (rows and columns of every W_ij sum to zero).
+//
+// Samples holds observations compactly (one byte a value for k ≤ 256),
+// optionally weighted by counts or probabilities. ReadCSV and
+// ReadHistogramCSV read them; NewSamples, NewSpinSamples and
+// NewWeightedSamples build them from slices.
+//
+// ExactSampler draws exact i.i.d. samples from models of small treewidth
+// (variable elimination), GibbsSampler from any model (a Markov chain); both
+// take the caller's math/rand/v2 Source so that results are reproducible.
+//
+// # Learning
+//
+// LearnIsing is Algorithm 1: for each node i, the l1-constrained logistic
+// regression of z_i on [z_-i, 1] with radius 2λ, Â_ij = ŵ_j/2, and the edges
+// with |Â_ij| ≥ η/2. LearnPairwise is Algorithm 2: for each node i and each
+// value pair α < β, the l2,1-constrained regression on one-hot features with
+// radius 2λ√k, centred and averaged over β into Ŵ_ij, and the edges with
+// max |Ŵ_ij| ≥ η/2. Learn picks the path by k. The paper's guarantees need
+// WithWidth(λ) with λ at least the true width and WithMinEdgeWeight(η) with
+// η at most the true minimum edge weight.
+//
+// The regressions are solved by mirror descent: EntropicMirror (Algorithm 3,
+// the entropic map on the doubled simplex) and GroupMirror (Algorithm 4, the
+// group p-norm map), chosen with WithSolver. Beyond the paper, which runs a
+// fixed number of iterations T from its proof, each backend by default takes
+// adaptive steps and stops when a duality-gap certificate proves that the
+// loss is within WithTolerance of the optimum; the paper's schedule remains
+// available as Schedule Paper. Result.Nodes reports, per node, the iterations,
+// the final loss and the certificate.
+//
+// # Where this goes beyond the paper
+//
+//   - The stopping rule (a duality-gap certificate) and the adaptive step
+//     schedule; the paper's T = O(λ² e^{12λ} ln n / ε⁴) is a proof device.
+//   - Weighted samples, for histograms and exact-probability tests.
+//   - The fields θ̂_i are estimated as well as the couplings.
+//   - Result.Model is symmetrised, (Ŵ_ij + Ŵ_ji^T)/2; the paper keeps node
+//     i's estimate for i < j. The raw per-node estimates stay available
+//     through Result.Estimate.
+//   - Value pairs without samples, or with only one of the two values, are
+//     handled as LearnPairwise documents.
+//
+// # Notebooks
+//
+// Every call a notebook needs (constructors, samplers, Learn*, options,
+// backends, Result fields) is an ordinary non-generic function or type, so
+// gophernotes can import the package. The generic Solver interface for
+// callers who bring their own solver lives in the subpackage solve.
+package pairwise

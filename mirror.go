@@ -1,0 +1,751 @@
+package pairwise
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/mrfkit/pairwise/solve"
+)
+
+// Solver is a built-in backend for the per-node regressions, chosen with
+// WithSolver: EntropicMirror or GroupMirror. Each backend has the methods
+// SolveSpins (the l1 problems of Algorithm 1) and SolveOneHot (the l2,1
+// problems of Algorithm 2), which package solve's Func turns into a
+// solve.Solver for either layout. To plug in a solver of your own, use
+// WithSpinSolver or WithOneHotSolver.
+type Solver interface {
+	// String returns the backend's name and settings.
+	String() string
+
+	spinsSolver() solve.Solver[solve.Spins]
+	oneHotSolver() solve.Solver[solve.OneHot]
+}
+
+// Compile-time checks that both backends are Solvers.
+var (
+	_ Solver = EntropicMirror{}
+	_ Solver = GroupMirror{}
+)
+
+// Schedule is a mirror-descent step schedule.
+type Schedule int
+
+const (
+	// Adaptive, the default, takes steps from a local smoothness estimate
+	// with backtracking and returns the last iterate; it stops as soon as
+	// the duality-gap certificate is below the tolerance.
+	//
+	// Both backends run the same Adaptive method: accelerated projected
+	// gradient (FISTA with the backtracking of Scheinberg, Goldfarb and
+	// Bai, and the gradient restarts of O'Donoghue and Candès) in the
+	// original coordinates, with the exact Euclidean projection onto the
+	// constraint ball (l1, or l2,1 for groups). This is mirror descent with
+	// the Euclidean map ½‖w‖²; it converges linearly once the loss is
+	// strongly convex near the optimum, which is what a certificate of
+	// 1e-10 needs, whereas the entropic and group p-norm maps of the
+	// paper, built for a 1/√T rate from a cold start, slow down near the
+	// boundary of their domain. The certificate is solve.Gap at the
+	// returned iterate with the gradient at that iterate, so Stats.Gap
+	// bounds L(w) − L* whatever the method did to get there.
+	// Stats.Iterations counts accepted steps; a step costs about one
+	// Margins and one Gradient of the layout, plus a few percent for
+	// backtracking and certificates. On the learners' problems a gap of
+	// 1e-10 takes tens of steps; nearly separable data with a large
+	// radius make the loss flat along the optimal direction, and there
+	// the convergence is sublinear and MaxIter may end the run.
+	Adaptive Schedule = iota
+	// Paper runs exactly the paper's Algorithm 3 or 4: a fixed number T of
+	// iterations with the constant step γ of the algorithm and the averaged
+	// iterate. It converges as 1/√T and is there for faithful reproduction:
+	// by Lemma 4 (Appendix), L(w̄) − L* ≤ 2R·√(2 ln(2d+1)/T) for
+	// EntropicMirror started from w = 0, and O(R·√(ln n / T)) for
+	// GroupMirror. It does not stop early; Stats.Gap is the certificate
+	// at w̄.
+	Paper
+)
+
+// String returns "Adaptive", "Paper", or "Schedule(n)" for other values.
+func (s Schedule) String() string {
+	switch s {
+	case Adaptive:
+		return "Adaptive"
+	case Paper:
+		return "Paper"
+	}
+	return fmt.Sprintf("Schedule(%d)", int(s))
+}
+
+// EntropicMirror is the simplex-entropy mirror descent of Algorithm 3 for the
+// l1-constrained regressions of the Ising path. Its zero value runs the
+// Adaptive schedule.
+//
+// With the Paper schedule it is Algorithm 3 line by line: the doubling trick
+// maps the l1 ball of radius W1 = Radius onto the simplex Δ_{2d+1}
+// (x̂ = [x, −x, 0]·W1), the negative entropy is the mirror map, the
+// projection is a normalisation, the step is γ = (1/(2W1))·√(2 ln(2d+1)/T),
+// and the result is the averaged iterate mapped back,
+// w̄ = (v̄_{1:d} − v̄_{d+1:2d})·W1. See Schedule for Adaptive.
+//
+// The l2,1 problems of the pairwise path (k > 2) are outside its reach:
+// SolveOneHot returns an error unless the groups have size one.
+//
+// An EntropicMirror holds only its settings; it is safe for concurrent use,
+// each call allocating its own buffers.
+type EntropicMirror struct {
+	// Schedule is Adaptive (the zero value) or Paper.
+	Schedule Schedule
+	// T is the number of iterations of the Paper schedule; zero means
+	// the solver's MaxIterations.
+	T int
+}
+
+// GroupMirror is the group-norm mirror descent of Algorithm 4 for the
+// l2,1-constrained regressions of the pairwise path; with groups of size one
+// it also solves the l1 regressions of the Ising path. Its zero value runs the
+// Adaptive schedule.
+//
+// With the Paper schedule it is Algorithm 4 line by line on the unit l2,1
+// ball after rescaling (w = W21·u with W21 = Radius): the mirror map is
+// Φ(u) = (e ln n / p)·‖u‖_{2,p}^p with p = 1 + 1/ln n for n ≥ 3 groups, the
+// step is γ = (1/(2W21))·√(e ln n / T), the constrained update of line 8 is
+// solved exactly (it reduces to a one-dimensional problem over the group
+// norms; the derivation is in the source, groupMirrorStep), and the result
+// is the averaged iterate times W21. For n ≤ 2 groups that map is not valid
+// (the paper's footnote); following Ben-Tal and Nemirovski, Section 5.3.3.3,
+// it then uses p = 2 and Φ(u) = (n/2)·‖u‖²₂, the Euclidean map (projected
+// gradient with the exact projection onto the l2,1 ball), with the step
+// (1/(2W21))·√(n/T). See Schedule for Adaptive.
+//
+// A GroupMirror holds only its settings; it is safe for concurrent use, each
+// call allocating its own buffers.
+type GroupMirror struct {
+	// Schedule is Adaptive (the zero value) or Paper.
+	Schedule Schedule
+	// T is the number of iterations of the Paper schedule; zero means
+	// the solver's MaxIterations.
+	T int
+}
+
+// errEntropicGroups is returned by EntropicMirror.SolveOneHot for k > 1.
+var errEntropicGroups = errors.New("pairwise: EntropicMirror solves the l1 problems of the Ising path; use GroupMirror for l2,1 (k > 2)")
+
+// SolveSpins solves an l1-constrained problem: Algorithm 3 with the Paper
+// schedule, the accelerated Euclidean method with Adaptive (see Schedule).
+//
+// w is the warm start and receives the solution; p is not modified. w is
+// read as a point of the l1 ball: an infeasible w is first scaled onto the
+// ball. With the Paper schedule, w = 0 gives Algorithm 3's uniform start;
+// any other w enters as the simplex point that represents it, mixed with the
+// uniform point by weight 1 − ‖w‖₁/R ≥ 1/2 (w is first shrunk to half the
+// radius if needed), so that every coordinate stays positive. The problem is
+// validated
+// first: a nil p, a radius that is not finite and positive, a negative or
+// NaN Tol, a negative MaxIter, a layout whose shape does not match Y, C or
+// w, non-finite features, labels other than ±1, negative or non-finite
+// weights, and non-finite entries of w are errors, and w is left as it was.
+// A problem without rows (or whose weights are all zero) has the constant
+// loss 0: w is set to 0 and the Stats report Loss 0, Gap 0, Converged true.
+// Once ctx is done, SolveSpins returns ctx.Err() within a few iterations,
+// leaving the current feasible iterate in w. Reaching MaxIter (or T) is not
+// an error: the Stats say Converged false.
+func (e EntropicMirror) SolveSpins(ctx context.Context, p *solve.Problem[solve.Spins], w []float64) (solve.Stats, error) {
+	return solveEntropic(ctx, e, p, w)
+}
+
+// SolveOneHot solves a one-hot problem whose groups have size one (K = 1),
+// which is an l1 problem, as SolveSpins does. For K > 1 the constraint is
+// the l2,1 norm, which this backend does not handle: it returns an error
+// (use GroupMirror).
+func (e EntropicMirror) SolveOneHot(ctx context.Context, p *solve.Problem[solve.OneHot], w []float64) (solve.Stats, error) {
+	if p != nil && p.X.GroupSize() != 1 {
+		return solve.Stats{}, errEntropicGroups
+	}
+	return solveEntropic(ctx, e, p, w)
+}
+
+// SolveSpins solves an l1-constrained problem as an l2,1 problem with groups
+// of size one: Algorithm 4 with n = d groups under the Paper schedule (w = 0
+// starts at Algorithm 4's constant point, any other w at w itself), the
+// accelerated Euclidean method with Adaptive. Validation, warm starts,
+// cancellation and the Stats are as for EntropicMirror.SolveSpins.
+func (g GroupMirror) SolveSpins(ctx context.Context, p *solve.Problem[solve.Spins], w []float64) (solve.Stats, error) {
+	return solveGroup(ctx, g, p, w)
+}
+
+// SolveOneHot solves an l2,1-constrained problem (Algorithm 4 with the Paper
+// schedule, the accelerated Euclidean method with Adaptive). Validation,
+// warm starts, cancellation and the Stats are as for
+// EntropicMirror.SolveSpins; the Z entries must lie in [0, K).
+func (g GroupMirror) SolveOneHot(ctx context.Context, p *solve.Problem[solve.OneHot], w []float64) (solve.Stats, error) {
+	return solveGroup(ctx, g, p, w)
+}
+
+// String returns the backend's name, followed by its settings unless they are
+// the defaults: "EntropicMirror", "EntropicMirror{Schedule: Paper, T: 1000}".
+func (e EntropicMirror) String() string { return backendString("EntropicMirror", e.Schedule, e.T) }
+
+// String returns the backend's name, followed by its settings unless they are
+// the defaults: "GroupMirror", "GroupMirror{Schedule: Paper}".
+func (g GroupMirror) String() string { return backendString("GroupMirror", g.Schedule, g.T) }
+
+func backendString(name string, s Schedule, t int) string {
+	if s == Adaptive && t == 0 {
+		return name
+	}
+	if t != 0 {
+		return fmt.Sprintf("%s{Schedule: %v, T: %d}", name, s, t)
+	}
+	return fmt.Sprintf("%s{Schedule: %v}", name, s)
+}
+
+func (e EntropicMirror) spinsSolver() solve.Solver[solve.Spins] {
+	return solve.Func[solve.Spins](e.SolveSpins)
+}
+func (e EntropicMirror) oneHotSolver() solve.Solver[solve.OneHot] {
+	return solve.Func[solve.OneHot](e.SolveOneHot)
+}
+func (g GroupMirror) spinsSolver() solve.Solver[solve.Spins] {
+	return solve.Func[solve.Spins](g.SolveSpins)
+}
+func (g GroupMirror) oneHotSolver() solve.Solver[solve.OneHot] {
+	return solve.Func[solve.OneHot](g.SolveOneHot)
+}
+
+// solveEntropic is EntropicMirror for either layout.
+func solveEntropic[F solve.Layout](ctx context.Context, e EntropicMirror, p *solve.Problem[F], w []float64) (solve.Stats, error) {
+	run, st, done, err := startSolve(ctx, "EntropicMirror", e.Schedule, e.T, p, w)
+	if done || err != nil {
+		return st, err
+	}
+	if e.Schedule == Paper {
+		return entropicPaper(ctx, p, w, run)
+	}
+	return accelerated(ctx, p, w, run)
+}
+
+// solveGroup is GroupMirror for either layout.
+func solveGroup[F solve.Layout](ctx context.Context, g GroupMirror, p *solve.Problem[F], w []float64) (solve.Stats, error) {
+	run, st, done, err := startSolve(ctx, "GroupMirror", g.Schedule, g.T, p, w)
+	if done || err != nil {
+		return st, err
+	}
+	if g.Schedule == Paper {
+		return groupPaper(ctx, p, w, run)
+	}
+	return accelerated(ctx, p, w, run)
+}
+
+// mdRun holds what every schedule needs besides the problem: the iteration
+// budget and the normalised row weights ĉ_m = c_m / Σc (1/N unweighted).
+type mdRun struct {
+	iters int       // MaxIter for Adaptive, T for Paper
+	cw    []float64 // ĉ, length Len
+}
+
+// startSolve validates the problem and the schedule, handles the problems
+// without data (done = true, with their Stats), scales w into the ball and
+// returns the iteration budget and normalised weights.
+func startSolve[F solve.Layout](ctx context.Context, name string, s Schedule, t int, p *solve.Problem[F], w []float64) (run mdRun, st solve.Stats, done bool, err error) {
+	if s != Adaptive && s != Paper {
+		return run, st, true, fmt.Errorf("pairwise: %s: unknown schedule %v", name, s)
+	}
+	if t < 0 {
+		return run, st, true, fmt.Errorf("pairwise: %s: T = %d, want T ≥ 0", name, t)
+	}
+	if err := checkProblem(p, w); err != nil {
+		return run, st, true, err
+	}
+	if err := ctx.Err(); err != nil {
+		return run, st, true, err
+	}
+	run.iters = p.MaxIter
+	if run.iters == 0 {
+		run.iters = DefaultMaxIterations
+	}
+	if s == Paper && t > 0 {
+		run.iters = t
+	}
+	n := p.X.Len()
+	total := float64(n)
+	if p.C != nil {
+		total = 0
+		for _, c := range p.C {
+			total += c
+		}
+	}
+	if n == 0 || total == 0 || math.IsInf(total, 1) {
+		if math.IsInf(total, 1) {
+			return run, st, true, errors.New("pairwise: the row weights sum to +Inf")
+		}
+		// L ≡ 0: every feasible w is optimal, and 0 is the natural one.
+		clear(w)
+		return run, solve.Stats{Converged: true}, true, nil
+	}
+	run.cw = make([]float64, n)
+	for m := range run.cw {
+		c := 1.0
+		if p.C != nil {
+			c = p.C[m]
+		}
+		run.cw[m] = c / total
+	}
+	// An infeasible warm start is scaled onto the ball (a Solver may be
+	// handed any w; the learners pass 0).
+	if nrm := solve.Norm(w, p.X.GroupSize()); nrm > p.Radius {
+		scale := p.Radius / nrm
+		for j := range w {
+			w[j] *= scale
+		}
+		projectBall(w, p.X.GroupSize(), p.Radius, nil)
+	}
+	return run, st, false, nil
+}
+
+// checkProblem returns an error naming the first thing wrong with p or w.
+// It reads every feature once, the cost of one Margins call.
+func checkProblem[F solve.Layout](p *solve.Problem[F], w []float64) error {
+	if p == nil {
+		return errors.New("pairwise: nil problem")
+	}
+	if r := p.Radius; !(r > 0) || math.IsInf(r, 1) {
+		return fmt.Errorf("pairwise: radius %v: want a finite positive number", r)
+	}
+	if !(p.Tol >= 0) || math.IsInf(p.Tol, 1) {
+		return fmt.Errorf("pairwise: tolerance %v: want a finite number ≥ 0", p.Tol)
+	}
+	if p.MaxIter < 0 {
+		return fmt.Errorf("pairwise: MaxIter = %d: want ≥ 0 (0 for the default)", p.MaxIter)
+	}
+	switch x := any(p.X).(type) {
+	case solve.Spins:
+		if x.Cols < 0 || (x.Cols == 0 && len(x.X) > 0) || (x.Cols > 0 && len(x.X)%x.Cols != 0) {
+			return fmt.Errorf("pairwise: Spins layout: len(X) = %d is not a multiple of Cols = %d", len(x.X), x.Cols)
+		}
+		if x.Bias >= x.Cols && x.Cols > 0 {
+			return fmt.Errorf("pairwise: Spins layout: Bias = %d out of range [0, %d)", x.Bias, x.Cols)
+		}
+		for i, v := range x.X {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("pairwise: Spins layout: feature X[%d] (row %d, column %d) = %v is not finite", i, i/x.Cols, i%x.Cols, v)
+			}
+		}
+	case solve.OneHot:
+		if x.Groups < 0 || x.K < 1 || (x.Groups == 0 && len(x.Z) > 0) || (x.Groups > 0 && len(x.Z)%x.Groups != 0) {
+			return fmt.Errorf("pairwise: OneHot layout: len(Z) = %d, Groups = %d, K = %d: want K ≥ 1 and len(Z) a multiple of Groups", len(x.Z), x.Groups, x.K)
+		}
+		if x.Bias >= x.Groups && x.Groups > 0 {
+			return fmt.Errorf("pairwise: OneHot layout: Bias = %d out of range [0, %d)", x.Bias, x.Groups)
+		}
+		for i := 0; i < len(x.Z); i += x.Groups {
+			for j, a := range x.Z[i : i+x.Groups] {
+				if int(a) >= x.K && j != x.Bias {
+					return fmt.Errorf("pairwise: OneHot layout: state Z[%d] (row %d, group %d) = %d, want < K = %d", i+j, i/x.Groups, j, a, x.K)
+				}
+			}
+		}
+	}
+	n := p.X.Len()
+	if len(p.Y) != n {
+		return fmt.Errorf("pairwise: %d labels for %d rows", len(p.Y), n)
+	}
+	for m, y := range p.Y {
+		if y != 1 && y != -1 {
+			return fmt.Errorf("pairwise: label Y[%d] = %v, want -1 or +1", m, y)
+		}
+	}
+	if p.C != nil {
+		if len(p.C) != n {
+			return fmt.Errorf("pairwise: %d row weights for %d rows", len(p.C), n)
+		}
+		for m, c := range p.C {
+			if !(c >= 0) || math.IsInf(c, 1) {
+				return fmt.Errorf("pairwise: row weight C[%d] = %v, want a finite number ≥ 0", m, c)
+			}
+		}
+	}
+	if len(w) != p.X.Dim() {
+		return fmt.Errorf("pairwise: len(w) = %d, want the dimension %d", len(w), p.X.Dim())
+	}
+	for j, v := range w {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("pairwise: warm start w[%d] = %v is not finite", j, v)
+		}
+	}
+	return nil
+}
+
+// ctxEvery is how often (in iterations) the solvers poll ctx.Err.
+const ctxEvery = 8
+
+// Tuning of the Adaptive schedule.
+const (
+	// lShrink multiplies the smoothness estimate L before every step, so
+	// that L can follow the curvature down as the iterates settle
+	// (Scheinberg–Goldfarb–Bai); a failed sufficient-decrease test doubles
+	// it. 0.9 costs one failed test in about seven steps.
+	lShrink = 0.9
+	// gapEvery forces a certificate at least this often, whatever the
+	// cheap estimate says.
+	gapEvery = 32
+)
+
+// accelerated is the Adaptive schedule of both backends: FISTA with
+// backtracking and adaptive restarts on min L(w) s.t. ‖w‖ ≤ R, in the
+// original coordinates, with the exact Euclidean projection of projectBall.
+//
+// Each step, from the current iterate x and the previous one x⁻,
+//
+//	t⁺ = (1 + √(1 + 4(L⁺/L)t²))/2,   y = x + ((t−1)/t⁺)(x − x⁻),
+//	x⁺ = P(y − ∇L(y)/L⁺),
+//
+// and x⁺ is accepted when the sufficient-decrease test
+// L(x⁺) − L(y) − ⟨∇L(y), x⁺ − y⟩ ≤ (L⁺/2)‖x⁺ − y‖² holds; otherwise L⁺ is
+// doubled (never beyond the global bound Lmax, at which the test holds in
+// exact arithmetic). The left side is computed row by row as a Bregman
+// divergence of the softplus from the margins, which keeps it accurate to
+// the last digits where a difference of losses would be all rounding. Margins
+// are linear in w, so the margins of y are extrapolated from those of x and
+// x⁻ and each step costs one Margins and one Gradient. The momentum t is
+// reset to 1 when the step x⁺ − x makes an obtuse angle with the gradient
+// mapping (O'Donoghue and Candès), which gives linear convergence near a
+// strongly convex optimum.
+//
+// The certificate solve.Gap(∇L(x), x) costs one more Gradient, so it is
+// computed when a cheap estimate from ∇L(y) says it may be below Tol,
+// at least every gapEvery steps, and at the end.
+func accelerated[F solve.Layout](ctx context.Context, p *solve.Problem[F], w []float64, run mdRun) (solve.Stats, error) {
+	d, n, gs, radius := p.X.Dim(), p.X.Len(), p.X.GroupSize(), p.Radius
+	y, cw := p.Y, run.cw
+	buf := make([]float64, 5*d+d/gs+7*n)
+	take := func(k int) []float64 { s := buf[:k:k]; buf = buf[k:]; return s }
+	x, xp, yv, xn, gx, gy := w, take(d), take(d), take(d), take(d), take(d)
+	scratch := take(d / gs)
+	ux, uxp, uy, un, res := take(n), take(n), take(n), take(n), take(n)
+	sx, sy := take(n), take(n) // σ(−y_m u_m) at x and at y
+
+	grad := func(g, sig, u []float64) {
+		logisticResiduals(res, sig, u, y, cw)
+		p.X.Gradient(g, res)
+	}
+	p.X.Margins(ux, x)
+	grad(gx, sx, ux)
+	gap := solve.Gap(gx, x, gs, radius)
+	gxOK := true // gx is ∇L(x)
+
+	// Lmax: ∇²L ⪯ (1/4)·Σ ĉ_m x_m x_mᵀ, whose largest eigenvalue is at most
+	// its trace. The first estimate is the curvature along ∇L(x).
+	lmax := 0.25 * meanRowNormSq(p.X, cw)
+	lmin := lmax * 1e-12
+	lip := lmax
+	if g2 := dot(gx, gx); g2 > 0 && gap > p.Tol {
+		p.X.Margins(un, gx)
+		lip = min(max(curvature(un, ux, y, cw)/g2, lmin), lmax)
+	}
+	t := 1.0
+	copy(xp, x)
+	copy(uxp, ux)
+	it := 0
+	for !(gxOK && gap <= p.Tol) && it < run.iters {
+		if it%ctxEvery == ctxEvery-1 {
+			if err := ctx.Err(); err != nil {
+				copyBack(w, x)
+				return solve.Stats{Iterations: it, Loss: logisticLoss(ux, y, cw), Gap: math.Inf(1)}, err
+			}
+		}
+		it++
+		lt := max(lip*lShrink, lmin)
+		var tn, dx2 float64
+		beta, gyOK := -1.0, false
+		for {
+			tn = (1 + math.Sqrt(1+4*(lt/lip)*t*t)) / 2
+			b := (t - 1) / tn
+			if !gyOK || b != beta {
+				beta = b
+				if beta == 0 {
+					copy(yv, x)
+					copy(uy, ux)
+					if gxOK {
+						copy(gy, gx)
+						copy(sy, sx)
+					} else {
+						grad(gy, sy, uy)
+					}
+				} else {
+					for j := range yv {
+						yv[j] = x[j] + beta*(x[j]-xp[j])
+					}
+					for m := range uy {
+						uy[m] = ux[m] + beta*(ux[m]-uxp[m])
+					}
+					grad(gy, sy, uy)
+				}
+				gyOK = true
+			}
+			inv := 1 / lt
+			for j := range xn {
+				xn[j] = yv[j] - inv*gy[j]
+			}
+			projectBall(xn, gs, radius, scratch)
+			p.X.Margins(un, xn)
+			dx2 = 0
+			for j := range xn {
+				dx2 += (xn[j] - yv[j]) * (xn[j] - yv[j])
+			}
+			if lt >= lmax || logisticBregman(un, uy, sy, y, cw) <= 0.5*lt*dx2 {
+				break
+			}
+			lt = min(2*lt, lmax)
+		}
+		// Gradient restart: ⟨y − x⁺, x⁺ − x⟩ > 0.
+		restart := 0.0
+		for j := range xn {
+			restart += (yv[j] - xn[j]) * (xn[j] - x[j])
+		}
+		// gap(x⁺) ≤ Gap(∇L(y), x⁺) + 2R‖∇L(x⁺) − ∇L(y)‖₂, and the last
+		// norm is about L⁺‖x⁺ − y‖: the estimate that triggers a check.
+		est := solve.Gap(gy, xn, gs, radius) + 2*radius*lt*math.Sqrt(dx2)
+		x, xp, xn = xn, x, xp
+		ux, uxp, un = un, ux, uxp
+		lip = lt
+		if restart > 0 {
+			t = 1
+		} else {
+			t = tn
+		}
+		gxOK = false
+		if est <= p.Tol || it%gapEvery == 0 || it == run.iters {
+			grad(gx, sx, ux)
+			gap = solve.Gap(gx, x, gs, radius)
+			gxOK = true
+			if math.IsNaN(gap) {
+				copyBack(w, x)
+				return solve.Stats{Iterations: it, Gap: gap}, errors.New("pairwise: the solver produced NaN")
+			}
+		}
+	}
+	if !gxOK {
+		grad(gx, sx, ux)
+		gap = solve.Gap(gx, x, gs, radius)
+	}
+	copyBack(w, x)
+	return solve.Stats{
+		Iterations: it,
+		Loss:       logisticLoss(ux, y, cw),
+		Gap:        gap,
+		Converged:  gap <= p.Tol,
+	}, nil
+}
+
+// copyBack copies x into w unless they are the same slice.
+func copyBack(w, x []float64) {
+	if len(w) > 0 && &w[0] == &x[0] {
+		return
+	}
+	copy(w, x)
+}
+
+func dot(a, b []float64) float64 {
+	s := 0.0
+	for i, v := range a {
+		s += v * b[i]
+	}
+	return s
+}
+
+// meanRowNormSq returns Σ ĉ_m ‖x_m‖₂², the trace of the weighted second
+// moment of the design.
+func meanRowNormSq[F solve.Layout](x F, cw []float64) float64 {
+	switch x := any(x).(type) {
+	case solve.Spins:
+		s := 0.0
+		for m, c := range cw {
+			row := x.X[m*x.Cols : (m+1)*x.Cols]
+			ss := 0.0
+			for j, v := range row {
+				if j == x.Bias {
+					v = 1
+				}
+				ss += v * v
+			}
+			s += c * ss
+		}
+		return s
+	case solve.OneHot:
+		return float64(x.Groups)
+	}
+	panic("unreachable")
+}
+
+// logisticResiduals sets r_m = ∂/∂u_m of ĉ_m ln(1 + e^{−y_m u_m}), that is
+// −ĉ_m y_m σ(b_m) with b_m = −y_m u_m, so that ∇L = Σ r_m x_m, and
+// sig_m = σ(−|b_m|) ≤ 1/2 (accurate to the last digit even where σ(b_m)
+// rounds to 1) for logisticBregman. sig may be nil.
+func logisticResiduals(r, sig, u, y, cw []float64) {
+	for m, um := range u {
+		b := -y[m] * um
+		e := math.Exp(-math.Abs(b))
+		small := e / (1 + e)
+		s := small
+		if b > 0 {
+			s = 1 / (1 + e)
+		}
+		r[m] = -cw[m] * y[m] * s
+		if sig != nil {
+			sig[m] = small
+		}
+	}
+}
+
+// logisticLoss returns Σ ĉ_m ln(1 + e^{−y_m u_m}).
+func logisticLoss(u, y, cw []float64) float64 {
+	s := 0.0
+	for m, um := range u {
+		if cw[m] != 0 {
+			s += cw[m] * solve.Softplus(-y[m]*um)
+		}
+	}
+	return s
+}
+
+// curvature returns Σ ĉ_m σ′(y_m u_m) v_m², the second derivative of L along
+// a direction whose margins are v, at margins u.
+func curvature(v, u, y, cw []float64) float64 {
+	s := 0.0
+	for m, um := range u {
+		sg := solve.Sigmoid(-y[m] * um)
+		s += cw[m] * sg * (1 - sg) * v[m] * v[m]
+	}
+	return s
+}
+
+// logisticBregman returns L(a) − L(b) − ⟨∇L(b), a − b⟩ for the points whose
+// margins are a and b, computed row by row by softplusBregman; sig holds
+// σ(−|y_m b_m|) from logisticResiduals at b.
+func logisticBregman(a, b, sig, y, cw []float64) float64 {
+	s := 0.0
+	for m, am := range a {
+		if cw[m] != 0 {
+			s += cw[m] * softplusBregman(-y[m]*b[m], sig[m], -y[m]*(am-b[m]))
+		}
+	}
+	return s
+}
+
+// softplusBregman returns D = sp(b+δ) − sp(b) − σ(b)δ ≥ 0 for the softplus
+// sp(x) = ln(1 + e^x), given s = σ(−|b|), accurately also when δ is tiny,
+// where the difference cancels. D is unchanged by (b, δ) → (−b, −δ), since
+// sp(x) − sp(−x) = x is linear, so b ≤ 0 and s = σ(b) ≤ 1/2 below. For
+// |δ| < 0.05 it sums the Taylor series Σ_k sp⁽ᵏ⁾(b) δᵏ/k! up to δ⁶, with
+// sp⁽²⁾ = a = s(1−s), sp⁽³⁾ = a(1−2s), sp⁽⁴⁾ = a(1−6a),
+// sp⁽⁵⁾ = a(1−2s)(1−12a), sp⁽⁶⁾ = a(1−30a+120a²) (truncation below 1e-10
+// relative); otherwise it uses sp(b+δ) − sp(b) = ln(1 + s(e^δ − 1)), or the
+// softplus itself for δ ≥ 30.
+func softplusBregman(b, s, delta float64) float64 {
+	if b > 0 {
+		b, delta = -b, -delta
+	}
+	if math.Abs(delta) < 0.05 {
+		a := s * (1 - s)
+		t := 1 - 2*s
+		d := delta
+		return a * d * d * (1.0/2 + d*(t/6+d*((1-6*a)/24+d*(t*(1-12*a)/120+d*(1-30*a+120*a*a)/720))))
+	}
+	if delta < 30 {
+		return math.Max(0, math.Log1p(s*math.Expm1(delta))-s*delta)
+	}
+	return math.Max(0, solve.Softplus(b+delta)-math.Log1p(math.Exp(b))-s*delta)
+}
+
+// projectBall replaces x by its Euclidean projection onto the ball
+// {‖x‖ ≤ R} of the l1 norm (gs = 1) or the l2,1 norm with groups of gs
+// coordinates. norms is scratch of length len(x)/gs (nil allocates).
+//
+// The projection keeps each group's direction and moves the vector of group
+// norms ρ onto the l1 ball: ρ_j ← (ρ_j − τ)_+ with τ ≥ 0 the smallest value
+// with Σ(ρ_j − τ)_+ ≤ R, found exactly by Michelot's algorithm. For gs = 1
+// this is the soft thresholding of Duchi et al. (2008). A final rescaling
+// absorbs the rounding, so ‖x‖ ≤ R·(1 + 4ε) afterwards.
+func projectBall(x []float64, gs int, radius float64, norms []float64) {
+	ng := len(x) / gs
+	if norms == nil {
+		norms = make([]float64, ng)
+	}
+	norms = norms[:ng]
+	total := 0.0
+	if gs == 1 {
+		for j, v := range x {
+			norms[j] = math.Abs(v)
+			total += norms[j]
+		}
+	} else {
+		for j := range norms {
+			ss := 0.0
+			for _, v := range x[j*gs : (j+1)*gs] {
+				ss += v * v
+			}
+			norms[j] = math.Sqrt(ss)
+			total += norms[j]
+		}
+	}
+	if total <= radius {
+		return
+	}
+	tau := l1Threshold(norms, radius, total)
+	after := 0.0
+	for _, v := range norms {
+		if v > tau {
+			after += v - tau
+		}
+	}
+	fix := 1.0
+	if after > radius {
+		fix = radius / after
+	}
+	for j, v := range norms {
+		scale := 0.0
+		if v > tau {
+			scale = fix * (v - tau) / v
+		}
+		if gs == 1 {
+			x[j] *= scale
+			continue
+		}
+		for i := j * gs; i < (j+1)*gs; i++ {
+			x[i] *= scale
+		}
+	}
+}
+
+// l1Threshold returns τ > 0 with Σ_j (v_j − τ)_+ = R for v ≥ 0 with
+// Σ v_j = total > R, by Michelot's algorithm: τ = (Σ_A v − R)/|A| over the
+// active set A, dropping from A the v_j ≤ τ until none is dropped. τ only
+// grows, so A shrinks to the exact support in at most len(v) passes. v is
+// not modified: A is always {j : v_j > τ}.
+func l1Threshold(v []float64, radius, total float64) float64 {
+	count := 0
+	for _, x := range v {
+		if x > 0 {
+			count++
+		}
+	}
+	tau := (total - radius) / float64(count)
+	for {
+		sum, k := 0.0, 0
+		for _, x := range v {
+			if x > tau {
+				sum += x
+				k++
+			}
+		}
+		if k == count {
+			return tau
+		}
+		next := (sum - radius) / float64(k)
+		if next <= tau { // only by rounding: τ is exact to the last digits
+			return tau
+		}
+		count, tau = k, next
+	}
+}

@@ -1,0 +1,115 @@
+package pairwise
+
+import (
+	"context"
+	"math"
+
+	"github.com/mrfkit/pairwise/solve"
+)
+
+// entropicPaper is the Paper schedule of EntropicMirror: Algorithm 3 of the
+// paper's appendix ("Mirror descent algorithms for constrained logistic
+// regression"), on any layout whose constraint is the l1 norm. The comments
+// give the algorithm's line numbers (algorithm2e numbers the "end" lines
+// too: line 3 ends the first loop, line 10 the second).
+//
+// Line 2, the doubling trick x̂ = [x, −x, 0]·W1, is not materialised: for v
+// in the simplex Δ_{2d+1}, ⟨v, x̂⟩ = ⟨w, x⟩ with w = W1·(v_{1:d} − v_{d+1:2d})
+// (line 12's map), so the gradient of line 7 is W1·[g, −g, 0] with g = ∇L(w);
+// and (σ(⟨v, x̂⟩) − ŷ) is the residual −y σ(−y⟨w, x⟩) (times the row weight
+// ĉ_m, which is 1/N in the paper) of logisticResiduals.
+//
+// The multiplicative update and normalisation of lines 8–9 are kept in the
+// log domain: v^{t+1} ∝ v^t ⊙ exp(−γ g^t) means v^{t+1} = softmax(η^{t+1})
+// with η^{t+1} = η^t − γ g^t, which is the same iterate without the
+// underflow of a coordinate that is multiplied down over many steps, and
+// every coordinate stays strictly positive.
+//
+// Line 4 starts at the uniform point, which is the image of w = 0. A warm
+// start w ≠ 0 enters as v = [w⁺, w⁻, 0]/W1 + (1 − s)·uniform with
+// s = ‖w‖₁/W1, the point of the simplex that represents w and is mixed with
+// the uniform point by weight 1 − s; if s > 1/2, w is first shrunk to
+// s = 1/2, so every coordinate is at least 1/(2(2d+1)) and the Bregman
+// radius of Lemma 4 grows from ln(2d+1) to at most ln(2(2d+1)).
+func entropicPaper[F solve.Layout](ctx context.Context, p *solve.Problem[F], w []float64, run mdRun) (solve.Stats, error) {
+	d, n := p.X.Dim(), p.X.Len()
+	w1 := p.Radius
+	steps := run.iters
+	nv := 2*d + 1
+	buf := make([]float64, 3*nv+d+2*n)
+	take := func(k int) []float64 { s := buf[:k:k]; buf = buf[k:]; return s }
+	v, eta, avg := take(nv), take(nv), take(nv)
+	g := take(d)
+	u, r := take(n), take(n)
+
+	// Line 4 (uniform for w = 0) with the warm start mixed in.
+	s := solve.Norm(w, 1) / w1
+	if s > 0.5 {
+		for j := range w {
+			w[j] *= 0.5 / s
+		}
+		s = 0.5
+	}
+	base := (1 - s) / float64(nv)
+	for j, x := range w {
+		v[j] = max(x, 0)/w1 + base
+		v[d+j] = max(-x, 0)/w1 + base
+	}
+	v[2*d] = base
+	for i, x := range v {
+		eta[i] = math.Log(x)
+	}
+	// Line 5: the step of Algorithm 3, in the rescaled coordinates.
+	gamma := 1 / (2 * w1) * math.Sqrt(2*math.Log(float64(nv))/float64(steps))
+
+	for t := 1; t <= steps; t++ {
+		if t%ctxEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				entropicPoint(w, v, w1)
+				return solve.Stats{Iterations: t - 1, Gap: math.Inf(1)}, err
+			}
+		}
+		// Line 11 sums w^1, ..., w^T.
+		for i, x := range v {
+			avg[i] += x
+		}
+		// Line 7: g^t = W1·[∇L, −∇L, 0] at the current point.
+		entropicPoint(w, v, w1)
+		p.X.Margins(u, w)
+		logisticResiduals(r, nil, u, p.Y, run.cw)
+		p.X.Gradient(g, r)
+		// Lines 8–9: coordinate-wise update and normalisation.
+		top := math.Inf(-1)
+		for j, gj := range g {
+			eta[j] -= gamma * w1 * gj
+			eta[d+j] += gamma * w1 * gj
+			top = max(top, eta[j], eta[d+j])
+		}
+		top = max(top, eta[2*d])
+		sum := 0.0
+		for i, e := range eta {
+			eta[i] = e - top // softmax is invariant to the shift; keeps η bounded
+			v[i] = math.Exp(eta[i])
+			sum += v[i]
+		}
+		for i := range v {
+			v[i] /= sum
+		}
+	}
+	// Lines 11–12: w̄ = (v̄_{1:d} − v̄_{d+1:2d})·W1 with v̄ the average.
+	for j := range w {
+		w[j] = (avg[j] - avg[d+j]) / float64(steps) * w1
+	}
+	loss := solve.Evaluate(p, w, g, u, r)
+	gap := solve.Gap(g, w, 1, p.Radius)
+	return solve.Stats{Iterations: steps, Loss: loss, Gap: gap, Converged: gap <= p.Tol}, nil
+}
+
+// entropicPoint sets w = W1·(v_{1:d} − v_{d+1:2d}), the point of the l1 ball
+// that v ∈ Δ_{2d+1} represents (Algorithm 3, line 12).
+func entropicPoint(w, v []float64, w1 float64) {
+	d := len(w)
+	for j := range w {
+		w[j] = w1 * (v[j] - v[d+j])
+	}
+}

@@ -1,0 +1,202 @@
+package pairwise
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/mrfkit/pairwise/solve"
+)
+
+// Option configures Learn, LearnIsing and LearnPairwise. Options are applied
+// in order; where an option is repeated, the last one wins. Invalid values are
+// reported as errors by the learner, naming the option.
+type Option interface {
+	apply(*config)
+}
+
+// optionFunc adapts a function to Option.
+type optionFunc func(*config)
+
+func (f optionFunc) apply(c *config) { f(c) }
+
+// config holds the learner settings after all options are applied.
+type config struct {
+	lambda    float64 // the width bound λ; NaN when not given
+	eta       float64 // the edge weight bound η; NaN when not given
+	workers   int
+	progress  func(done, total int)
+	solver    Solver
+	spins     solve.Solver[solve.Spins]
+	oneHot    solve.Solver[solve.OneHot]
+	tol       float64
+	maxIter   int
+	symmetric Symmetrization
+
+	errs []error // problems found while applying options
+}
+
+// Defaults of the options that have one.
+const (
+	// DefaultTolerance is the default bound on L(ŵ) - L* certified by the
+	// duality gap for every per-node regression. The statistical error of
+	// ŵ is of order 1/√N; 1e-6 in loss moves ŵ by far less than that at
+	// any N a user can hold, so recovery is not harmed (the learner tests
+	// check this against tighter tolerances).
+	DefaultTolerance = 1e-6
+	// DefaultMaxIterations caps the iterations of one regression.
+	DefaultMaxIterations = 20000
+)
+
+func defaultConfig() config {
+	return config{
+		lambda:  math.NaN(),
+		eta:     math.NaN(),
+		workers: 1,
+		tol:     DefaultTolerance,
+		maxIter: DefaultMaxIterations,
+	}
+}
+
+func (c *config) errorf(format string, args ...any) {
+	c.errs = append(c.errs, fmt.Errorf("pairwise: "+format, args...))
+}
+
+// WithWidth sets λ, the known upper bound on the model width λ(W, Θ)
+// (Definitions 1 and 2). The per-node regressions are constrained to radius
+// 2λ (l1, Algorithm 1) or 2λ√k (l2,1, Algorithm 2). λ must be finite and
+// positive. There is no default yet: without it the learners return an error.
+func WithWidth(lambda float64) Option {
+	return optionFunc(func(c *config) {
+		if math.IsNaN(lambda) || math.IsInf(lambda, 0) || lambda <= 0 {
+			c.errorf("WithWidth(%v): the width bound λ must be a finite positive number", lambda)
+			return
+		}
+		c.lambda = lambda
+	})
+}
+
+// WithMinEdgeWeight sets η, the known lower bound on the minimum edge weight
+// η(W, Θ). The learned graph keeps the pairs whose estimated weight is at
+// least η/2, as Algorithms 1 and 2 do. η must be finite and positive. There is
+// no default yet: without it the learners return an error.
+func WithMinEdgeWeight(eta float64) Option {
+	return optionFunc(func(c *config) {
+		if math.IsNaN(eta) || math.IsInf(eta, 0) || eta <= 0 {
+			c.errorf("WithMinEdgeWeight(%v): the edge weight bound η must be a finite positive number", eta)
+			return
+		}
+		c.eta = eta
+	})
+}
+
+// WithWorkers sets the number of goroutines that solve nodes (and value
+// pairs) in parallel. Results do not depend on p. p must be at least 1; the
+// default is 1.
+func WithWorkers(p int) Option {
+	return optionFunc(func(c *config) {
+		if p < 1 {
+			c.errorf("WithWorkers(%d): want at least 1 worker", p)
+			return
+		}
+		c.workers = p
+	})
+}
+
+// WithProgress registers f to be called with the number of nodes done and the
+// total, once at the start and after every node. Calls come from one goroutine
+// at a time, in increasing order of done. The default is no report.
+func WithProgress(f func(done, total int)) Option {
+	return optionFunc(func(c *config) { c.progress = f })
+}
+
+// WithSolver chooses the backend for the per-node regressions:
+// EntropicMirror (the default on the Ising path; Algorithm 3) or GroupMirror
+// (the default on the pairwise path; Algorithm 4, which also solves the l1
+// problems of the Ising path as groups of size one). A nil s restores the
+// defaults.
+func WithSolver(s Solver) Option {
+	return optionFunc(func(c *config) { c.solver = s })
+}
+
+// WithSpinSolver sets a caller's own solver for the l1 problems of the Ising
+// path (LearnIsing). It overrides WithSolver there. For compiled Go callers;
+// see package solve.
+func WithSpinSolver(s solve.Solver[solve.Spins]) Option {
+	return optionFunc(func(c *config) { c.spins = s })
+}
+
+// WithOneHotSolver sets a caller's own solver for the l2,1 problems of the
+// pairwise path (LearnPairwise). It overrides WithSolver there. For compiled
+// Go callers; see package solve.
+func WithOneHotSolver(s solve.Solver[solve.OneHot]) Option {
+	return optionFunc(func(c *config) { c.oneHot = s })
+}
+
+// WithTolerance sets the target for every per-node regression: a solver stops
+// once the duality-gap certificate proves L(ŵ) - L* ≤ tol. tol must be finite
+// and positive; the default is DefaultTolerance.
+func WithTolerance(tol float64) Option {
+	return optionFunc(func(c *config) {
+		if math.IsNaN(tol) || math.IsInf(tol, 0) || tol <= 0 {
+			c.errorf("WithTolerance(%v): want a finite positive tolerance", tol)
+			return
+		}
+		c.tol = tol
+	})
+}
+
+// WithMaxIterations caps the iterations of every per-node regression. A
+// regression that reaches the cap without certifying the tolerance is
+// reported in Result.Nodes (Converged false); the learner does not fail. n
+// must be at least 1; the default is DefaultMaxIterations. With the Paper
+// schedule, the backend's own iteration count T governs instead.
+func WithMaxIterations(n int) Option {
+	return optionFunc(func(c *config) {
+		if n < 1 {
+			c.errorf("WithMaxIterations(%d): want at least 1 iteration", n)
+			return
+		}
+		c.maxIter = n
+	})
+}
+
+// Symmetrization is the rule that combines the two estimates of a coupling,
+// Ŵ_ij from node i's regression and Ŵ_ji^T from node j's.
+type Symmetrization int
+
+const (
+	// Average keeps (Ŵ_ij + Ŵ_ji^T)/2 and the edge when its weight is at
+	// least η/2. This is the default.
+	Average Symmetrization = iota
+	// And keeps the edge only when both estimates reach η/2 (the weights
+	// are still the average).
+	And
+	// Or keeps the edge when either estimate reaches η/2 (the weights are
+	// still the average).
+	Or
+)
+
+// String returns the rule's name.
+func (s Symmetrization) String() string {
+	switch s {
+	case Average:
+		return "average"
+	case And:
+		return "and"
+	case Or:
+		return "or"
+	}
+	return fmt.Sprintf("Symmetrization(%d)", int(s))
+}
+
+// WithSymmetrization chooses how the two per-node estimates of each pair are
+// combined into the learned graph. The default is Average.
+func WithSymmetrization(s Symmetrization) Option {
+	return optionFunc(func(c *config) {
+		if s < Average || s > Or {
+			c.errorf("WithSymmetrization(%d): unknown rule", int(s))
+			return
+		}
+		c.symmetric = s
+	})
+}

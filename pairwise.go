@@ -1,0 +1,203 @@
+package pairwise
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/mrfkit/pairwise/solve"
+)
+
+// LearnPairwise learns a pairwise model over the alphabet 0..k-1 with
+// Algorithm 2 of the paper. For every node i and every value pair α < β it
+// takes the samples with z_i ∈ {α, β}, labels them y = +1 for α and -1 for β,
+// and solves the l2,1-constrained logistic regression on the one-hot encoding
+// x ∈ {0,1}^{n×k} of [z_-i, 1] (equation (8)),
+//
+//	w^{α,β} ∈ argmin_w Σ c_m ln(1 + exp(-y_m ⟨w, x_m⟩)) / Σ c_m   s.t. ‖w‖_{2,1} ≤ 2λ√k.
+//
+// It centres the first n-1 rows of w^{α,β} into U^{α,β} (equation (9), with
+// the removed means added to the bias row), sets U^{β,α} = -U^{α,β} and
+// U^{α,α} = 0, and estimates
+//
+//	Ŵ_ij(α, :) = (1/k) Σ_β U^{α,β}(j, :),   θ̂_i(α) = (1/k) Σ_β U^{α,β}(bias, 0),
+//
+// the second by the same argument as the first, since the true field is
+// centred. The graph keeps the pairs with max_{a,b} |Ŵ_ij(a, b)| ≥ η/2 after
+// symmetrisation (see Result).
+//
+// Pairs without enough data: when no sample has z_i ∈ {α, β}, nothing can be
+// said about the difference between α and β, and U^{α,β} is taken as zero
+// (counted in NodeFit.EmptyPairs). When the samples all have z_i = α (or all
+// β), the regression is solved exactly in closed form: the whole radius goes
+// to the bias, w = ±2λ√k·e_bias, and the coupling rows are zero (counted in
+// NodeFit.OneLabelPairs). Both happen only when a value is very rare, and
+// the estimates of that value's rows are then unreliable.
+//
+// Any k from 2 to 256 is accepted; for k = 2 the result agrees with
+// LearnIsing up to the solver tolerance. WithWidth (λ) and WithMinEdgeWeight
+// (η) are required. The default solver is GroupMirror (Algorithm 4) with the
+// Adaptive schedule.
+func LearnPairwise(s *Samples, opts ...Option) (*Result, error) {
+	return LearnPairwiseContext(context.Background(), s, opts...)
+}
+
+// LearnPairwiseContext is LearnPairwise with cancellation: it returns
+// ctx.Err() promptly once ctx is done.
+func LearnPairwiseContext(ctx context.Context, s *Samples, opts ...Option) (*Result, error) {
+	const fn = "LearnPairwise"
+	cfg, err := prepare(fn, s, opts)
+	if err != nil {
+		return nil, err
+	}
+	if s.k > 256 {
+		return nil, fmt.Errorf("pairwise: %s: alphabet size k = %d, the learner supports at most 256", fn, s.k)
+	}
+	solver := cfg.oneHot
+	if solver == nil {
+		b := cfg.solver
+		if b == nil {
+			b = GroupMirror{}
+		}
+		solver = b.oneHotSolver()
+	}
+
+	n, k := s.n, s.k
+	kk := k * k
+	radius := 2 * cfg.lambda * math.Sqrt(float64(k))
+	est := make([][]float64, n)
+	fields := make([]float64, n*k)
+	nodes := make([]NodeFit, n)
+	err = forEachNode(ctx, &cfg, n, func(ctx context.Context, i int) error {
+		// byValue[a] lists the rows with z_i = a.
+		byValue := make([][]int32, k)
+		for m := 0; m < s.rows; m++ {
+			if s.weights != nil && s.weights[m] == 0 {
+				continue
+			}
+			a := s.b8[m*n+i]
+			byValue[a] = append(byValue[a], int32(m))
+		}
+		fit := NodeFit{Node: i, Converged: true}
+		// sumU[j*kk + α*k + b] accumulates Σ_β U^{α,β}(j, b); row i holds
+		// the bias row.
+		sumU := make([]float64, n*kk)
+		var z []uint8
+		var y, c []float64
+		w := make([]float64, n*k)
+		for alpha := 0; alpha < k; alpha++ {
+			for beta := alpha + 1; beta < k; beta++ {
+				na, nb := len(byValue[alpha]), len(byValue[beta])
+				for x := range w {
+					w[x] = 0
+				}
+				switch {
+				case na+nb == 0:
+					fit.EmptyPairs++
+					continue
+				case na == 0 || nb == 0:
+					fit.OneLabelPairs++
+					sign := 1.0
+					if na == 0 {
+						sign = -1
+					}
+					w[i*k] = sign * radius
+				default:
+					z, y, c = gatherPair(s, i, byValue[alpha], byValue[beta], z[:0], y[:0], c[:0])
+					p := &solve.Problem[solve.OneHot]{
+						X:       solve.OneHot{Z: z, Groups: n, K: k, Bias: i},
+						Y:       y,
+						C:       c,
+						Radius:  radius,
+						Tol:     cfg.tol,
+						MaxIter: cfg.maxIter,
+					}
+					st, err := solver.Solve(ctx, p, w)
+					if err != nil {
+						return fmt.Errorf("pairwise: %s: node %d, values (%d, %d): %w", fn, i, alpha, beta, err)
+					}
+					fit.noteStats(st)
+				}
+				centreRows(w, n, k, i)
+				// U^{α,β} adds to row α, U^{β,α} = -U^{α,β} to row β.
+				for j := 0; j < n; j++ {
+					for b := 0; b < k; b++ {
+						u := w[j*k+b]
+						sumU[j*kk+alpha*k+b] += u
+						sumU[j*kk+beta*k+b] -= u
+					}
+				}
+			}
+		}
+		e := make([]float64, n*kk)
+		for j := 0; j < n; j++ {
+			if j == i {
+				continue
+			}
+			for x := 0; x < kk; x++ {
+				e[j*kk+x] = sumU[j*kk+x] / float64(k)
+			}
+		}
+		est[i] = e
+		for a := 0; a < k; a++ {
+			fields[i*k+a] = sumU[i*kk+a*k] / float64(k)
+		}
+		if fit.Regressions == 0 {
+			fit.Converged = true
+		}
+		nodes[i] = fit
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return assemble(&cfg, n, k, est, fields, nodes), nil
+}
+
+// gatherPair copies the rows of the pair (α rows first, then β rows) into the
+// one-hot states z, the labels y (+1 for α, -1 for β) and the weights c (nil
+// when the samples are unweighted).
+func gatherPair(s *Samples, i int, rowsA, rowsB []int32, z []uint8, y, c []float64) ([]uint8, []float64, []float64) {
+	n := s.n
+	for _, part := range [2]struct {
+		rows  []int32
+		label float64
+	}{{rowsA, 1}, {rowsB, -1}} {
+		for _, m := range part.rows {
+			z = append(z, s.b8[int(m)*n:int(m+1)*n]...)
+			y = append(y, part.label)
+			if s.weights != nil {
+				c = append(c, s.weights[m])
+			}
+		}
+	}
+	if s.weights == nil {
+		c = nil
+	}
+	return z, y, c
+}
+
+// centreRows turns w (n×k, row i the bias row) into U of equation (9):
+// every row j ≠ i loses its mean, and the bias row gains the sum of those
+// means, so that ⟨U, x⟩ = ⟨w, x⟩ for every one-hot x.
+func centreRows(w []float64, n, k, bias int) {
+	moved := 0.0
+	for j := 0; j < n; j++ {
+		if j == bias {
+			continue
+		}
+		row := w[j*k : (j+1)*k]
+		mean := 0.0
+		for _, v := range row {
+			mean += v
+		}
+		mean /= float64(k)
+		for b := range row {
+			row[b] -= mean
+		}
+		moved += mean
+	}
+	for b := 0; b < k; b++ {
+		w[bias*k+b] += moved
+	}
+}
