@@ -154,21 +154,27 @@ func LearnPairwiseContext(ctx context.Context, s *Samples, opts ...Option) (*Res
 	return assemble(&cfg, n, k, est, fields, nodes), nil
 }
 
-// gatherPair copies the rows of the pair (α rows first, then β rows) into the
-// one-hot states z, the labels y (+1 for α, -1 for β) and the weights c (nil
-// when the samples are unweighted).
+// gatherPair copies the rows of the pair, in their original order, into the
+// one-hot states z, the labels y (+1 where z_i = α, -1 where z_i = β) and the
+// weights c (nil when the samples are unweighted). Keeping the sample order
+// matters to online backends such as Sparsitron.
 func gatherPair(s *Samples, i int, rowsA, rowsB []int32, z []uint8, y, c []float64) ([]uint8, []float64, []float64) {
 	n := s.n
-	for _, part := range [2]struct {
-		rows  []int32
-		label float64
-	}{{rowsA, 1}, {rowsB, -1}} {
-		for _, m := range part.rows {
-			z = append(z, s.b8[int(m)*n:int(m+1)*n]...)
-			y = append(y, part.label)
-			if s.weights != nil {
-				c = append(c, s.weights[m])
-			}
+	add := func(m int32, label float64) {
+		z = append(z, s.b8[int(m)*n:int(m+1)*n]...)
+		y = append(y, label)
+		if s.weights != nil {
+			c = append(c, s.weights[m])
+		}
+	}
+	a, b := 0, 0
+	for a < len(rowsA) || b < len(rowsB) {
+		if b == len(rowsB) || (a < len(rowsA) && rowsA[a] < rowsB[b]) {
+			add(rowsA[a], 1)
+			a++
+		} else {
+			add(rowsB[b], -1)
+			b++
 		}
 	}
 	if s.weights == nil {
