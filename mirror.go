@@ -64,15 +64,30 @@ const (
 	// GroupMirror. It does not stop early; Stats.Gap is the certificate
 	// at w̄.
 	Paper
+	// AdaptiveMirror runs the backend's own mirror map (the entropic map
+	// on the doubled simplex for EntropicMirror, the group p-norm map for
+	// GroupMirror) with the step chosen by backtracking on a Bregman
+	// descent test, returns the last iterate, and stops when the
+	// duality-gap certificate is below the tolerance. It is the paper's
+	// method with a practical step and stopping rule, and the way to
+	// compare the two maps. Near a sparse optimum on the boundary of the
+	// ball both maps have unbounded curvature, so the tail is slower than
+	// Adaptive's: on the solver tests' small problems a certificate of
+	// 1e-8 takes 50 to 500 iterations when the constraint is inactive and
+	// 3,000 to 15,000 when it binds (see adaptiveMirror).
+	AdaptiveMirror
 )
 
-// String returns "Adaptive", "Paper", or "Schedule(n)" for other values.
+// String returns "Adaptive", "Paper", "AdaptiveMirror", or "Schedule(n)" for
+// other values.
 func (s Schedule) String() string {
 	switch s {
 	case Adaptive:
 		return "Adaptive"
 	case Paper:
 		return "Paper"
+	case AdaptiveMirror:
+		return "AdaptiveMirror"
 	}
 	return fmt.Sprintf("Schedule(%d)", int(s))
 }
@@ -219,8 +234,11 @@ func solveEntropic[F solve.Layout](ctx context.Context, e EntropicMirror, p *sol
 	if done || err != nil {
 		return st, err
 	}
-	if e.Schedule == Paper {
+	switch e.Schedule {
+	case Paper:
 		return entropicPaper(ctx, p, w, run)
+	case AdaptiveMirror:
+		return adaptiveMirror(ctx, p, w, run, newEntropicGeometry(w, p.Radius))
 	}
 	return accelerated(ctx, p, w, run)
 }
@@ -231,8 +249,11 @@ func solveGroup[F solve.Layout](ctx context.Context, g GroupMirror, p *solve.Pro
 	if done || err != nil {
 		return st, err
 	}
-	if g.Schedule == Paper {
+	switch g.Schedule {
+	case Paper:
 		return groupPaper(ctx, p, w, run)
+	case AdaptiveMirror:
+		return adaptiveMirror(ctx, p, w, run, newGroupGeometry(w, p.X.GroupSize(), p.Radius))
 	}
 	return accelerated(ctx, p, w, run)
 }
@@ -248,7 +269,7 @@ type mdRun struct {
 // without data (done = true, with their Stats), scales w into the ball and
 // returns the iteration budget and normalised weights.
 func startSolve[F solve.Layout](ctx context.Context, name string, s Schedule, t int, p *solve.Problem[F], w []float64) (run mdRun, st solve.Stats, done bool, err error) {
-	if s != Adaptive && s != Paper {
+	if s != Adaptive && s != Paper && s != AdaptiveMirror {
 		return run, st, true, fmt.Errorf("pairwise: %s: unknown schedule %v", name, s)
 	}
 	if t < 0 {

@@ -1,0 +1,331 @@
+package pairwise
+
+import (
+	"context"
+	"errors"
+	"math"
+
+	"github.com/mrfkit/pairwise/solve"
+)
+
+// mirrorGeometry is one of the paper's two mirror maps as the AdaptiveMirror
+// schedule sees it. Its state z is a point of the map's domain (the simplex
+// Δ_{2d+1} for the entropic map, the unit l2,1 ball for the group map), with
+// linear coordinates (v, or u) in which points can be mixed, and the point w
+// of the radius-R ball that it represents, linear in those coordinates.
+type mirrorGeometry interface {
+	// size returns the length of the linear coordinates.
+	size() int
+	// linear writes the linear coordinates of z into dst.
+	linear(dst []float64)
+	// setLinear moves z to the point with linear coordinates src.
+	setLinear(src []float64)
+	// toW writes the w that the linear coordinates src represent.
+	toW(w, src []float64)
+	// propose computes the mirror step from z with step size γ and the
+	// gradient g (in w coordinates) into the candidate z', writes its
+	// linear coordinates into lin, and returns D(z', z), the Bregman
+	// divergence of the map.
+	propose(lin, g []float64, gamma float64) float64
+	// accept makes the candidate the current z.
+	accept()
+}
+
+// entropicGeometry is the map of Algorithm 3: the negative entropy on the
+// simplex Δ_{2d+1}, reached from the l1 ball of radius R by the doubling trick
+// w = R·(v_{1:d} − v_{d+1:2d}). The state is kept as log v (see
+// entropicPaper), so the mirror steps never underflow.
+type entropicGeometry struct {
+	d      int
+	r      float64
+	lv, ln []float64 // log v of z and of the candidate (normalised)
+}
+
+func newEntropicGeometry(w []float64, r float64) *entropicGeometry {
+	d := len(w)
+	nv := 2*d + 1
+	e := &entropicGeometry{d: d, r: r, lv: make([]float64, nv), ln: make([]float64, nv)}
+	// The warm start enters as in entropicPaper: the simplex point that
+	// represents w, mixed with the uniform point so every coordinate is
+	// positive.
+	s := solve.Norm(w, 1) / r
+	if s > 0.5 {
+		for j := range w {
+			w[j] *= 0.5 / s
+		}
+		s = 0.5
+	}
+	base := (1 - s) / float64(nv)
+	for j, x := range w {
+		e.lv[j] = math.Log(max(x, 0)/r + base)
+		e.lv[d+j] = math.Log(max(-x, 0)/r + base)
+	}
+	e.lv[2*d] = math.Log(base)
+	return e
+}
+
+func (e *entropicGeometry) size() int { return 2*e.d + 1 }
+
+func (e *entropicGeometry) linear(dst []float64) {
+	for i, x := range e.lv {
+		dst[i] = math.Exp(x)
+	}
+}
+
+func (e *entropicGeometry) setLinear(src []float64) {
+	sum := 0.0
+	for _, x := range src {
+		sum += x
+	}
+	for i, x := range src {
+		// A convex combination of positive points is positive; the
+		// floor only guards against underflow.
+		e.lv[i] = math.Log(max(x/sum, math.SmallestNonzeroFloat64))
+	}
+}
+
+func (e *entropicGeometry) toW(w, v []float64) {
+	d := e.d
+	for j := range w {
+		w[j] = e.r * (v[j] - v[d+j])
+	}
+}
+
+// propose is lines 8–9 of Algorithm 3 with step γ: log v' = log v − γ·ĝ with
+// ĝ = R·[g, −g, 0], normalised; the divergence is KL(v'‖v).
+func (e *entropicGeometry) propose(lin, g []float64, gamma float64) float64 {
+	d := e.d
+	top := math.Inf(-1)
+	for j, gj := range g {
+		e.ln[j] = e.lv[j] - gamma*e.r*gj
+		e.ln[d+j] = e.lv[d+j] + gamma*e.r*gj
+		top = max(top, e.ln[j], e.ln[d+j])
+	}
+	e.ln[2*d] = e.lv[2*d]
+	top = max(top, e.ln[2*d])
+	sum := 0.0
+	for _, x := range e.ln {
+		sum += math.Exp(x - top)
+	}
+	shift := top + math.Log(sum)
+	kl := 0.0
+	for i := range e.ln {
+		e.ln[i] -= shift
+		lin[i] = math.Exp(e.ln[i])
+		kl += lin[i] * (e.ln[i] - e.lv[i])
+	}
+	return max(kl, 0)
+}
+
+func (e *entropicGeometry) accept() { e.lv, e.ln = e.ln, e.lv }
+
+// groupGeometry is the map of Algorithm 4: Φ(u) = (c/p)·Σ_j ‖u_j‖^p on the
+// unit l2,1 ball, w = R·u (groupMap; groups of size one give the l1 ball).
+type groupGeometry struct {
+	gm         groupMap
+	gs         int
+	r          float64
+	u, un      []float64
+	grad, th   []float64
+	scratch    []float64
+	phiU, phiN float64
+}
+
+func newGroupGeometry(w []float64, gs int, r float64) *groupGeometry {
+	d := len(w)
+	g := &groupGeometry{
+		gm: newGroupMap(d / gs), gs: gs, r: r,
+		u: make([]float64, d), un: make([]float64, d),
+		grad: make([]float64, d), th: make([]float64, d), scratch: make([]float64, d/gs),
+	}
+	for j, x := range w {
+		g.u[j] = x / r
+	}
+	g.phiU = g.phi(g.u)
+	return g
+}
+
+func (g *groupGeometry) phi(u []float64) float64 {
+	s := 0.0
+	for j := 0; j < len(u); j += g.gs {
+		ss := 0.0
+		for _, x := range u[j : j+g.gs] {
+			ss += x * x
+		}
+		s += math.Pow(ss, g.gm.p/2)
+	}
+	return g.gm.c / g.gm.p * s
+}
+
+func (g *groupGeometry) size() int               { return len(g.u) }
+func (g *groupGeometry) linear(dst []float64)    { copy(dst, g.u) }
+func (g *groupGeometry) setLinear(src []float64) { copy(g.u, src); g.phiU = g.phi(g.u) }
+
+func (g *groupGeometry) toW(w, u []float64) {
+	for j, x := range u {
+		w[j] = g.r * x
+	}
+}
+
+// propose is line 8 of Algorithm 4 with step γ: the exact
+// argmin_{‖u'‖_{2,1} ≤ 1} Φ(u') − ⟨∇Φ(u) − γ·R·g, u'⟩ of groupMirrorStep;
+// the divergence is D_Φ(u', u) = Φ(u') − Φ(u) − ⟨∇Φ(u), u' − u⟩.
+func (g *groupGeometry) propose(lin, grad []float64, gamma float64) float64 {
+	g.gm.gradient(g.grad, g.u, g.gs)
+	for j := range g.th {
+		g.th[j] = g.grad[j] - gamma*g.r*grad[j]
+	}
+	g.gm.groupMirrorStep(g.un, g.th, g.gs, g.scratch)
+	g.phiN = g.phi(g.un)
+	div := g.phiN - g.phiU
+	for j := range g.un {
+		div -= g.grad[j] * (g.un[j] - g.u[j])
+	}
+	copy(lin, g.un)
+	return max(div, 0)
+}
+
+func (g *groupGeometry) accept() {
+	g.u, g.un = g.un, g.u
+	g.phiU = g.phiN
+}
+
+// adaptiveMirror is the AdaptiveMirror schedule: accelerated mirror descent
+// with the backend's own map, in the form of Tseng (2008, Algorithm 1; also
+// Auslender and Teboulle 2006). With x the returned sequence and z the
+// mirror sequence, each step is
+//
+//	y  = (1 − θ)x + θz,
+//	z⁺ = argmin_{z'} ⟨∇L(y), z'⟩ + Lθ·D(z', z)      (the mirror step, γ = 1/(Lθ)),
+//	x⁺ = (1 − θ)x + θz⁺,
+//
+// with θ = 1/t, t = 1 at the start and t⁺ = (1 + √(1 + 4(L⁺/L)t²))/2, which gives
+// L(x_k) − L* = O(L·D(x*, z_0)/k²) when the loss is L-smooth for the norm in
+// which the map is 1-strongly convex (l1 on the simplex for the entropy,
+// l2,1 on the unit ball for the group map; Ben-Tal and Nemirovski 5.3.3).
+// L is found by backtracking: the step is accepted when the descent test
+//
+//	L(x⁺) − L(y) − ⟨∇L(y), x⁺ − y⟩ ≤ Lθ²·D(z⁺, z)
+//
+// holds (its left side computed row by row, see logisticBregman), which
+// suffices because x⁺ − y = θ(z⁺ − z) and D(z⁺, z) ≥ ½‖z⁺ − z‖²; L shrinks by
+// lShrink before each step and doubles on a failure, never beyond the global
+// bound R²/4·max_m ‖x_m‖²_*. When the loss increases, the momentum restarts
+// from x (O'Donoghue and Candès), which makes the method linear near a
+// strongly convex optimum. It stops when the duality-gap certificate at x is
+// below Tol. Margins are linear in w, so a step costs one Margins (of z⁺) and
+// one Gradient (at y), plus the certificate's Gradient every few steps.
+func adaptiveMirror[F solve.Layout](ctx context.Context, p *solve.Problem[F], w []float64, run mdRun, geo mirrorGeometry) (solve.Stats, error) {
+	d, n, gs, radius := p.X.Dim(), p.X.Len(), p.X.GroupSize(), p.Radius
+	y, cw := p.Y, run.cw
+	ns := geo.size()
+	buf := make([]float64, 3*d+3*ns+7*n)
+	take := func(k int) []float64 { s := buf[:k:k]; buf = buf[k:]; return s }
+	gy, gx, wz := take(d), take(d), take(d)
+	xs, zs, zn := take(ns), take(ns), take(ns) // linear coordinates of x, z, z⁺
+	ux, uz, uzn, uy, uxn, res := take(n), take(n), take(n), take(n), take(n), take(n)
+	sig := take(n)
+
+	geo.linear(zs)
+	copy(xs, zs)
+	geo.toW(w, xs) // x = z: the start (w itself, or its image in the map's domain)
+	p.X.Margins(ux, w)
+	copy(uz, ux)
+	lossX := logisticLoss(ux, y, cw)
+	gradAt := func(g, u []float64) {
+		logisticResiduals(res, sig, u, y, cw)
+		p.X.Gradient(g, res)
+	}
+	gradAt(gx, ux)
+	gap := solve.Gap(gx, w, gs, radius)
+
+	lmax := 0.25 * radius * radius * maxDualRowNormSq(p.X)
+	lmin := lmax * 1e-12
+	lip := lmax
+	t, fresh := 1.0, true // t of the last step; fresh: the next step has θ = 1
+	it := 0
+	for gap > p.Tol && it < run.iters {
+		if it%ctxEvery == ctxEvery-1 {
+			if err := ctx.Err(); err != nil {
+				return solve.Stats{Iterations: it, Loss: lossX, Gap: math.Inf(1)}, err
+			}
+		}
+		it++
+		lt := max(lip*lShrink, lmin)
+		var tn, theta float64
+		for {
+			tn = 1
+			if !fresh {
+				tn = (1 + math.Sqrt(1+4*(lt/lip)*t*t)) / 2
+			}
+			theta = 1 / tn
+			for m := range uy {
+				uy[m] = (1-theta)*ux[m] + theta*uz[m]
+			}
+			gradAt(gy, uy)
+			div := geo.propose(zn, gy, 1/(lt*theta))
+			geo.toW(wz, zn)
+			p.X.Margins(uzn, wz)
+			for m := range uxn {
+				uxn[m] = (1-theta)*ux[m] + theta*uzn[m]
+			}
+			if lt >= lmax || logisticBregman(uxn, uy, sig, y, cw) <= lt*theta*theta*div {
+				break
+			}
+			lt = min(2*lt, lmax)
+		}
+		geo.accept()
+		for i := range xs {
+			xs[i] = (1-theta)*xs[i] + theta*zn[i]
+		}
+		zs, zn = zn, zs
+		ux, uxn = uxn, ux
+		uz, uzn = uzn, uz
+		lip = lt
+		lossNew := logisticLoss(ux, y, cw)
+		if lossNew > lossX {
+			// Function restart: continue from x with fresh momentum.
+			geo.setLinear(xs)
+			copy(zs, xs)
+			copy(uz, ux)
+			fresh = true
+		} else {
+			t, fresh = tn, false
+		}
+		lossX = lossNew
+		if it%4 == 0 || it == run.iters {
+			geo.toW(w, xs)
+			gradAt(gx, ux)
+			gap = solve.Gap(gx, w, gs, radius)
+			if math.IsNaN(gap) {
+				return solve.Stats{Iterations: it, Gap: gap}, errors.New("pairwise: the solver produced NaN")
+			}
+		}
+	}
+	geo.toW(w, xs)
+	gradAt(gx, ux)
+	gap = solve.Gap(gx, w, gs, radius)
+	return solve.Stats{Iterations: it, Loss: logisticLoss(ux, y, cw), Gap: gap, Converged: gap <= p.Tol}, nil
+}
+
+// maxDualRowNormSq returns max_m ‖x_m‖²_* for the dual of the constraint
+// norm (l∞ for l1, the largest group l2 norm for l2,1): 1 for ±1 spins and
+// for one-hot rows.
+func maxDualRowNormSq[F solve.Layout](x F) float64 {
+	switch x := any(x).(type) {
+	case solve.Spins:
+		mx := 0.0
+		if x.Bias >= 0 {
+			mx = 1
+		}
+		for j, v := range x.X {
+			if j%x.Cols != x.Bias {
+				mx = max(mx, v*v)
+			}
+		}
+		return max(mx, math.SmallestNonzeroFloat64)
+	case solve.OneHot:
+		return 1
+	}
+	panic("unreachable")
+}
