@@ -55,7 +55,7 @@ func LearnIsingContext(ctx context.Context, s *Samples, opts ...Option) (*Result
 			X:       solve.Spins{X: enc.x, Cols: n, Bias: i},
 			Y:       enc.column(i),
 			C:       enc.c,
-			Radius:  2 * cfg.lambda,
+			Radius:  cfg.regressionRadius(2, false),
 			Tol:     cfg.tol,
 			MaxIter: cfg.maxIter,
 		}
@@ -83,7 +83,9 @@ func LearnIsingContext(ctx context.Context, s *Samples, opts ...Option) (*Result
 	if err != nil {
 		return nil, err
 	}
-	return assemble(&cfg, n, 2, est, fields, nodes), nil
+	res := assemble(&cfg, n, 2, est, fields, nodes)
+	res.Radius = cfg.regressionRadius(2, false)
+	return res, nil
 }
 
 // spinEncoding is the ±1 design shared by all nodes of the Ising path.

@@ -25,8 +25,12 @@ type Result struct {
 	// estimate has weight max_{a,b} |Ŵ_IJ(a, b)| ≥ η/2 (see
 	// WithSymmetrization for the And and Or rules), sorted by (I, J).
 	Edges []Edge
-	// Width and MinEdgeWeight are the λ and η the learner used.
+	// Width and MinEdgeWeight are the λ and η the learner used (Width is
+	// NaN when WithRadius replaced it).
 	Width, MinEdgeWeight float64
+	// Radius is the constraint radius of the regressions: 2λ (Ising
+	// path), 2λ√k (pairwise path), or the one given by WithRadius.
+	Radius float64
 	// Nodes holds one entry per node i: how its regressions ended.
 	Nodes []NodeFit
 
@@ -101,7 +105,7 @@ func prepare(fn string, s *Samples, opts []Option) (config, error) {
 	if len(cfg.errs) > 0 {
 		return cfg, errors.Join(cfg.errs...)
 	}
-	if math.IsNaN(cfg.lambda) {
+	if math.IsNaN(cfg.lambda) && math.IsNaN(cfg.radius) {
 		return cfg, fmt.Errorf("pairwise: %s: the width bound λ is required: pass WithWidth", fn)
 	}
 	if math.IsNaN(cfg.eta) {

@@ -193,22 +193,31 @@ func TestLearnDiamond(t *testing.T) {
 // TestLearnGridPotts is the paper's second experiment at one point: the 3x3
 // grid with k = 4, θ = 0.2 (checkerboard couplings with random signs), λ the
 // true width and η = θ. The issue that asked for this test expected exact
-// recovery at N = 6000, where the authors report a max weight error of 0.135.
-// That error is above η/2 = 0.1, and with the exact constrained optimum we
-// measured exact recovery in 0 of 20 seeded runs at N = 6000 (all failures
-// false edges of weight 0.10-0.12), 14 of 20 at N = 10000 and 20 of 20 at
-// N = 20000. So the test uses N = 20000, where recovery is the rule rather
-// than luck, and checks at N = 6000 that the weight error is of the size the
-// authors report (below 0.2: our median there is about 0.14).
+// recovery at N = 6000, where the authors report a max weight error of
+// 0.135. That error is above η/2 = 0.1, and with Algorithm 2's radius
+// 2λ√k = 3.2 solved exactly we measured exact recovery in 0 of 20 seeded runs
+// at N = 6000 (all failures false edges of weight 0.10-0.12), 14 of 20 at
+// N = 10000 and 20 of 20 at N = 20000. With the smaller radius 2λ = 1.6
+// (WithRadius), whose shrinkage removes those false edges, it was 19 of 20
+// at N = 6000. So the test checks recovery at N = 6000 with radius 2λ and at
+// N = 20000 with the paper's radius, where recovery is the rule rather than
+// luck, and at N = 6000 with the paper's radius that the weight error is of
+// the size the authors report (below 0.2; our median there is about 0.14).
 func TestLearnGridPotts(t *testing.T) {
 	const k, theta = 4, 0.2
 	m := gridPotts(3, 3, k, theta, rand.New(rand.NewPCG(4, 4)))
+	lambda := m.Width()
 	for _, tc := range []struct {
 		N       int
+		radius  float64 // 0: the paper's 2λ√k
 		recover bool
-	}{{6000, false}, {20000, true}} {
+	}{{6000, 0, false}, {6000, 2 * lambda, true}, {20000, 0, true}} {
 		s := drawExact(t, m, tc.N, rand.NewPCG(2019, uint64(tc.N)))
-		res, err := LearnPairwise(s, WithWidth(m.Width()), WithMinEdgeWeight(theta), WithWorkers(2))
+		opts := []Option{WithWidth(lambda), WithMinEdgeWeight(theta), WithWorkers(2)}
+		if tc.radius > 0 {
+			opts = append(opts, WithRadius(tc.radius))
+		}
+		res, err := LearnPairwise(s, opts...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -220,8 +229,12 @@ func TestLearnGridPotts(t *testing.T) {
 				}
 			}
 		}
-		t.Logf("N = %d: max_ij ‖W_ij - Ŵ_ij‖∞ = %.4f, %d edges learned", tc.N, maxErr, len(res.Edges))
-		if maxErr > 0.2 {
+		t.Logf("N = %d, radius %.2f: max_ij ‖W_ij - Ŵ_ij‖∞ = %.4f, %d edges learned", tc.N, res.Radius, maxErr, len(res.Edges))
+		// The radius 2λ leaves the true parameter of the centre node
+		// outside the ball (‖w*‖_{2,1} = 3.2 there), so its estimates are
+		// shrunk by design; the error bound is a claim only for the
+		// paper's radius.
+		if tc.radius == 0 && maxErr > 0.2 {
 			t.Errorf("N = %d: max weight error %.4f, want below 0.2", tc.N, maxErr)
 		}
 		if tc.recover {
@@ -391,6 +404,7 @@ func TestLearnErrors(t *testing.T) {
 		{"workers", func() error { _, err := Learn(spins, append(ok, WithWorkers(0))...); return err }, "WithWorkers(0)"},
 		{"tolerance", func() error { _, err := Learn(spins, append(ok, WithTolerance(-1))...); return err }, "WithTolerance(-1)"},
 		{"iterations", func() error { _, err := Learn(spins, append(ok, WithMaxIterations(0))...); return err }, "WithMaxIterations(0)"},
+		{"radius", func() error { _, err := Learn(spins, append(ok, WithRadius(math.NaN()))...); return err }, "WithRadius(NaN)"},
 		{"nil option", func() error { _, err := Learn(spins, WithWidth(1), nil); return err }, "option 1 is nil"},
 		{"ising on k=3", func() error { _, err := LearnIsing(k3, ok...); return err }, "k = 3, want 2"},
 		{"entropic on k=3", func() error { _, err := LearnPairwise(k3, append(ok, WithSolver(EntropicMirror{}))...); return err }, "GroupMirror"},

@@ -3,7 +3,6 @@ package pairwise
 import (
 	"context"
 	"fmt"
-	"math"
 
 	"github.com/mrfkit/pairwise/solve"
 )
@@ -64,7 +63,7 @@ func LearnPairwiseContext(ctx context.Context, s *Samples, opts ...Option) (*Res
 
 	n, k := s.n, s.k
 	kk := k * k
-	radius := 2 * cfg.lambda * math.Sqrt(float64(k))
+	radius := cfg.regressionRadius(k, true)
 	est := make([][]float64, n)
 	fields := make([]float64, n*k)
 	nodes := make([]NodeFit, n)
@@ -151,7 +150,9 @@ func LearnPairwiseContext(ctx context.Context, s *Samples, opts ...Option) (*Res
 	if err != nil {
 		return nil, err
 	}
-	return assemble(&cfg, n, k, est, fields, nodes), nil
+	res := assemble(&cfg, n, k, est, fields, nodes)
+	res.Radius = radius
+	return res, nil
 }
 
 // gatherPair copies the rows of the pair, in their original order, into the
