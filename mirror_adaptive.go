@@ -45,22 +45,11 @@ func newEntropicGeometry(w []float64, r float64) *entropicGeometry {
 	d := len(w)
 	nv := 2*d + 1
 	e := &entropicGeometry{d: d, r: r, lv: make([]float64, nv), ln: make([]float64, nv)}
-	// The warm start enters as in entropicPaper: the simplex point that
-	// represents w, mixed with the uniform point so every coordinate is
-	// positive.
-	s := solve.Norm(w, 1) / r
-	if s > 0.5 {
-		for j := range w {
-			w[j] *= 0.5 / s
-		}
-		s = 0.5
+	// The warm start enters as in entropicPaper.
+	entropicStart(e.lv, w, r)
+	for i, x := range e.lv {
+		e.lv[i] = math.Log(x)
 	}
-	base := (1 - s) / float64(nv)
-	for j, x := range w {
-		e.lv[j] = math.Log(max(x, 0)/r + base)
-		e.lv[d+j] = math.Log(max(-x, 0)/r + base)
-	}
-	e.lv[2*d] = math.Log(base)
 	return e
 }
 

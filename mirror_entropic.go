@@ -43,19 +43,7 @@ func entropicPaper[F solve.Layout](ctx context.Context, p *solve.Problem[F], w [
 	u, r := take(n), take(n)
 
 	// Line 4 (uniform for w = 0) with the warm start mixed in.
-	s := solve.Norm(w, 1) / w1
-	if s > 0.5 {
-		for j := range w {
-			w[j] *= 0.5 / s
-		}
-		s = 0.5
-	}
-	base := (1 - s) / float64(nv)
-	for j, x := range w {
-		v[j] = max(x, 0)/w1 + base
-		v[d+j] = max(-x, 0)/w1 + base
-	}
-	v[2*d] = base
+	entropicStart(v, w, w1)
 	for i, x := range v {
 		eta[i] = math.Log(x)
 	}
@@ -103,6 +91,27 @@ func entropicPaper[F solve.Layout](ctx context.Context, p *solve.Problem[F], w [
 	loss := solve.Evaluate(p, w, g, u, r)
 	gap := solve.Gap(g, w, 1, p.Radius)
 	return solve.Stats{Iterations: steps, Loss: loss, Gap: gap, Converged: gap <= p.Tol}, nil
+}
+
+// entropicStart sets v ∈ Δ_{2d+1} to Algorithm 3's start for the warm start
+// w (line 4's uniform point when w = 0): the simplex point that represents w
+// mixed with the uniform point by weight 1 − ‖w‖₁/W1, after shrinking w to
+// ‖w‖₁ ≤ W1/2, so that every coordinate is at least 1/(2(2d+1)).
+func entropicStart(v, w []float64, w1 float64) {
+	d := len(w)
+	s := solve.Norm(w, 1) / w1
+	if s > 0.5 {
+		for j := range w {
+			w[j] *= 0.5 / s
+		}
+		s = 0.5
+	}
+	base := (1 - s) / float64(2*d+1)
+	for j, x := range w {
+		v[j] = max(x, 0)/w1 + base
+		v[d+j] = max(-x, 0)/w1 + base
+	}
+	v[2*d] = base
 }
 
 // entropicPoint sets w = W1·(v_{1:d} − v_{d+1:2d}), the point of the l1 ball
