@@ -3,11 +3,15 @@ package pairwise
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -622,5 +626,305 @@ func TestReadCSVFiles(t *testing.T) {
 			}
 			checkSamples(t, s, test.want)
 		})
+	}
+}
+
+// compactCases are inputs for the merging readers: each must read as the
+// plain reader followed by Compact.
+var compactCases = []struct {
+	name string
+	in   string
+	hist bool
+}{
+	{name: "repeats", in: "0,1,2\n2,1,0\n0,1,2\n0,0,0\n2,1,0\n0,1,2\n"},
+	{name: "no repeats", in: "a,b\n0,1\n1,0\n"},
+	{name: "spins", in: "x,y\n-1,1\n1,1\n-1,1\n"},
+	{name: "one column", in: "4\n0\n4\n4\n"},
+	// Rows switch from one to two bytes a value in the middle of line 4,
+	// after rows 1 and 2 have been indexed.
+	{name: "two-byte states", in: "0,255\n1,2\n0,255\n300,255\n1,2\n0,255\n300,255\n"},
+	// Adjacent rows compared after widening (found by FuzzReadCSVCompact:
+	// the two scratch keys of the index once shared memory).
+	{name: "widening after a repeat", in: "0,255\n0,255\n0,1000\n0,255"},
+	{name: "histogram", in: "count,a,b\n2,0,1\n0.5,1,1\n3,0,1\n0,1,1\n0,2,2\n", hist: true},
+	{name: "histogram two-byte", in: "1,0,9\n2,500,0\n4,0,9\n", hist: true},
+	{name: "long line", in: strings.Repeat(strings.Repeat("1,", 3000)+"0\n", 3), hist: false},
+}
+
+func TestReadCSVCompact(t *testing.T) {
+	t.Parallel()
+	// Many distinct rows, each repeated, grow the hash index several times.
+	var many strings.Builder
+	for rep := 0; rep < 3; rep++ {
+		for m := 0; m < 3000; m++ {
+			fmt.Fprintf(&many, "%d,%d,%d\n", m%7, (m/7)%11, m/77)
+		}
+	}
+	cases := append(compactCases[:len(compactCases):len(compactCases)], struct {
+		name string
+		in   string
+		hist bool
+	}{name: "index grows", in: many.String()})
+	for _, test := range cases {
+		t.Run(test.name, func(t *testing.T) {
+			read, readCompact, fn := ReadCSV, ReadCSVCompact, "ReadCSVCompact"
+			if test.hist {
+				read, readCompact, fn = ReadHistogramCSV, ReadHistogramCSVCompact, "ReadHistogramCSVCompact"
+			}
+			plain, err := read(strings.NewReader(test.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := wantOf(plain.Compact())
+			got, err := readCompact(strings.NewReader(test.in))
+			if err != nil {
+				t.Fatalf("%s: %v", fn, err)
+			}
+			checkSamples(t, got, want)
+			if got.Len() >= plain.Len() && plain.Len() > len(want.rows) {
+				t.Errorf("%d rows stored, want fewer than the %d lines", got.Len(), plain.Len())
+			}
+		})
+	}
+	if s, err := ReadCSVCompact(strings.NewReader(many.String())); err != nil || s.Len() != 3000 || s.TotalWeight() != 9000 {
+		t.Errorf("index grows: %v, want 3000 distinct rows of total weight 9000", err)
+	}
+}
+
+// The merging readers report the errors of the plain ones, under their own
+// name.
+func TestReadCSVCompactErrors(t *testing.T) {
+	t.Parallel()
+	for _, test := range []struct {
+		name string
+		in   string
+		hist bool
+		want string
+	}{
+		{name: "ragged", in: "0,1\n0,1\n1\n", want: "pairwise: ReadCSVCompact: line 3 has 1 fields, want 2"},
+		{name: "letter", in: "0,1\n0,1\n1,x\n", want: `pairwise: ReadCSVCompact: line 3, column 2: "x" is not an integer`},
+		{name: "empty", in: "", want: "pairwise: ReadCSVCompact: no samples in input"},
+		{name: "header only", in: "a,b\n", want: "only a header line"},
+		{name: "negative count", in: "1,0\n1,0\n-1,0\n", hist: true, want: `pairwise: ReadHistogramCSVCompact: line 3, column 1: count "-1" is negative`},
+		{name: "zero total", in: "0,0\n0,0\n", hist: true, want: "every count is zero"},
+		{name: "merged sum overflows", in: "1e308,0\n1e308,0\n", hist: true, want: "sum to +Inf"},
+	} {
+		t.Run(test.name, func(t *testing.T) {
+			read := ReadCSVCompact
+			if test.hist {
+				read = ReadHistogramCSVCompact
+			}
+			s, err := read(strings.NewReader(test.in))
+			if err == nil || !strings.Contains(err.Error(), test.want) {
+				t.Errorf("error %v (samples %v), want one containing %q", err, s, test.want)
+			}
+		})
+	}
+}
+
+func FuzzReadCSVCompact(f *testing.F) {
+	for _, s := range csvSeeds {
+		f.Add([]byte(s), false)
+		f.Add([]byte(s), true)
+	}
+	for _, c := range compactCases {
+		f.Add([]byte(c.in), c.hist)
+	}
+	f.Fuzz(func(t *testing.T, data []byte, hist bool) {
+		read, readCompact, fn, compactFn := ReadCSV, ReadCSVCompact, "ReadCSV", "ReadCSVCompact"
+		if hist {
+			read, readCompact, fn, compactFn = ReadHistogramCSV, ReadHistogramCSVCompact, "ReadHistogramCSV", "ReadHistogramCSVCompact"
+		}
+		got, err := readCompact(bytes.NewReader(data))
+		plain, perr := read(bytes.NewReader(data))
+		if perr != nil {
+			// Merging can only turn an overflowing total into an
+			// overflowing merged count, reported the same way.
+			want := strings.Replace(perr.Error(), fn+":", compactFn+":", 1)
+			if err == nil || err.Error() != want {
+				t.Fatalf("%s: error %v, want %q", compactFn, err, want)
+			}
+			return
+		}
+		if err != nil {
+			t.Fatalf("%s: %v, but %s reads the input", compactFn, err, fn)
+		}
+		checkReadValid(t, got)
+		checkSamples(t, got, wantOf(plain.Compact()))
+	})
+}
+
+func TestSamplesWithNames(t *testing.T) {
+	t.Parallel()
+	s, err := NewWeightedSamples(3, [][]int{{0, 2}, {1, 1}}, []float64{2, 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	named, err := s.WithNames([]string{"left", "right"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Names() != nil {
+		t.Errorf("the receiver got names %q", s.Names())
+	}
+	var buf bytes.Buffer
+	if err := named.WriteCSV(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if want := "count,left,right\n2,0,2\n0.5,1,1\n"; buf.String() != want {
+		t.Errorf("WriteCSV wrote %q, want %q", buf.String(), want)
+	}
+	back, err := ReadHistogramCSV(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSamples(t, back, wantOf(named))
+	unnamed, err := named.WithNames(nil)
+	if err != nil || unnamed.Names() != nil {
+		t.Errorf("WithNames(nil): %v, names %q, want none", err, unnamed.Names())
+	}
+	for _, bad := range []struct {
+		names []string
+		want  string
+	}{
+		{[]string{"a"}, "pairwise: WithNames: 1 names for 2 variables"},
+		{[]string{"a", "a"}, `variables 0 and 1 have the same name "a"`},
+		{[]string{"a", "12"}, `variable 1: name "12" is an integer`},
+		{[]string{"a,b", "c"}, "contains a comma"},
+	} {
+		if _, err := s.WithNames(bad.names); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("WithNames(%q) = %v, want an error containing %q", bad.names, err, bad.want)
+		}
+	}
+}
+
+// largeCSV returns a CSV text of rows random rows of n states below k (row
+// m repeats row m-half when repeat is set, so that identical rows lie
+// chunks apart), and the rows themselves.
+func largeCSV(rows, n, k int, repeat bool, seed uint64) (string, [][]int) {
+	r := rand.New(rand.NewPCG(seed, 3))
+	var b strings.Builder
+	want := make([][]int, rows)
+	for m := range want {
+		if repeat && m >= rows/2 {
+			want[m] = want[m-rows/2]
+		} else {
+			want[m] = make([]int, n)
+			for i := range want[m] {
+				want[m][i] = r.IntN(k)
+			}
+		}
+		for i, v := range want[m] {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(strconv.Itoa(v))
+		}
+		b.WriteByte('\n')
+	}
+	return b.String(), want
+}
+
+// onlyReader hides every method of a reader but Read, as a pipe would.
+type onlyReader struct{ r io.Reader }
+
+func (o onlyReader) Read(p []byte) (int, error) { return o.r.Read(p) }
+
+// TestReadCSVStorage reads inputs larger than one storage chunk through
+// every kind of reader the storage treats differently (size known from Len
+// or from a file, size unknown), with the alphabet widening to two bytes
+// after several chunks, lines growing longer than the first ones (so the
+// size estimate falls short), and identical rows far apart for the merging
+// reader.
+func TestReadCSVStorage(t *testing.T) {
+	t.Parallel()
+	// 12000 rows of 7 values fill the first chunk of 65536 values and
+	// start a second one.
+	short, shortRows := largeCSV(12000, 7, 3, false, 1)
+	long, longRows := largeCSV(12000, 7, 1000, false, 2) // states up to 999: lines 3 times longer
+	wide := short + long                                 // widens to two bytes at row 12000
+	wideRows := append(shortRows[:len(shortRows):len(shortRows)], longRows...)
+	rep, repRows := largeCSV(24000, 7, 10, true, 3)
+	file := filepath.Join(t.TempDir(), "wide.csv")
+	if err := os.WriteFile(file, []byte(wide), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	open := func(t *testing.T) io.Reader {
+		f, err := os.Open(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		return f
+	}
+	for _, test := range []struct {
+		name string
+		in   func(t *testing.T) io.Reader
+		want [][]int
+	}{
+		{"short, size known", func(*testing.T) io.Reader { return strings.NewReader(short) }, shortRows},
+		{"short, size unknown", func(*testing.T) io.Reader { return onlyReader{strings.NewReader(short)} }, shortRows},
+		{"widening, size known", func(*testing.T) io.Reader { return strings.NewReader(wide) }, wideRows},
+		{"widening, size unknown", func(*testing.T) io.Reader { return onlyReader{strings.NewReader(wide)} }, wideRows},
+		{"widening, file", open, wideRows},
+		{"repeats, size known", func(*testing.T) io.Reader { return strings.NewReader(rep) }, repRows},
+	} {
+		t.Run(test.name, func(t *testing.T) {
+			s, err := ReadCSV(test.in(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			k := 0
+			for _, row := range test.want {
+				k = max(k, slices.Max(row)+1)
+			}
+			checkSamples(t, s, csvWant{k: k, rows: test.want})
+
+			// The merging reader gives the compacted rows, whatever the
+			// chunk boundaries.
+			c, err := ReadCSVCompact(test.in(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkSamples(t, c, wantOf(s.Compact()))
+			if c.Compact() != c {
+				t.Error("Compact of compacted samples made a copy")
+			}
+		})
+	}
+}
+
+// TestReadCSVMemory checks that reading an input of known size allocates
+// about the compact size of the samples once, not the several copies that
+// growing one slice leaves behind. It is not parallel: it measures the
+// process's allocations.
+func TestReadCSVMemory(t *testing.T) {
+	in, _ := largeCSV(60000, 20, 2, false, 4)
+	compact := 60000 * 20.0
+	for _, test := range []struct {
+		name  string
+		r     func() io.Reader
+		limit float64 // allowed bytes allocated, as a multiple of compact
+	}{
+		// One chunk sized from the estimate, 10% margin, plus the first
+		// chunk and the line buffer.
+		{"size known", func() io.Reader { return strings.NewReader(in) }, 1.25},
+		// Chunks doubling (the last up to half empty) and joined at the
+		// end: about 2 to 3 times.
+		{"size unknown", func() io.Reader { return onlyReader{strings.NewReader(in)} }, 3.5},
+	} {
+		r := test.r()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		s, err := ReadCSV(r)
+		runtime.ReadMemStats(&after)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := float64(after.TotalAlloc-before.TotalAlloc) / compact
+		t.Logf("%s: allocated %.2f times the compact size", test.name, got)
+		if got > test.limit {
+			t.Errorf("%s: ReadCSV allocated %.2f times the compact size of %d rows, want at most %.2f", test.name, got, s.Len(), test.limit)
+		}
 	}
 }

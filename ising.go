@@ -21,6 +21,15 @@ import (
 // and WithMinEdgeWeight (η) are required. The default solver is
 // EntropicMirror (Algorithm 3) with the Adaptive schedule, stopped when the
 // duality gap certifies WithTolerance.
+//
+// With that default (or GroupMirror with the Adaptive schedule) the
+// regressions run on a fast path that gives the same certified solutions:
+// identical rows are merged into weights, the spins are encoded as byte
+// codes of eight variables that turn margins and gradients into table
+// reads and histogram updates, and near the optimum the accelerated method
+// takes Newton steps on the face of the l1 ball (preconditioned by the
+// spins' second moment, computed once through gonum's blas64). Any other
+// backend runs on the plain ±1 design of package solve.
 func LearnIsing(s *Samples, opts ...Option) (*Result, error) {
 	return LearnIsingContext(context.Background(), s, opts...)
 }
@@ -36,31 +45,46 @@ func LearnIsingContext(ctx context.Context, s *Samples, opts ...Option) (*Result
 	if s.k != 2 {
 		return nil, fmt.Errorf("pairwise: %s: alphabet size k = %d, want 2 (use LearnPairwise or Learn)", fn, s.k)
 	}
-	solver := cfg.spins
-	if solver == nil {
-		b := cfg.solver
-		if b == nil {
-			b = EntropicMirror{}
+	n := s.n
+	radius := cfg.regressionRadius(2, false)
+	// solveNode fits node i's regression into w (zero on entry): on the
+	// fast path (learn_fast.go) with the default backends, else with the
+	// configured solver on the plain layout.
+	var solveNode func(ctx context.Context, i int, w []float64) (solve.Stats, error)
+	if cfg.fastSpins() {
+		if f := newIsingFast(&cfg, s, radius); f != nil {
+			solveNode = f.solve
 		}
-		solver = b.spinsSolver()
+	}
+	if solveNode == nil {
+		solver := cfg.spins
+		if solver == nil {
+			b := cfg.solver
+			if b == nil {
+				b = EntropicMirror{}
+			}
+			solver = b.spinsSolver()
+		}
+		enc := encodeSpins(s)
+		solveNode = func(ctx context.Context, i int, w []float64) (solve.Stats, error) {
+			p := &solve.Problem[solve.Spins]{
+				X:       solve.Spins{X: enc.x, Cols: n, Bias: i},
+				Y:       enc.column(i),
+				C:       enc.c,
+				Radius:  radius,
+				Tol:     cfg.tol,
+				MaxIter: cfg.maxIter,
+			}
+			return solver.Solve(ctx, p, w)
+		}
 	}
 
-	n := s.n
-	enc := encodeSpins(s)
 	est := make([][]float64, n)
 	fields := make([]float64, 2*n)
 	nodes := make([]NodeFit, n)
 	err = forEachNode(ctx, &cfg, n, func(ctx context.Context, i int) error {
-		p := &solve.Problem[solve.Spins]{
-			X:       solve.Spins{X: enc.x, Cols: n, Bias: i},
-			Y:       enc.column(i),
-			C:       enc.c,
-			Radius:  cfg.regressionRadius(2, false),
-			Tol:     cfg.tol,
-			MaxIter: cfg.maxIter,
-		}
 		w := make([]float64, n)
-		st, err := solver.Solve(ctx, p, w)
+		st, err := solveNode(ctx, i, w)
 		if err != nil {
 			return fmt.Errorf("pairwise: %s: node %d: %w", fn, i, err)
 		}

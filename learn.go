@@ -33,6 +33,9 @@ type Result struct {
 	Radius float64
 	// Nodes holds one entry per node i: how its regressions ended.
 	Nodes []NodeFit
+	// Tuning reports the widths and the edge test chosen from the data
+	// when WithWidth or WithMinEdgeWeight was not given; nil otherwise.
+	Tuning *Tuning
 
 	n, k int
 	est  [][]float64 // est[i][j*k*k + a*k + b] = Ŵ_ij(a, b) from node i's regressions
@@ -47,6 +50,7 @@ type NodeFit struct {
 	Loss        float64 // largest final loss L(ŵ) among the regressions
 	Gap         float64 // largest duality-gap certificate: every L(ŵ) - L* ≤ Gap
 	Converged   bool    // every regression certified the tolerance
+	Width       float64 // λ_i chosen for this node by the Selection; 0 when WithWidth was given
 	// EmptyPairs counts the value pairs (α, β) with no sample where z_i is α
 	// or β; their U^{α,β} is taken as zero. OneLabelPairs counts the pairs
 	// whose samples all have the same one of the two values; their
@@ -105,13 +109,7 @@ func prepare(fn string, s *Samples, opts []Option) (config, error) {
 	if len(cfg.errs) > 0 {
 		return cfg, errors.Join(cfg.errs...)
 	}
-	if math.IsNaN(cfg.lambda) && math.IsNaN(cfg.radius) {
-		return cfg, fmt.Errorf("pairwise: %s: the width bound λ is required: pass WithWidth", fn)
-	}
-	if math.IsNaN(cfg.eta) {
-		return cfg, fmt.Errorf("pairwise: %s: the minimum edge weight bound η is required: pass WithMinEdgeWeight", fn)
-	}
-	return cfg, nil
+	return cfg, cfg.selectDefaults(fn, s) // selection.go: choose λ and η from the data when not given
 }
 
 // forEachNode runs fit(i) for every node on cfg.workers goroutines, reports
@@ -177,6 +175,9 @@ func forEachNode(parent context.Context, cfg *config, n int, fit func(ctx contex
 // assemble symmetrises the per-node estimates, thresholds them at η/2 with
 // the configured rule, and builds the Result. fields[i*k+a] holds θ̂_i(a).
 func assemble(cfg *config, n, k int, est [][]float64, fields []float64, nodes []NodeFit) *Result {
+	if cfg.sel != nil {
+		return cfg.sel.assemble(cfg, n, k, est, fields, nodes) // selection.go
+	}
 	kk := k * k
 	m, _ := NewModel(n, k)
 	copy(m.theta, fields)

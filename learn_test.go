@@ -393,8 +393,7 @@ func TestLearnErrors(t *testing.T) {
 		want string
 	}{
 		{"nil samples", func() error { _, err := Learn(nil, ok...); return err }, "nil samples"},
-		{"no width", func() error { _, err := Learn(spins, WithMinEdgeWeight(0.1)); return err }, "WithWidth"},
-		{"no eta", func() error { _, err := Learn(spins, WithWidth(1)); return err }, "WithMinEdgeWeight"},
+		{"no width, too few rows", func() error { _, err := Learn(spins, WithSelection(CrossValidation{})); return err }, "fewer than the 5 folds"},
 		{"NaN width", func() error { _, err := Learn(spins, WithWidth(math.NaN()), WithMinEdgeWeight(0.1)); return err }, "WithWidth(NaN)"},
 		{"negative width", func() error { _, err := Learn(spins, WithWidth(-1), WithMinEdgeWeight(0.1)); return err }, "WithWidth(-1)"},
 		{"infinite width", func() error { _, err := Learn(spins, WithWidth(math.Inf(1)), WithMinEdgeWeight(0.1)); return err }, "WithWidth(+Inf)"},

@@ -55,6 +55,11 @@ const (
 	// 1e-10 takes tens of steps; nearly separable data with a large
 	// radius make the loss flat along the optimal direction, and there
 	// the convergence is sublinear and MaxIter may end the run.
+	//
+	// The learners run this schedule, with the default backends, on a
+	// fast path (table kernels, merged rows, warm starts and Newton
+	// steps; see LearnIsing and LearnPairwise) whose every regression is
+	// certified by the same duality gap.
 	Adaptive Schedule = iota
 	// Paper runs exactly the paper's Algorithm 3 or 4: a fixed number T of
 	// iterations with the constant step γ of the algorithm and the averaged

@@ -25,6 +25,7 @@ type Model struct {
 	n, k  int
 	theta []float64    // n*k, theta[i*k+a] = θ_i(a)
 	adj   [][]neighbor // adj[i] sorted by j; w holds W_ij row-major
+	names []string     // variable names, or nil (modeljson.go)
 }
 
 // neighbor is one coupling seen from node i: w[a*k+b] = W_ij(a, b).
@@ -327,7 +328,7 @@ func maxAbs(x []float64) float64 {
 
 // Clone returns a deep copy of m.
 func (m *Model) Clone() *Model {
-	c := &Model{n: m.n, k: m.k, theta: append([]float64(nil), m.theta...), adj: make([][]neighbor, m.n)}
+	c := &Model{n: m.n, k: m.k, theta: append([]float64(nil), m.theta...), adj: make([][]neighbor, m.n), names: m.names}
 	for i, list := range m.adj {
 		c.adj[i] = make([]neighbor, len(list))
 		for x, nb := range list {
@@ -351,6 +352,7 @@ func (m *Model) Clone() *Model {
 func (m *Model) Centered() *Model {
 	k := m.k
 	c, _ := NewModel(m.n, k)
+	c.names = m.names
 	copy(c.theta, m.theta)
 	row := make([]float64, k)
 	col := make([]float64, k)

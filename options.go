@@ -32,6 +32,9 @@ type config struct {
 	tol       float64
 	maxIter   int
 	symmetric Symmetrization
+	selection Selection // selection.go: WithSelection, WithFalseEdgeRate
+	alpha     float64
+	sel       *selector
 
 	errs []error // problems found while applying options
 }

@@ -37,6 +37,16 @@ import (
 // LearnIsing up to the solver tolerance. WithWidth (λ) and WithMinEdgeWeight
 // (η) are required. The default solver is GroupMirror (Algorithm 4) with the
 // Adaptive schedule.
+//
+// With that default the regressions run on a fast path that gives the same
+// certified solutions: identical rows are merged into weights, the states
+// are encoded as codes of a few variables that turn margins and gradients
+// into table reads and histogram updates, the pair (α, β) with α ≥ 1 starts
+// from w^{0,β} − w^{0,α}, small problems take Newton steps (their
+// optimum is usually inside the l2,1 ball), and near the optimum of the
+// others the accelerated method takes Newton steps on the face of the ball.
+// Any other backend runs on the plain one-hot layout of package solve, on
+// the rows in their order.
 func LearnPairwise(s *Samples, opts ...Option) (*Result, error) {
 	return LearnPairwiseContext(context.Background(), s, opts...)
 }
@@ -52,30 +62,47 @@ func LearnPairwiseContext(ctx context.Context, s *Samples, opts ...Option) (*Res
 	if s.k > 256 {
 		return nil, fmt.Errorf("pairwise: %s: alphabet size k = %d, the learner supports at most 256", fn, s.k)
 	}
-	solver := cfg.oneHot
-	if solver == nil {
-		b := cfg.solver
-		if b == nil {
-			b = GroupMirror{}
-		}
-		solver = b.oneHotSolver()
-	}
-
 	n, k := s.n, s.k
 	kk := k * k
 	radius := cfg.regressionRadius(k, true)
+	// The fast path (learn_fast.go) with the default backend, else the
+	// configured solver on the plain layout; data are the rows it reads.
+	var fast *pairFast
+	if cfg.fastOneHot() {
+		fast = newPairFast(&cfg, s, radius)
+	}
+	data := s
+	var solver solve.Solver[solve.OneHot]
+	if fast != nil {
+		data = fast.s
+	} else {
+		solver = cfg.oneHot
+		if solver == nil {
+			b := cfg.solver
+			if b == nil {
+				b = GroupMirror{}
+			}
+			solver = b.oneHotSolver()
+		}
+	}
+
 	est := make([][]float64, n)
 	fields := make([]float64, n*k)
 	nodes := make([]NodeFit, n)
 	err = forEachNode(ctx, &cfg, n, func(ctx context.Context, i int) error {
 		// byValue[a] lists the rows with z_i = a.
 		byValue := make([][]int32, k)
-		for m := 0; m < s.rows; m++ {
-			if s.weights != nil && s.weights[m] == 0 {
+		for m := 0; m < data.rows; m++ {
+			if data.weights != nil && data.weights[m] == 0 {
 				continue
 			}
-			a := s.b8[m*n+i]
+			a := data.b8[m*n+i]
 			byValue[a] = append(byValue[a], int32(m))
+		}
+		var pn *pairNode
+		if fast != nil {
+			pn = fast.node(i)
+			defer pn.done()
 		}
 		fit := NodeFit{Node: i, Converged: true}
 		// sumU[j*kk + α*k + b] accumulates Σ_β U^{α,β}(j, b); row i holds
@@ -101,8 +128,14 @@ func LearnPairwiseContext(ctx context.Context, s *Samples, opts ...Option) (*Res
 						sign = -1
 					}
 					w[i*k] = sign * radius
+				case pn != nil:
+					st, err := pn.solve(ctx, alpha, beta, byValue[alpha], byValue[beta], w)
+					if err != nil {
+						return fmt.Errorf("pairwise: %s: node %d, values (%d, %d): %w", fn, i, alpha, beta, err)
+					}
+					fit.noteStats(st)
 				default:
-					z, y, c = gatherPair(s, i, byValue[alpha], byValue[beta], z[:0], y[:0], c[:0])
+					z, y, c = gatherPair(data, i, byValue[alpha], byValue[beta], z[:0], y[:0], c[:0])
 					p := &solve.Problem[solve.OneHot]{
 						X:       solve.OneHot{Z: z, Groups: n, K: k, Bias: i},
 						Y:       y,

@@ -22,6 +22,7 @@ type Samples struct {
 	weights []float64 // nil for unweighted samples
 	total   float64   // Σ weights, or rows
 	names   []string  // column names from a CSV header, or nil
+	merged  bool      // no two rows are equal: made by Compact or a merging reader (compact.go)
 }
 
 // NewSamples returns unweighted samples over the alphabet 0..k-1 from rows,

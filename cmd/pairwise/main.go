@@ -23,6 +23,11 @@ type command struct {
 
 var commands = []command{
 	{"demo", "learn the paper's 3x3 grid from exact samples and report the result", runDemo},
+	{"learn", "learn the graph and couplings from a CSV file of samples; write edges, DOT or a model", runLearn},
+	{"sample", "draw samples of a model JSON file (exact, or Gibbs) and write them as CSV", runSample},
+	{"reproduce", "rerun the paper's experiments (Figures 1 and 2, with Sparsitron) and draw the figures", runReproduce},
+	{"tuning", "compare the tuning-free learner (no λ, no η) with the oracle and with CV baselines", runTuning},
+	{"compare", "learn a ../shared/bench data file with its true λ, η; print a JSON line like the baselines'", runCompare},
 }
 
 func main() {

@@ -24,11 +24,20 @@ type progress struct {
 	last    time.Time
 	enabled bool
 	drawn   bool
+	bytes   bool // count in bytes, shown in MB
 }
 
 // newProgress returns a progress bar for total units of work written to w.
 func newProgress(w io.Writer, label string, total int, quiet bool) *progress {
 	return &progress{w: w, label: label, total: total, start: time.Now(), enabled: !quiet && isTerminal(w)}
+}
+
+// newByteProgress returns a progress bar for reading total bytes (0 when
+// the size is not known in advance, as for a pipe).
+func newByteProgress(w io.Writer, label string, total int64, quiet bool) *progress {
+	p := newProgress(w, label, int(total), quiet)
+	p.bytes = true
+	return p
 }
 
 // isTerminal reports whether w is a character device such as a terminal.
@@ -51,7 +60,7 @@ func (p *progress) Set(done int) {
 	defer p.mu.Unlock()
 	p.done = done
 	now := time.Now()
-	if !p.enabled || now.Sub(p.start) < time.Second || (now.Sub(p.last) < 100*time.Millisecond && done < p.total) {
+	if !p.enabled || now.Sub(p.start) < time.Second || (now.Sub(p.last) < 100*time.Millisecond && (done < p.total || p.total <= 0)) {
 		return
 	}
 	p.last = now
@@ -84,20 +93,31 @@ func (p *progress) Finish() {
 
 func (p *progress) draw(now time.Time) {
 	const width = 30
-	frac := 0.0
-	if p.total > 0 {
-		frac = float64(p.done) / float64(p.total)
-	}
-	filled := int(frac * width)
 	elapsed := now.Sub(p.start)
+	if p.total <= 0 {
+		// Unknown total: no bar and no estimate, only what is done.
+		fmt.Fprintf(p.w, "\r%s %s  %s elapsed ", p.label, p.count(p.done), elapsed.Round(time.Second))
+		p.drawn = true
+		return
+	}
+	frac := min(float64(p.done)/float64(p.total), 1)
+	filled := int(frac * width)
 	eta := "?"
 	if p.done > 0 && p.done < p.total {
 		eta = (time.Duration(float64(elapsed) * (1 - frac) / frac)).Round(time.Second).String()
 	} else if p.done >= p.total {
 		eta = "0s"
 	}
-	fmt.Fprintf(p.w, "\r%s [%s%s] %d/%d  %s elapsed, %s left ",
+	fmt.Fprintf(p.w, "\r%s [%s%s] %s/%s  %s elapsed, %s left ",
 		p.label, strings.Repeat("=", filled), strings.Repeat(" ", width-filled),
-		p.done, p.total, elapsed.Round(time.Second), eta)
+		p.count(p.done), p.count(p.total), elapsed.Round(time.Second), eta)
 	p.drawn = true
+}
+
+// count formats a number of units: plain, or in MB for bytes.
+func (p *progress) count(v int) string {
+	if p.bytes {
+		return fmt.Sprintf("%.1f MB", float64(v)/1e6)
+	}
+	return fmt.Sprint(v)
 }

@@ -1,0 +1,151 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// runCmd runs the command in-process with args and returns the exit code,
+// standard output and standard error.
+func runCmd(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// writeFile writes content to name in dir and returns its path.
+func writeFile(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// A valid model file for the sample errors.
+const smallModel = `{"n": 2, "k": 2, "names": ["a", "b"], "couplings": [{"i": 0, "j": 1, "w": [[0.5, -0.5], [-0.5, 0.5]]}], "fields": [[0, 0], [0, 0]]}`
+
+// TestCommandErrors runs every malformed input of issue 7 and the command
+// line mistakes we could think of through the command: each must exit with
+// a nonzero code, print one message that names the file and, for a problem
+// inside a file, the line and column, and never a stack trace.
+func TestCommandErrors(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	file := func(name, content string) string { return writeFile(t, dir, name, content) }
+	ragged := file("ragged.csv", "a,b,c\n0,1,0\n1,1\n")
+	letter := file("letter.csv", "a,b\n0,1\n1,x\n")
+	outOfRange := file("range.csv", "0,1\n1,70000\n")
+	negative := file("negative.csv", "0,1\n-2,1\n")
+	empty := file("empty.csv", "")
+	headerOnly := file("header.csv", "a,b,c\n")
+	negCount := file("negcount.csv", "count,a,b\n3,0,1\n-1,1,1\n")
+	fracCount := file("fraccount.csv", "2,0,1\n0.5,1,1\n")
+	good := file("good.csv", "a,b\n0,1\n1,0\n1,1\n")
+	model := file("model.json", smallModel)
+	missing := file("missing.json", `{"n": 2, "k": 2, "couplings": []}`)
+	wrongSize := file("wrongsize.json", "{\"n\": 2, \"k\": 2,\n \"couplings\": [{\"i\": 0, \"j\": 1, \"w\": [[0.5, -0.5, 1], [-0.5, 0.5]]}],\n \"fields\": [[0, 0], [0, 0]]}")
+	syntax := file("syntax.json", "{\"n\": 2,\n \"k\": 2 \"couplings\": []}")
+	// The complete graph on 40 variables has tables far beyond the exact
+	// sampler's limit.
+	var dense strings.Builder
+	dense.WriteString(`{"n": 40, "k": 2, "couplings": [`)
+	for i := 0; i < 40; i++ {
+		for j := i + 1; j < 40; j++ {
+			if i+j > 1 {
+				dense.WriteString(",")
+			}
+			dense.WriteString(`{"i": ` + strconv.Itoa(i) + `, "j": ` + strconv.Itoa(j) + `, "w": [[0.1, 0], [0, 0.1]]}`)
+		}
+	}
+	dense.WriteString(`], "fields": [` + strings.TrimSuffix(strings.Repeat("[0, 0],", 40), ",") + `]}`)
+	wide := file("dense.json", dense.String())
+
+	for _, test := range []struct {
+		name string
+		args []string
+		want []string // substrings of standard error
+	}{
+		{"ragged rows", []string{"learn", "-lambda", "1", "-eta", "0.2", ragged}, []string{"pairwise learn: " + ragged + ": line 3 has 2 fields, want 3"}},
+		{"letter in a number field", []string{"learn", letter}, []string{letter + `: line 3, column 2: "x" is not an integer`}},
+		{"value out of range", []string{"learn", outOfRange}, []string{outOfRange + `: line 2, column 2: "70000" exceeds the largest state 65535`}},
+		{"negative value", []string{"learn", negative}, []string{negative + `: line 2, column 1: "-2" is negative`}},
+		{"empty file", []string{"learn", empty}, []string{empty + ": no samples in input"}},
+		{"header only", []string{"learn", headerOnly}, []string{headerOnly + ": no samples in input, only a header line"}},
+		{"histogram with a negative count", []string{"learn", "-histogram", negCount}, []string{negCount + `: line 3, column 1: count "-1" is negative`}},
+		{"histogram without -histogram", []string{"learn", negCount}, []string{negCount + `: line 1, column 1: the first column is named "count"`, "-histogram"}},
+		{"counts without -histogram", []string{"learn", "-merge=false", fracCount}, []string{fracCount + `: line 2, column 1: "0.5" is not an integer`, "pass -histogram"}},
+		{"no such file", []string{"learn", filepath.Join(dir, "nope.csv")}, []string{filepath.Join(dir, "nope.csv") + ": no such file or directory"}},
+		{"directory", []string{"learn", dir}, []string{dir + ": is a directory"}},
+		{"no file argument", []string{"learn"}, []string{"missing the input FILE"}},
+		{"two file arguments", []string{"learn", good, good}, []string{"want one input FILE, got 2 arguments"}},
+		{"bad format", []string{"learn", "-format", "xml", good}, []string{`-format "xml": want one of csv, json, dot, model`}},
+		{"bad solver", []string{"learn", "-solver", "newton", good}, []string{`-solver "newton"`}},
+		{"bad symmetrisation", []string{"learn", "-sym", "max", good}, []string{`-sym "max"`}},
+		{"zero workers", []string{"learn", "-workers", "0", good}, []string{"-workers 0: want at least 1"}},
+		{"negative lambda", []string{"learn", "-lambda", "-1", "-eta", "0.1", good}, []string{"pairwise learn: -lambda -1: the width bound λ must be a finite positive number"}},
+		{"bad selection rule", []string{"learn", "-select", "aic", good}, []string{`-select "aic": want cv or ebic`}},
+		{"one fold", []string{"learn", "-select", "cv", "-folds", "1", good}, []string{"-folds 1: want at least 2"}},
+		{"negative gamma", []string{"learn", "-select", "ebic", "-gamma", "-1", good}, []string{"-gamma -1: want γ ≥ 0"}},
+		{"selection with lambda", []string{"learn", "-lambda", "1", "-select", "ebic", good}, []string{"-select chooses λ from the data; it has no effect with -lambda"}},
+		{"alpha with eta", []string{"learn", "-eta", "0.2", "-alpha", "0.1", good}, []string{"-alpha sets the edge test used without -eta"}},
+		{"alpha out of range", []string{"learn", "-alpha", "2", good}, []string{"-alpha 2: want α in (0, 1)"}},
+		{"folds without a rule", []string{"learn", "-folds", "3", good}, []string{"-folds: say which rule it is for with -select"}},
+		{"bad flag value", []string{"learn", "-lambda", "abc", good}, []string{`invalid value "abc" for flag -lambda`}},
+		{"unknown flag", []string{"learn", "-lamda", "1", good}, []string{"flag provided but not defined: -lamda"}},
+		{"output directory missing", []string{"learn", "-lambda", "1", "-eta", "0.2", "-o", filepath.Join(dir, "no", "out.csv"), good}, []string{filepath.Join(dir, "no", "out.csv") + ": no such file or directory"}},
+		{"model with a missing field", []string{"sample", missing}, []string{"pairwise sample: " + missing + `: line 1, column 1: missing member "fields"`}},
+		{"model with a wrong-sized matrix", []string{"sample", wrongSize}, []string{wrongSize + ": line 2, column 16: couplings[0].w[0]: 3 entries, want k = 2"}},
+		{"model with a syntax error", []string{"sample", syntax}, []string{syntax + ": line 2, column 9: malformed JSON: invalid character"}},
+		{"model too wide to sample exactly", []string{"sample", wide}, []string{wide + ":", "use -gibbs"}},
+		{"no model argument", []string{"sample"}, []string{"missing the MODEL file"}},
+		{"zero samples", []string{"sample", "-n", "0", model}, []string{"-n 0: want at least one sample"}},
+		{"Gibbs flag without -gibbs", []string{"sample", "-thin", "3", model}, []string{"-thin applies to the Gibbs sampler: add -gibbs"}},
+		{"negative burn-in", []string{"sample", "-gibbs", "-burnin", "-1", model}, []string{"GibbsBurnIn(-1): want at least 0 sweeps"}},
+		{"spins for k 3", []string{"sample", "-spins", writeFile(t, dir, "k3.json", `{"n": 1, "k": 3, "couplings": [], "fields": [[0, 0, 0]]}`)}, []string{"-spins: the model has k = 3 states"}},
+		{"learn reads a model", []string{"learn", model}, []string{model + ": line 1, column 1: ", "double quote"}},
+		{"unknown command", []string{"lern", good}, []string{`pairwise: unknown command "lern"`}},
+	} {
+		t.Run(test.name, func(t *testing.T) {
+			code, stdout, stderr := runCmd(t, test.args...)
+			if code == 0 {
+				t.Fatalf("exit code 0, want nonzero; stdout:\n%s", stdout)
+			}
+			for _, w := range test.want {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("standard error\n\t%s\ndoes not contain\n\t%s", stderr, w)
+				}
+			}
+			for _, bad := range []string{"panic", "goroutine ", ".go:"} {
+				if strings.Contains(stderr, bad) {
+					t.Errorf("standard error looks like a stack trace (%q):\n%s", bad, stderr)
+				}
+			}
+			if stdout != "" {
+				t.Errorf("standard output %q, want nothing on error", stdout)
+			}
+		})
+	}
+}
+
+// TestHelp checks that -h on every subcommand exits 0 and shows an example.
+func TestHelp(t *testing.T) {
+	t.Parallel()
+	for _, c := range commands {
+		t.Run(c.name, func(t *testing.T) {
+			code, _, stderr := runCmd(t, c.name, "-h")
+			if code != 0 {
+				t.Errorf("exit code %d, want 0", code)
+			}
+			if !strings.Contains(stderr, "Usage: pairwise "+c.name) || !strings.Contains(stderr, "Example") {
+				t.Errorf("help of %s lacks a usage line or an example:\n%s", c.name, stderr)
+			}
+		})
+	}
+}

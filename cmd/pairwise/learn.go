@@ -1,0 +1,397 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/signal"
+	"regexp"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mrfkit/pairwise"
+)
+
+// stdin is the standard input of the commands; tests replace it.
+var stdin io.Reader = os.Stdin
+
+// learnFormats are the output formats of "pairwise learn".
+var learnFormats = []string{"csv", "json", "dot", "model"}
+
+// runLearn reads samples, learns the graph and the couplings with
+// pairwise.Learn, and writes them in the chosen format.
+func runLearn(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("learn", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	format := fs.String("format", "csv", "output `format`: csv (edges), json (edges and matrices), dot (Graphviz), model (the learned model as JSON)")
+	out := fs.String("o", "", "write the output to `FILE` (default standard output)")
+	modelOut := fs.String("model-out", "", "also write the learned model as JSON to `FILE`, for 'pairwise sample'")
+	histogram := fs.Bool("histogram", false, `the input is a histogram, lines "count,z_1,...,z_n"`)
+	merge := fs.Bool("merge", true, "merge identical rows into counts while reading (less memory and time when rows repeat);\n-merge=false keeps every row in file order")
+	lambda := fs.Float64("lambda", 0, "width bound `λ` ≥ the model width, radius 2λ (k = 2) or 2λ√k (default: the library's choice)")
+	eta := fs.Float64("eta", 0, "minimum edge weight bound `η`: keep edges of weight ≥ η/2 (default: the library's choice)")
+	radius := fs.Float64("radius", 0, "constraint `radius` of every regression, in place of the one set by λ (default: from λ)")
+	selection := fs.String("select", "", "without -lambda, the `rule` choosing each node's λ: cv (cross-validation) or ebic (default: the library's rule)")
+	folds := fs.Int("folds", 0, "without -lambda, with -select cv: cross-validation `folds` (default: the library's)")
+	gamma := fs.Float64("gamma", 0.25, "without -lambda, with -select ebic: the EBIC `γ` (0 is BIC; 0.25 is IsingFit's choice)")
+	alpha := fs.Float64("alpha", pairwise.DefaultFalseEdgeRate, "without -eta: family-wise false-edge `rate` α of the edge test")
+	solver := fs.String("solver", "", "regression `backend`: entropic (Algorithm 3), group (Algorithm 4), or sparsitron (the paper's online\nbaseline; it reads the rows in file order, so it implies -merge=false) (default: entropic for k = 2, group for k > 2)")
+	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "`goroutines` solving nodes in parallel; results do not depend on it")
+	tol := fs.Float64("tol", pairwise.DefaultTolerance, "certified optimality `gap` L(ŵ) - L* of every regression")
+	maxIter := fs.Int("max-iter", pairwise.DefaultMaxIterations, "iteration `cap` of every regression")
+	sym := fs.String("sym", "average", "the `rule` combining a pair's two estimates into an edge: average, and (both) or or (either)")
+	quiet := fs.Bool("quiet", false, "no progress bar and no summary on standard error")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, `Usage: pairwise learn [flags] FILE
+
+Reads samples from FILE ("-" for standard input), one sample a line: states
+0..k-1 or spins -1/+1, comma-separated, with an optional header line of
+variable names. With -histogram each line is "count,z_1,...,z_n". Learns the
+graph and the couplings with Algorithm 1 (k = 2) or Algorithm 2 (k > 2) of Wu,
+Sanghavi and Dimakis (2019), and writes the learned edges (csv, json), the
+graph for Graphviz (dot) or the learned model (model, read by 'pairwise
+sample'). Variables are named by the header, or x1..xn without one.
+
+Without -lambda and -eta the library chooses them from the data (slower);
+with them, the learner is exactly the paper's algorithm.
+
+Examples:
+  pairwise learn -lambda 2.5 -eta 0.4 testdata/grid.csv
+  pairwise learn -format dot -o grid.dot testdata/grid.csv && neato -Tsvg grid.dot > grid.svg
+  pairwise learn -histogram -lambda 2.4 -eta 0.6 -format json testdata/survey.csv
+  pairwise learn -lambda 2.5 -eta 0.4 -format model testdata/grid.csv | pairwise sample -n 10 -
+
+Flags:
+`)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if fs.NArg() != 1 {
+		if fs.NArg() == 0 {
+			return usageError("missing the input FILE (use - for standard input); see 'pairwise learn -h'")
+		}
+		return usageError("want one input FILE, got %d arguments: %q", fs.NArg(), fs.Args())
+	}
+	if !oneOf(*format, learnFormats) {
+		return usageError("-format %q: want one of %s", *format, strings.Join(learnFormats, ", "))
+	}
+	if *solver == "sparsitron" && !set["merge"] {
+		*merge = false // an online method sees the samples in order
+	}
+	opts, err := learnOptions(set, *lambda, *eta, *radius, *solver, *workers, *tol, *maxIter, *sym)
+	if err != nil {
+		return err
+	}
+	sel, err := selectionOptions(set, *selection, *folds, *gamma, *alpha)
+	if err != nil {
+		return err
+	}
+	opts = append(opts, sel...)
+
+	if os.Getenv("GOGC") == "" {
+		// The samples are a few large allocations without pointers,
+		// which the collector scans at no cost; collecting more often
+		// keeps the garbage of the per-node work from growing to the
+		// size of the samples again (the default GOGC=100 lets the heap
+		// reach twice the live data).
+		defer debug.SetGCPercent(debug.SetGCPercent(25))
+	}
+	s, name, err := readSamples(fs.Arg(0), *histogram, *merge, stderr, *quiet)
+	if err != nil {
+		return err
+	}
+	names := s.Names()
+	if names == nil {
+		names = defaultNames(s.Vars())
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	bar := newProgress(stderr, "learning", s.Vars(), *quiet)
+	opts = append(opts, pairwise.WithProgress(bar.Func()))
+	t0 := time.Now()
+	res, err := pairwise.LearnContext(ctx, s, opts...)
+	bar.Finish()
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return errors.New("interrupted")
+		}
+		return flagHint(err)
+	}
+	if err := res.Model.SetNames(names); err != nil {
+		return err // cannot happen: the reader checks names as SetNames does
+	}
+	if !*quiet {
+		summarize(stderr, name, s, res, time.Since(t0), *solver == "sparsitron")
+	}
+
+	if err := writeOutput(*out, stdout, func(w io.Writer) error {
+		switch *format {
+		case "json":
+			return writeEdgesJSON(w, res, names, s)
+		case "dot":
+			return writeDOT(w, res, names)
+		case "model":
+			return res.Model.WriteModel(w)
+		}
+		return writeEdgesCSV(w, res, names)
+	}); err != nil {
+		return err
+	}
+	if *modelOut != "" {
+		return writeOutput(*modelOut, stdout, res.Model.WriteModel)
+	}
+	return nil
+}
+
+// learnOptions turns the flags into learner options. Only flags given on
+// the command line become options, so that a missing flag leaves the choice
+// to the library (its defaults, or its data-driven selection of λ and η).
+func learnOptions(set map[string]bool, lambda, eta, radius float64, solver string, workers int, tol float64, maxIter int, sym string) ([]pairwise.Option, error) {
+	if workers < 1 {
+		return nil, usageError("-workers %d: want at least 1", workers)
+	}
+	opts := []pairwise.Option{pairwise.WithWorkers(workers)}
+	if set["lambda"] {
+		opts = append(opts, pairwise.WithWidth(lambda))
+	}
+	if set["eta"] {
+		opts = append(opts, pairwise.WithMinEdgeWeight(eta))
+	}
+	if set["radius"] {
+		opts = append(opts, pairwise.WithRadius(radius))
+	}
+	if set["tol"] {
+		opts = append(opts, pairwise.WithTolerance(tol))
+	}
+	if set["max-iter"] {
+		opts = append(opts, pairwise.WithMaxIterations(maxIter))
+	}
+	switch solver {
+	case "":
+	case "entropic":
+		opts = append(opts, pairwise.WithSolver(pairwise.EntropicMirror{}))
+	case "group":
+		opts = append(opts, pairwise.WithSolver(pairwise.GroupMirror{}))
+	case "sparsitron":
+		opts = append(opts, pairwise.WithSolver(pairwise.Sparsitron{}))
+	default:
+		return nil, usageError("-solver %q: want entropic, group or sparsitron", solver)
+	}
+	switch sym {
+	case "average":
+	case "and":
+		opts = append(opts, pairwise.WithSymmetrization(pairwise.And))
+	case "or":
+		opts = append(opts, pairwise.WithSymmetrization(pairwise.Or))
+	default:
+		return nil, usageError("-sym %q: want average, and, or or", sym)
+	}
+	return opts, nil
+}
+
+// selectionOptions turns the flags of the data-driven choice of λ and η
+// into options; as in learnOptions, only flags given become options. The
+// flags apply only when -lambda (for -select, -folds, -gamma) or -eta (for
+// -alpha) is missing; giving both is a mistake worth reporting.
+func selectionOptions(set map[string]bool, rule string, folds int, gamma, alpha float64) ([]pairwise.Option, error) {
+	var opts []pairwise.Option
+	if set["folds"] && folds < 2 {
+		return nil, usageError("-folds %d: want at least 2", folds)
+	}
+	if set["gamma"] && !(gamma >= 0) {
+		return nil, usageError("-gamma %v: want γ ≥ 0", gamma)
+	}
+	if set["lambda"] || set["radius"] {
+		for _, name := range []string{"select", "folds", "gamma"} {
+			if set[name] {
+				return nil, usageError("-%s chooses λ from the data; it has no effect with -lambda or -radius", name)
+			}
+		}
+	}
+	if set["eta"] && set["alpha"] {
+		return nil, usageError("-alpha sets the edge test used without -eta; it has no effect with -eta")
+	}
+	switch rule {
+	case "":
+		for _, name := range []string{"folds", "gamma"} {
+			if set[name] {
+				return nil, usageError("-%s: say which rule it is for with -select", name)
+			}
+		}
+	case "cv":
+		if set["gamma"] {
+			return nil, usageError("-gamma applies to -select ebic")
+		}
+		opts = append(opts, pairwise.WithSelection(pairwise.CrossValidation{Folds: folds}))
+	case "ebic":
+		if set["folds"] {
+			return nil, usageError("-folds applies to -select cv")
+		}
+		opts = append(opts, pairwise.WithSelection(pairwise.EBIC{Gamma: gamma}))
+	default:
+		return nil, usageError("-select %q: want cv or ebic", rule)
+	}
+	if set["alpha"] {
+		opts = append(opts, pairwise.WithFalseEdgeRate(alpha))
+	}
+	return opts, nil
+}
+
+// optionFlags maps the options the library names in its errors to the flags
+// that set them.
+var optionFlags = []struct{ option, flag string }{
+	{"WithWidth", "-lambda"},
+	{"WithMinEdgeWeight", "-eta"},
+	{"WithRadius", "-radius"},
+	{"WithTolerance", "-tol"},
+	{"WithMaxIterations", "-max-iter"},
+	{"WithWorkers", "-workers"},
+	{"WithFalseEdgeRate", "-alpha"},
+	{"WithSelection", "-select"},
+}
+
+// flagHint restates a learner error for the command line: the package
+// prefix goes, and every option the error names is followed by its flag.
+func flagHint(err error) error {
+	msg := libPrefixes.ReplaceAllString(err.Error(), "")
+	for _, of := range optionFlags {
+		// "WithWidth(-1): ..." becomes "-lambda -1: ...", and "pass
+		// WithWidth" becomes "pass WithWidth (flag -lambda)".
+		call := regexp.MustCompile(regexp.QuoteMeta(of.option) + `\(([^)]*)\)`)
+		msg = call.ReplaceAllString(msg, of.flag+" $1")
+		msg = strings.ReplaceAll(msg, of.option, of.option+" (flag "+of.flag+")")
+	}
+	return errors.New(msg)
+}
+
+// libPrefixes matches "pairwise: " and "pairwise: Function: " at the start
+// of every line of a (joined) error.
+var libPrefixes = regexp.MustCompile(`(?m)^pairwise: ([A-Za-z.]+: )?`)
+
+// countNames are header names of a first column that holds counts.
+var countNames = []string{"count", "counts", "n", "freq", "frequency", "weight", "weights"}
+
+// readSamples reads the samples of path ("-" for stdin) with a progress bar
+// for the bytes read, and returns them with the input's name for messages.
+func readSamples(path string, histogram, merge bool, stderr io.Writer, quiet bool) (*pairwise.Samples, string, error) {
+	in, err := openInput(path, stdin)
+	if err != nil {
+		return nil, "", err
+	}
+	defer in.Close()
+	bar := newByteProgress(stderr, "reading", in.size, quiet)
+	counted := &countingReader{r: in.r, p: bar}
+	br := bufio.NewReaderSize(counted, 1<<16)
+	var r io.Reader = br
+	if in.size > 0 {
+		// Tell the reader how much is left, so that it can allocate its
+		// storage once (see pairwise.ReadCSV).
+		r = &sizedReader{Reader: br, left: func() int64 { return in.size - int64(counted.n) + int64(br.Buffered()) }}
+	}
+	if !histogram {
+		if name := firstField(br); oneOf(strings.ToLower(name), countNames) {
+			return nil, "", fmt.Errorf("%s: line 1, column 1: the first column is named %q: if it holds counts, pass -histogram to read lines \"count,z_1,...,z_n\"; otherwise rename the column", in.name, name)
+		}
+	}
+	var s *pairwise.Samples
+	switch {
+	case histogram && merge:
+		s, err = pairwise.ReadHistogramCSVCompact(r)
+	case histogram:
+		s, err = pairwise.ReadHistogramCSV(r)
+	case merge:
+		s, err = pairwise.ReadCSVCompact(r)
+	default:
+		s, err = pairwise.ReadCSV(r)
+	}
+	bar.Finish()
+	if err != nil {
+		err = fileError(in.name, err)
+		if !histogram && strings.Contains(err.Error(), ", column 1: ") && strings.Contains(err.Error(), "is not an integer") {
+			err = fmt.Errorf("%w (if the first column holds counts, pass -histogram)", err)
+		}
+		return nil, "", err
+	}
+	return s, in.name, nil
+}
+
+// firstField returns the first field of the first line that r holds in its
+// buffer, without quotes and surrounding spaces, without consuming it.
+func firstField(r *bufio.Reader) string {
+	b, _ := r.Peek(r.Size()) // a short read is fine: we only need the start
+	b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
+	if i := bytes.IndexAny(b, ",\r\n"); i >= 0 {
+		b = b[:i]
+	}
+	return strings.Trim(strings.TrimSpace(string(b)), `"`)
+}
+
+// defaultNames returns x1..xn, the names of variables without a header.
+func defaultNames(n int) []string {
+	names := make([]string, n)
+	for i := range names {
+		names[i] = fmt.Sprintf("x%d", i+1)
+	}
+	return names
+}
+
+// summarize writes one line about the learned graph, and a warning for
+// regressions that stopped at the iteration cap (not for an online solver,
+// which makes one pass and has no stopping rule).
+func summarize(w io.Writer, name string, s *pairwise.Samples, res *pairwise.Result, elapsed time.Duration, online bool) {
+	rows := ""
+	if s.Weighted() {
+		rows = fmt.Sprintf(" (%d distinct rows)", s.Len())
+	}
+	lambda := fmt.Sprintf("λ = %g", res.Width)
+	if math.IsNaN(res.Width) {
+		lambda = fmt.Sprintf("radius %g", res.Radius)
+	}
+	eta := fmt.Sprintf("η = %g", res.MinEdgeWeight)
+	if tu := res.Tuning; tu != nil {
+		if tu.Selection != nil {
+			lo, hi := math.Inf(1), 0.0
+			for _, f := range res.Nodes {
+				lo, hi = math.Min(lo, f.Width), math.Max(hi, f.Width)
+			}
+			lambda = fmt.Sprintf("λ_i from %.3g to %.3g chosen by %v", lo, hi, tu.Selection)
+		}
+		if tu.FalseEdgeRate > 0 {
+			eta = fmt.Sprintf("edges by a Wald test at false-edge rate α = %g", tu.FalseEdgeRate)
+		}
+	}
+	fmt.Fprintf(w, "%s: %s samples%s of %d variables, k = %d: %d edges learned in %v (%s; %s)\n",
+		name, strconv.FormatFloat(s.TotalWeight(), 'f', -1, 64), rows, s.Vars(), s.Alphabet(), len(res.Edges), elapsed.Round(time.Millisecond), lambda, eta)
+	unconverged := 0
+	for _, f := range res.Nodes {
+		if !f.Converged {
+			unconverged++
+		}
+	}
+	if unconverged > 0 && !online {
+		fmt.Fprintf(w, "warning: the regressions of %d of %d nodes reached the iteration cap before certifying the tolerance (raise -max-iter or -tol)\n", unconverged, len(res.Nodes))
+	}
+}
+
+func oneOf(s string, list []string) bool {
+	for _, x := range list {
+		if s == x {
+			return true
+		}
+	}
+	return false
+}

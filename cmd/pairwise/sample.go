@@ -1,0 +1,153 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"strconv"
+
+	"github.com/mrfkit/pairwise"
+)
+
+// sampleChunk is the number of exact samples drawn and written at a time,
+// so that memory stays small however many samples are asked for.
+const sampleChunk = 1 << 13
+
+// newSeedSource returns the random source of -seed seed.
+func newSeedSource(seed uint64) rand.Source {
+	return rand.NewPCG(seed, 0x9e3779b97f4a7c15)
+}
+
+// runSample reads a model in the model JSON format and writes samples of it
+// as CSV.
+func runSample(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("sample", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	count := fs.Int("n", 1000, "number of `samples`")
+	seed := fs.Uint64("seed", 1, "random `seed`; the same seed and flags give the same samples")
+	gibbs := fs.Bool("gibbs", false, "use a Gibbs sampler (for models too large to sample exactly)")
+	burnIn := fs.Int("burnin", pairwise.DefaultGibbsBurnIn, "with -gibbs: `sweeps` every chain runs before its first sample")
+	thin := fs.Int("thin", pairwise.DefaultGibbsThin, "with -gibbs: `sweeps` between two kept samples of a chain")
+	chains := fs.Int("chains", pairwise.DefaultGibbsChains, "with -gibbs: independent `chains`")
+	spins := fs.Bool("spins", false, "for k = 2, write spins -1/+1 instead of states 0/1")
+	out := fs.String("o", "", "write the samples to `FILE` (default standard output)")
+	quiet := fs.Bool("quiet", false, "no progress bar on standard error")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, `Usage: pairwise sample [flags] MODEL
+
+Reads a model in the model JSON format from MODEL ("-" for standard input),
+as written by 'pairwise learn -format model' or -model-out, and writes samples
+of it as CSV: a header line of the model's variable names (if it has names),
+then one sample a line of states 0..k-1 (or spins with -spins). Samples are
+exact and independent (variable elimination) unless -gibbs is given; a model
+too wide for exact sampling is an error that suggests -gibbs.
+
+Examples:
+  pairwise sample -n 5000 -seed 7 testdata/grid.model.json > samples.csv
+  pairwise learn -lambda 2 -eta 0.3 -format model testdata/grid.csv | pairwise sample -n 100 -
+  pairwise sample -gibbs -burnin 2000 -thin 20 -n 10000 -o big.csv big.model.json
+
+Flags:
+`)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if fs.NArg() != 1 {
+		if fs.NArg() == 0 {
+			return usageError("missing the MODEL file (use - for standard input); see 'pairwise sample -h'")
+		}
+		return usageError("want one MODEL file, got %d arguments: %q", fs.NArg(), fs.Args())
+	}
+	if *count < 1 {
+		return usageError("-n %d: want at least one sample", *count)
+	}
+	if !*gibbs {
+		for _, name := range []string{"burnin", "thin", "chains"} {
+			if set[name] {
+				return usageError("-%s applies to the Gibbs sampler: add -gibbs", name)
+			}
+		}
+	}
+
+	in, err := openInput(fs.Arg(0), stdin)
+	if err != nil {
+		return err
+	}
+	m, err := pairwise.ReadModel(in.r)
+	in.Close()
+	if err != nil {
+		return fileError(in.name, err)
+	}
+	if *spins && m.Alphabet() != 2 {
+		return usageError("-spins: the model has k = %d states, spins need k = 2", m.Alphabet())
+	}
+	src := newSeedSource(*seed)
+
+	var sampler pairwise.Sampler
+	chunk := *count
+	if *gibbs {
+		g, err := pairwise.NewGibbsSampler(m, pairwise.GibbsBurnIn(*burnIn), pairwise.GibbsThin(*thin), pairwise.GibbsChains(*chains))
+		if err != nil {
+			return flagHint(err)
+		}
+		sampler = g
+	} else {
+		e, err := pairwise.NewExactSampler(m)
+		if err != nil {
+			return fmt.Errorf("%s: %s; use -gibbs for a Gibbs sampler", in.name, libPrefix.ReplaceAllString(err.Error(), ""))
+		}
+		// An exact sampler draws rows one after another from src, so
+		// drawing in chunks gives the same rows as one large draw.
+		sampler, chunk = e, sampleChunk
+	}
+
+	bar := newProgress(stderr, "sampling", *count, *quiet)
+	defer bar.Finish()
+	return writeOutput(*out, stdout, func(w io.Writer) error {
+		if names := m.Names(); names != nil {
+			line := []byte{}
+			for i, name := range names {
+				if i > 0 {
+					line = append(line, ',')
+				}
+				line = append(line, name...)
+			}
+			if _, err := w.Write(append(line, '\n')); err != nil {
+				return err
+			}
+		}
+		var line []byte
+		var row []int
+		for done := 0; done < *count; {
+			c := min(chunk, *count-done)
+			s, err := sampler.Sample(src, c)
+			if err != nil {
+				return flagHint(err)
+			}
+			for r := 0; r < s.Len(); r++ {
+				row = s.Row(row, r)
+				line = line[:0]
+				for i, v := range row {
+					if i > 0 {
+						line = append(line, ',')
+					}
+					if *spins {
+						v = 2*v - 1
+					}
+					line = strconv.AppendInt(line, int64(v), 10)
+				}
+				if _, err := w.Write(append(line, '\n')); err != nil {
+					return err
+				}
+			}
+			done += c
+			bar.Set(done)
+		}
+		return nil
+	})
+}

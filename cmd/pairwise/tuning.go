@@ -1,0 +1,716 @@
+package main
+
+import (
+	"bufio"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"image/color"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/mrfkit/pairwise"
+)
+
+// The tuning study: how often the tuning-free learner (no WithWidth, no
+// WithMinEdgeWeight) recovers the exact graph, against the oracle that is
+// given the true width λ and minimum edge weight η, on the models of issue
+// 6, over seeded runs at increasing sample sizes; and, with -bench, against
+// nodewise l1 logistic regression with cross-validated penalties
+// (scikit-learn, glmnet) on the baseline data sets of shared/bench.
+
+// tuningModel is one model family of the study.
+type tuningModel struct {
+	name, about string
+	build       func() (*pairwise.Model, error)
+	ns          []int // default sample sizes
+}
+
+// tuningModels are the models of the study, with their default sample sizes.
+var tuningModels = []tuningModel{
+	{"diamond", "diamond graph, n = 10, A_ij = 0.2 (Figure 1)", func() (*pairwise.Model, error) { return pairwise.NewDiamond(10, 0.2) },
+		[]int{500, 1000, 2000, 5000, 10000}},
+	{"grid-k2", "3x3 grid, k = 2, θ = 0.2", func() (*pairwise.Model, error) { return pairwise.NewGridPotts(3, 3, 2, 0.2, rand.NewPCG(1, 0)) },
+		[]int{500, 1000, 2000, 5000, 10000}},
+	{"grid-k4", "3x3 grid, k = 4, θ = 0.2", func() (*pairwise.Model, error) { return pairwise.NewGridPotts(3, 3, 4, 0.2, rand.NewPCG(1, 0)) },
+		[]int{5000, 10000, 20000, 40000}},
+	{"grid-k6", "3x3 grid, k = 6, θ = 0.2", func() (*pairwise.Model, error) { return pairwise.NewGridPotts(3, 3, 6, 0.2, rand.NewPCG(1, 0)) },
+		[]int{10000, 20000, 40000, 60000}},
+	{"grid7x7", "7x7 Ising grid, |A_ij| ~ U[0.2, 0.5], random signs", func() (*pairwise.Model, error) { return tuningGridIsing(7, 7, 0.2, 0.5, 1) },
+		[]int{1000, 2000, 5000, 10000, 20000}},
+	{"regular30", "random 3-regular graph, n = 30, |A_ij| ~ U[0.2, 0.5], random signs", func() (*pairwise.Model, error) { return tuningRegularIsing(30, 3, 0.2, 0.5, 1) },
+		[]int{1000, 2000, 5000, 10000, 20000}},
+}
+
+// tuningGridIsing returns the zero-field Ising model on a rows×cols grid with
+// |A_ij| ~ U[lo, hi) and a random sign per edge, drawn with seed.
+func tuningGridIsing(rows, cols int, lo, hi float64, seed uint64) (*pairwise.Model, error) {
+	r := rand.New(rand.NewPCG(seed, 7))
+	var edges [][2]int
+	for i := 0; i < rows; i++ {
+		for j := 0; j < cols; j++ {
+			v := i*cols + j
+			if j+1 < cols {
+				edges = append(edges, [2]int{v, v + 1})
+			}
+			if i+1 < rows {
+				edges = append(edges, [2]int{v, v + cols})
+			}
+		}
+	}
+	return tuningIsing(rows*cols, edges, lo, hi, r)
+}
+
+// tuningRegularIsing returns a zero-field Ising model on a random d-regular
+// graph with n nodes (the pairing model, redrawn until simple), with
+// |A_ij| ~ U[lo, hi) and random signs, drawn with seed.
+func tuningRegularIsing(n, d int, lo, hi float64, seed uint64) (*pairwise.Model, error) {
+	if n*d%2 != 0 {
+		return nil, fmt.Errorf("no %d-regular graph on %d nodes", d, n)
+	}
+	r := rand.New(rand.NewPCG(seed, 3))
+	for try := 0; try < 10000; try++ {
+		stubs := make([]int, 0, n*d)
+		for v := 0; v < n; v++ {
+			for range d {
+				stubs = append(stubs, v)
+			}
+		}
+		r.Shuffle(len(stubs), func(a, b int) { stubs[a], stubs[b] = stubs[b], stubs[a] })
+		seen := map[[2]int]bool{}
+		var edges [][2]int
+		ok := true
+		for x := 0; x < len(stubs); x += 2 {
+			a, b := min(stubs[x], stubs[x+1]), max(stubs[x], stubs[x+1])
+			if a == b || seen[[2]int{a, b}] {
+				ok = false
+				break
+			}
+			seen[[2]int{a, b}] = true
+			edges = append(edges, [2]int{a, b})
+		}
+		if ok {
+			sort.Slice(edges, func(x, y int) bool {
+				return edges[x][0] < edges[y][0] || edges[x][0] == edges[y][0] && edges[x][1] < edges[y][1]
+			})
+			return tuningIsing(n, edges, lo, hi, r)
+		}
+	}
+	return nil, errors.New("no simple pairing found")
+}
+
+func tuningIsing(n int, edges [][2]int, lo, hi float64, r *rand.Rand) (*pairwise.Model, error) {
+	a := mat.NewSymDense(n, nil)
+	for _, e := range edges {
+		v := lo + (hi-lo)*r.Float64()
+		if r.IntN(2) == 0 {
+			v = -v
+		}
+		a.SetSym(e[0], e[1], v)
+	}
+	return pairwise.NewIsing(a, nil)
+}
+
+// tuningMethods are the learners the study can run.
+var tuningMethods = map[string]string{
+	"oracle":   "the true λ and η given (WithWidth, WithMinEdgeWeight)",
+	"default":  "tuning-free: Learn(samples) with no option",
+	"cv":       "tuning-free with WithSelection(CrossValidation{Folds: 5})",
+	"ebic":     "tuning-free with WithSelection(EBIC{Gamma: 0.25})",
+	"cv+eta":   "true η given, width by CrossValidation{Folds: 5}",
+	"ebic+eta": "true η given, width by EBIC{Gamma: 0.25}",
+	"lambda":   "true λ given, edges by the edge test",
+}
+
+func tuningOptions(method string, m *pairwise.Model) []pairwise.Option {
+	lam, eta := pairwise.WithWidth(m.Width()), pairwise.WithMinEdgeWeight(m.MinEdgeWeight())
+	cv, ebic := pairwise.WithSelection(pairwise.CrossValidation{Folds: 5}), pairwise.WithSelection(pairwise.EBIC{Gamma: 0.25})
+	switch method {
+	case "oracle":
+		return []pairwise.Option{lam, eta}
+	case "cv":
+		return []pairwise.Option{cv}
+	case "ebic":
+		return []pairwise.Option{ebic}
+	case "cv+eta":
+		return []pairwise.Option{cv, eta}
+	case "ebic+eta":
+		return []pairwise.Option{ebic, eta}
+	case "lambda":
+		return []pairwise.Option{lam}
+	}
+	return nil
+}
+
+// tuningRow is one learner run.
+type tuningRow struct {
+	model, method  string
+	n, k, N, seed  int
+	exact          bool
+	fp, fn         int
+	seconds        float64
+	width, minEdge float64 // Result.Width and Result.MinEdgeWeight
+}
+
+func runTuning(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("tuning", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	models := fs.String("models", "diamond,grid-k2,grid-k4,grid-k6,grid7x7,regular30", "comma-separated `models`")
+	methods := fs.String("methods", "oracle,default", "comma-separated `methods`")
+	seeds := fs.Int("seeds", 20, "seeded runs per sample size")
+	sizes := fs.String("N", "", "sample sizes for every model, comma-separated (default: per model)")
+	out := fs.String("out", "docs/tuning", "output `directory` for recovery.csv, recovery.md and the PNG figures")
+	workers := fs.Int("workers", 1, "goroutines per learner")
+	export := fs.String("export", "", "also write every Ising data set as CSV with a truth JSON to this `directory` (for shared/bench's scripts)")
+	bench := fs.String("bench", "", "instead: learn the data sets of a shared/bench `copy` (data/, results/grid.jsonl) and compare with its baselines")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "Usage: pairwise tuning [flags]")
+		fmt.Fprintln(stderr, "\nThe tuning study of issue 6: exact recovery of the tuning-free learner (no width λ, no")
+		fmt.Fprintln(stderr, "edge weight η) against the oracle given the true λ and η, over seeded runs with exact")
+		fmt.Fprintln(stderr, "samples. Writes recovery.csv (one line a run), recovery.md and one PNG a model.")
+		fmt.Fprintln(stderr, "\nModels:")
+		for _, m := range tuningModels {
+			fmt.Fprintf(stderr, "  %-10s %s; N = %v\n", m.name, m.about, m.ns)
+		}
+		fmt.Fprintln(stderr, "\nMethods:")
+		names := make([]string, 0, len(tuningMethods))
+		for k := range tuningMethods {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		for _, k := range names {
+			fmt.Fprintf(stderr, "  %-9s %s\n", k, tuningMethods[k])
+		}
+		fmt.Fprintln(stderr, "\nExamples:\n  pairwise tuning\n  pairwise tuning -models diamond -seeds 5 -N 1000,2000 -out /tmp/t")
+		fmt.Fprintln(stderr, "  pairwise tuning -bench /tmp/bench -out docs/tuning\n\nFlags:")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError("unexpected argument %q", fs.Arg(0))
+	}
+	if *seeds < 1 || *workers < 1 {
+		return usageError("-seeds and -workers must be at least 1")
+	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return err
+	}
+	if *bench != "" {
+		return tuningBench(*bench, *out, *workers, stdout)
+	}
+	var chosen []tuningModel
+	for _, name := range strings.Split(*models, ",") {
+		found := false
+		for _, m := range tuningModels {
+			if m.name == name {
+				chosen, found = append(chosen, m), true
+			}
+		}
+		if !found {
+			return usageError("-models: unknown model %q", name)
+		}
+	}
+	meths := strings.Split(*methods, ",")
+	for _, m := range meths {
+		if _, ok := tuningMethods[m]; !ok {
+			return usageError("-methods: unknown method %q", m)
+		}
+	}
+	var ns []int
+	if *sizes != "" {
+		for _, f := range strings.Split(*sizes, ",") {
+			v, err := strconv.Atoi(f)
+			if err != nil || v < 1 {
+				return usageError("-N: bad sample size %q", f)
+			}
+			ns = append(ns, v)
+		}
+	}
+
+	csvPath := filepath.Join(*out, "recovery.csv")
+	f, err := os.Create(csvPath)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	cw := csv.NewWriter(f)
+	cw.Write([]string{"model", "n", "k", "N", "seed", "method", "exact", "fp", "fn", "seconds", "width", "min_edge_weight"})
+	var rows []tuningRow
+	about := map[string]*pairwise.Model{}
+	for _, tm := range chosen {
+		m, err := tm.build()
+		if err != nil {
+			return fmt.Errorf("%s: %v", tm.name, err)
+		}
+		about[tm.name] = m
+		sampler, err := pairwise.NewExactSampler(m)
+		if err != nil {
+			return fmt.Errorf("%s: %v", tm.name, err)
+		}
+		truth := map[[2]int]bool{}
+		for _, e := range m.Edges() {
+			truth[[2]int{e.I, e.J}] = true
+		}
+		sizes := tm.ns
+		if ns != nil {
+			sizes = ns
+		}
+		fmt.Fprintf(stdout, "%s: %s; n = %d, k = %d, %d edges, λ = %.4g, η = %.4g\n", tm.name, tm.about, m.Vars(), m.Alphabet(), len(truth), m.Width(), m.MinEdgeWeight())
+		for _, N := range sizes {
+			for seed := 0; seed < *seeds; seed++ {
+				s, err := sampler.Sample(rand.NewPCG(uint64(seed)+1, uint64(N)), N)
+				if err != nil {
+					return err
+				}
+				if *export != "" && m.Alphabet() == 2 {
+					if err := tuningExport(*export, tm, m, s, N, seed); err != nil {
+						return err
+					}
+				}
+				for _, meth := range meths {
+					opts := append(tuningOptions(meth, m), pairwise.WithWorkers(*workers))
+					t0 := time.Now()
+					res, err := pairwise.Learn(s, opts...)
+					if err != nil {
+						return fmt.Errorf("%s N=%d seed %d %s: %v", tm.name, N, seed, meth, err)
+					}
+					r := tuningRow{model: tm.name, method: meth, n: m.Vars(), k: m.Alphabet(), N: N, seed: seed,
+						seconds: time.Since(t0).Seconds(), width: res.Width, minEdge: res.MinEdgeWeight}
+					r.fp, r.fn = tuningErrors(truth, res.Edges)
+					r.exact = r.fp == 0 && r.fn == 0
+					rows = append(rows, r)
+					cw.Write([]string{r.model, strconv.Itoa(r.n), strconv.Itoa(r.k), strconv.Itoa(r.N), strconv.Itoa(r.seed), r.method,
+						strconv.FormatBool(r.exact), strconv.Itoa(r.fp), strconv.Itoa(r.fn), strconv.FormatFloat(r.seconds, 'g', 4, 64),
+						tuningFinite(r.width), tuningFinite(r.minEdge)})
+				}
+			}
+			cw.Flush()
+			line := fmt.Sprintf("  N = %6d:", N)
+			for _, meth := range meths {
+				st := tuningSummarize(rows, tm.name, meth, N)
+				line += fmt.Sprintf("  %s %d/%d (FP %.2f, FN %.2f, %.3gs)", meth, st.exact, st.runs, st.fp, st.fn, st.seconds)
+			}
+			fmt.Fprintln(stdout, line)
+		}
+	}
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		return err
+	}
+	if err := tuningReport(filepath.Join(*out, "recovery.md"), chosen, about, meths, rows, *seeds, args); err != nil {
+		return err
+	}
+	for _, tm := range chosen {
+		if err := tuningPlot(filepath.Join(*out, tm.name+".png"), tm, meths, rows); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(stdout, "wrote %s, %s and the figures\n", csvPath, filepath.Join(*out, "recovery.md"))
+	return nil
+}
+
+// tuningErrors counts the false positives and negatives of a learned graph.
+func tuningErrors(truth map[[2]int]bool, edges []pairwise.Edge) (fp, fn int) {
+	got := map[[2]int]bool{}
+	for _, e := range edges {
+		got[[2]int{e.I, e.J}] = true
+		if !truth[[2]int{e.I, e.J}] {
+			fp++
+		}
+	}
+	for e := range truth {
+		if !got[e] {
+			fn++
+		}
+	}
+	return fp, fn
+}
+
+type tuningStat struct {
+	runs, exact           int
+	fp, fn, seconds, wide float64
+}
+
+func tuningSummarize(rows []tuningRow, model, method string, N int) tuningStat {
+	var st tuningStat
+	for _, r := range rows {
+		if r.model != model || r.method != method || r.N != N {
+			continue
+		}
+		st.runs++
+		if r.exact {
+			st.exact++
+		}
+		st.fp += float64(r.fp)
+		st.fn += float64(r.fn)
+		st.seconds += r.seconds
+		st.wide += r.width
+	}
+	if st.runs > 0 {
+		st.fp /= float64(st.runs)
+		st.fn /= float64(st.runs)
+		st.seconds /= float64(st.runs)
+		st.wide /= float64(st.runs)
+	}
+	return st
+}
+
+// tuningReport writes the Markdown tables: per model and N, the exact
+// recoveries of every method, the mean FP and FN, the mean time, and the
+// issue's criterion (where the oracle recovers at least 90% of the runs,
+// the tuning-free default at least 80%).
+func tuningReport(path string, models []tuningModel, about map[string]*pairwise.Model, meths []string, rows []tuningRow, seeds int, args []string) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Tuning-free learning against the oracle\n\n")
+	fmt.Fprintf(&b, "Made by `go run ./cmd/pairwise tuning %s` (%d seeded runs per cell, exact samples;\n", strings.Join(args, " "), seeds)
+	fmt.Fprintf(&b, "run s at sample size N draws its samples with `rand.NewPCG(s+1, N)`). Methods:\n\n")
+	for _, m := range meths {
+		fmt.Fprintf(&b, "- **%s**: %s\n", m, tuningMethods[m])
+	}
+	fmt.Fprintf(&b, "\nEach cell: exact recoveries / runs, mean false positives and false negatives, mean seconds per run.\n")
+	hasBoth := false
+	for _, m := range meths {
+		if m == "default" {
+			hasBoth = true
+		}
+	}
+	for _, tm := range models {
+		m := about[tm.name]
+		fmt.Fprintf(&b, "\n## %s: %s\n\nn = %d, k = %d, %d edges, λ = %.4g, η = %.4g. Figure: `%s.png`.\n\n", tm.name, tm.about, m.Vars(), m.Alphabet(), len(m.Edges()), m.Width(), m.MinEdgeWeight(), tm.name)
+		b.WriteString("| N |")
+		for _, meth := range meths {
+			fmt.Fprintf(&b, " %s |", meth)
+		}
+		if hasBoth {
+			b.WriteString(" criterion |")
+		}
+		b.WriteString("\n|---|")
+		for range meths {
+			b.WriteString("---|")
+		}
+		if hasBoth {
+			b.WriteString("---|")
+		}
+		b.WriteString("\n")
+		for _, N := range tuningSizes(rows, tm.name) {
+			fmt.Fprintf(&b, "| %d |", N)
+			for _, meth := range meths {
+				st := tuningSummarize(rows, tm.name, meth, N)
+				fmt.Fprintf(&b, " %d/%d (FP %.2f, FN %.2f, %.3g s) |", st.exact, st.runs, st.fp, st.fn, st.seconds)
+			}
+			if hasBoth {
+				o := tuningSummarize(rows, tm.name, "oracle", N)
+				d := tuningSummarize(rows, tm.name, "default", N)
+				switch {
+				case o.runs == 0 || 10*o.exact < 9*o.runs:
+					b.WriteString(" oracle < 90% |")
+				case 10*d.exact >= 8*d.runs:
+					b.WriteString(" met |")
+				default:
+					b.WriteString(" **not met** |")
+				}
+			}
+			b.WriteString("\n")
+		}
+	}
+	return os.WriteFile(path, []byte(b.String()), 0o644)
+}
+
+func tuningSizes(rows []tuningRow, model string) []int {
+	seen := map[int]bool{}
+	var ns []int
+	for _, r := range rows {
+		if r.model == model && !seen[r.N] {
+			seen[r.N] = true
+			ns = append(ns, r.N)
+		}
+	}
+	sort.Ints(ns)
+	return ns
+}
+
+// tuningPlot draws the fraction of exact recoveries against N, one line a
+// method.
+func tuningPlot(path string, tm tuningModel, meths []string, rows []tuningRow) error {
+	p := plot.New()
+	p.Title.Text = tm.name + ": " + tm.about
+	p.X.Label.Text = "samples N"
+	p.Y.Label.Text = "exact recovery (fraction of runs)"
+	p.X.Scale = plot.LogScale{}
+	var ticks []plot.Tick
+	for _, N := range tuningSizes(rows, tm.name) {
+		ticks = append(ticks, plot.Tick{Value: float64(N), Label: strconv.Itoa(N)})
+	}
+	p.X.Tick.Marker = plot.ConstantTicks(ticks)
+	p.Y.Min, p.Y.Max = -0.02, 1.02
+	p.Legend.Top = false
+	p.Legend.Left = false
+	palette := []color.Color{
+		color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff},
+		color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff},
+		color.RGBA{R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff},
+		color.RGBA{R: 0xff, G: 0x7f, B: 0x0e, A: 0xff},
+		color.RGBA{R: 0x94, G: 0x67, B: 0xbd, A: 0xff},
+	}
+	shapes := []draw.GlyphDrawer{draw.CircleGlyph{}, draw.TriangleGlyph{}, draw.SquareGlyph{}, draw.CrossGlyph{}, draw.PyramidGlyph{}}
+	for x, meth := range meths {
+		var xys plotter.XYs
+		for _, N := range tuningSizes(rows, tm.name) {
+			st := tuningSummarize(rows, tm.name, meth, N)
+			if st.runs > 0 {
+				xys = append(xys, plotter.XY{X: float64(N), Y: float64(st.exact) / float64(st.runs)})
+			}
+		}
+		l, pts, err := plotter.NewLinePoints(xys)
+		if err != nil {
+			return err
+		}
+		c := palette[x%len(palette)]
+		l.Color, pts.Color, pts.Shape = c, c, shapes[x%len(shapes)]
+		l.Width = vg.Points(1.5)
+		if x%2 == 1 {
+			l.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+		}
+		p.Add(l, pts)
+		p.Legend.Add(meth, l, pts)
+	}
+	return p.Save(6*vg.Inch, 4*vg.Inch, path)
+}
+
+// tuningExport writes one Ising data set (spins ±1, no header) and, once,
+// the truth JSON that shared/bench's scripts read.
+func tuningExport(dir string, tm tuningModel, m *pairwise.Model, s *pairwise.Samples, N, seed int) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	truthPath := filepath.Join(dir, tm.name+".truth.json")
+	if _, err := os.Stat(truthPath); err != nil {
+		a, _, err := m.Ising()
+		if err != nil {
+			return err
+		}
+		n := m.Vars()
+		A := make([][]float64, n)
+		for i := range A {
+			A[i] = make([]float64, n)
+			for j := range A[i] {
+				A[i][j] = a.At(i, j)
+			}
+		}
+		var edges [][2]int
+		for _, e := range m.Edges() {
+			edges = append(edges, [2]int{e.I, e.J})
+		}
+		js, _ := json.MarshalIndent(map[string]any{
+			"name": tm.name, "kind": "ising", "n": n, "k": 2, "indexing": "0-based",
+			"edges": edges, "lambda": m.Width(), "eta": m.MinEdgeWeight(), "A": A,
+			"values": []int{-1, 1}, "sampler": "pairwise.ExactSampler (go run ./cmd/pairwise tuning -export)",
+		}, "", " ")
+		if err := os.WriteFile(truthPath, js, 0o644); err != nil {
+			return err
+		}
+	}
+	f, err := os.Create(filepath.Join(dir, fmt.Sprintf("%s_N%d_seed%d.csv", tm.name, N, seed)))
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	row := make([]int, 0, s.Vars())
+	for x := 0; x < s.Len(); x++ {
+		row = s.Row(row, x)
+		for i, v := range row {
+			if i > 0 {
+				w.WriteByte(',')
+			}
+			w.WriteString(strconv.Itoa(2*v - 1))
+		}
+		w.WriteByte('\n')
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// benchLine is the part of a shared/bench result line the comparison reads.
+type benchLine struct {
+	Method string `json:"method"`
+	Data   string `json:"data"`
+	Model  string `json:"model"`
+	N      int    `json:"N"`
+	Rules  map[string]struct {
+		Exact bool `json:"exact"`
+		FP    int  `json:"fp"`
+		FN    int  `json:"fn"`
+	} `json:"rules"`
+	Wall float64 `json:"wall_s"`
+}
+
+// tuningBench learns every data set named in DIR/results/*.jsonl with the
+// tuning-free default and tabulates it next to the baselines' lines for the
+// same files: their thr_and rule (which uses the true η) and supp_and rule
+// (the lasso support, which does not).
+func tuningBench(dir, out string, workers int, stdout io.Writer) error {
+	files, _ := filepath.Glob(filepath.Join(dir, "results", "*.jsonl"))
+	var lines []benchLine
+	for _, fn := range files {
+		f, err := os.Open(fn)
+		if err != nil {
+			return err
+		}
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, 1<<20), 1<<24)
+		for sc.Scan() {
+			var l benchLine
+			if json.Unmarshal(sc.Bytes(), &l) == nil && l.Data != "" && l.Rules != nil {
+				lines = append(lines, l)
+			}
+		}
+		f.Close()
+	}
+	if len(lines) == 0 {
+		return fmt.Errorf("-bench %s: no result lines in results/*.jsonl", dir)
+	}
+	type key struct {
+		model  string
+		N      int
+		method string
+	}
+	type agg struct {
+		runs, exactThr, exactSupp          int
+		fpThr, fnThr, fpSupp, fnSupp, wall float64
+	}
+	table := map[key]*agg{}
+	add := func(k key, exThr bool, fpT, fnT int, exSupp bool, fpS, fnS int, wall float64) {
+		a := table[k]
+		if a == nil {
+			a = &agg{}
+			table[k] = a
+		}
+		a.runs++
+		if exThr {
+			a.exactThr++
+		}
+		if exSupp {
+			a.exactSupp++
+		}
+		a.fpThr += float64(fpT)
+		a.fnThr += float64(fnT)
+		a.fpSupp += float64(fpS)
+		a.fnSupp += float64(fnS)
+		a.wall += wall
+	}
+	done := map[string]bool{}
+	var keys []key
+	for _, l := range lines {
+		k := key{l.Model, l.N, l.Method}
+		if table[k] == nil {
+			keys = append(keys, k)
+		}
+		thr, supp := l.Rules["thr_and"], l.Rules["supp_and"]
+		add(k, thr.Exact, thr.FP, thr.FN, supp.Exact, supp.FP, supp.FN, l.Wall)
+		if done[l.Data] {
+			continue
+		}
+		done[l.Data] = true
+		var truth struct {
+			N     int      `json:"n"`
+			Kind  string   `json:"kind"`
+			Edges [][2]int `json:"edges"`
+		}
+		js, err := os.ReadFile(filepath.Join(dir, "data", l.Model+".truth.json"))
+		if err != nil {
+			return err
+		}
+		if err := json.Unmarshal(js, &truth); err != nil {
+			return fmt.Errorf("%s.truth.json: %v", l.Model, err)
+		}
+		if truth.Kind != "ising" {
+			continue
+		}
+		f, err := os.Open(filepath.Join(dir, "data", l.Data))
+		if err != nil {
+			return err
+		}
+		s, err := pairwise.ReadCSV(f)
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("%s: %v", l.Data, err)
+		}
+		tr := map[[2]int]bool{}
+		for _, e := range truth.Edges {
+			tr[[2]int{min(e[0], e[1]), max(e[0], e[1])}] = true
+		}
+		t0 := time.Now()
+		res, err := pairwise.Learn(s, pairwise.WithWorkers(workers))
+		if err != nil {
+			return fmt.Errorf("%s: %v", l.Data, err)
+		}
+		wall := time.Since(t0).Seconds()
+		fp, fn := tuningErrors(tr, res.Edges)
+		k = key{l.Model, l.N, "pairwise default"}
+		if table[k] == nil {
+			keys = append(keys, k)
+		}
+		add(k, fp+fn == 0, fp, fn, fp+fn == 0, fp, fn, wall)
+	}
+	sort.Slice(keys, func(a, b int) bool {
+		x, y := keys[a], keys[b]
+		if x.model != y.model {
+			return x.model < y.model
+		}
+		if x.N != y.N {
+			return x.N < y.N
+		}
+		return x.method < y.method
+	})
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Tuning-free learning against cross-validated nodewise l1 logistic regression\n\n")
+	fmt.Fprintf(&b, "Made by `go run ./cmd/pairwise tuning -bench %s`: every data set named in `%s/results/*.jsonl` (lines written\n", dir, dir)
+	fmt.Fprintf(&b, "by shared/bench's `sk_ising.py` and `glmnet_ising.R`) learned with `pairwise.Learn(samples)` and no option.\n")
+	fmt.Fprintf(&b, "For the baselines, `thr` keeps |Â_ij| ≥ η/2 with the **true** η (information the tuning-free learner\n")
+	fmt.Fprintf(&b, "does not have) and `supp` keeps the nonzero lasso coefficients; both use the AND rule. Cells: exact\n")
+	fmt.Fprintf(&b, "recoveries / runs, then mean FP / FN, and the mean seconds of the learning step.\n\n")
+	b.WriteString("| model | N | method | exact (thr) | FP/FN (thr) | exact (supp) | FP/FN (supp) | seconds |\n|---|---|---|---|---|---|---|---|\n")
+	for _, k := range keys {
+		a := table[k]
+		r := float64(a.runs)
+		if k.method == "pairwise default" {
+			fmt.Fprintf(&b, "| %s | %d | **%s** | %d/%d | %.2f / %.2f | (same) | | %.3g |\n", k.model, k.N, k.method, a.exactThr, a.runs, a.fpThr/r, a.fnThr/r, a.wall/r)
+			continue
+		}
+		fmt.Fprintf(&b, "| %s | %d | %s | %d/%d | %.2f / %.2f | %d/%d | %.2f / %.2f | %.3g |\n", k.model, k.N, k.method, a.exactThr, a.runs, a.fpThr/r, a.fnThr/r, a.exactSupp, a.runs, a.fpSupp/r, a.fnSupp/r, a.wall/r)
+	}
+	path := filepath.Join(out, "baselines.md")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote %s\n", path)
+	return nil
+}
+
+// tuningFinite formats v, or "-" when it is not finite.
+func tuningFinite(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "-"
+	}
+	return strconv.FormatFloat(v, 'g', 4, 64)
+}

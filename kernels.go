@@ -1,0 +1,370 @@
+package pairwise
+
+import "math"
+
+// Fast kernels for the margins and gradients of the per-node regressions.
+//
+// Every design the learners build is a function of the samples' states: the
+// row x_m of node i's design is [z_-i, 1] as spins ±1 (Algorithm 1) or as
+// one-hot vectors (Algorithm 2). So ⟨w, x_m⟩ is a sum over variables of a
+// term that depends only on the state z_mj, and a few variables can share
+// one table. groupCodes cuts the n variables into groups of v consecutive
+// variables and stores, for every row and group, the code of the group's
+// states, Σ_t z_{m,j0+t}·k^t (plus the group's table offset). Then
+//
+//	⟨w, x_m⟩ = Σ_g T_g[code_mg],   T_g[c] = Σ_t f_{j0+t}(digit_t(c)),
+//
+// with f_j(a) the contribution of variable j in state a: ±w_j for spins,
+// w(j, a) for one-hot rows, and the bias term (w_i, or w(i, 0)) for node i
+// whatever its state. A margin costs n/v table reads instead of n
+// multiply-adds, and the tables, k^v entries a group, are rebuilt from w in
+// O(n·k^v/v) per call. The gradient Σ_m r_m x_m is the same in reverse: r_m
+// is added into a histogram cell per group (H_g[code_mg] += r_m), and the
+// histograms are summed over all digits but one to give Σ_{m: z_mj = a} r_m
+// for every variable j and state a, from which both layouts read their
+// gradient. These are exactly the gathers and scatter-adds of one-hot rows,
+// batched v variables at a time; for v = 1 they are the plain ones.
+//
+// The plain implementations, solve.Spins and solve.OneHot, stay the
+// reference: kernels_test.go checks both kernels against them.
+
+// maxGroupTable bounds the entries of one group's table: a table of 256
+// float64s (2 KiB) per group keeps the tables of a 100-variable Ising
+// problem (13 groups) in the 32 KiB level-one cache; BenchmarkKernels
+// measured 256 against 64 and 1024 (see BENCHMARKS.md).
+const maxGroupTable = 256
+
+// maxCodedTables bounds the entries of all tables together, so that codes
+// with their offsets fit in a uint16. Larger problems (n·k above 65536)
+// use the plain kernels.
+const maxCodedTables = 1 << 16
+
+// groupCodes holds the samples as group codes, shared read-only by the
+// regressions of all nodes (and value pairs).
+type groupCodes struct {
+	n, k   int
+	per    int      // variables per group; the last group may hold fewer
+	groups int      // ceil(n/per)
+	off    []int    // off[g]: first table entry of group g; off[groups] = total
+	codes  []uint16 // rows × groups: off[g] + Σ_t z_{m, g·per+t}·k^t
+	rows   int
+}
+
+// groupSize returns the number of variables per group for n variables with
+// alphabet k: the largest v with k^v ≤ limit, reduced until the n/v tables
+// of k^v entries fit in maxCodedTables; 0 if even v = 1 does not fit.
+func groupSize(n, k, limit int) int {
+	v, size := 1, k
+	for size*k <= limit && v < n {
+		v++
+		size *= k
+	}
+	for v >= 1 {
+		groups := (n + v - 1) / v
+		if groups*size <= maxCodedTables {
+			return v
+		}
+		v--
+		size /= k
+	}
+	return 0
+}
+
+// newGroupCodes encodes the samples (k ≤ 256) with per variables a group. It
+// returns nil when the tables would not fit (see maxCodedTables).
+func newGroupCodes(s *Samples, per int) *groupCodes {
+	n, k := s.n, s.k
+	if s.b8 == nil || per < 1 {
+		return nil
+	}
+	groups := (n + per - 1) / per
+	gc := &groupCodes{n: n, k: k, per: per, groups: groups, rows: s.rows, off: make([]int, groups+1)}
+	for g := 0; g < groups; g++ {
+		size := 1
+		for j := g * per; j < min(n, (g+1)*per); j++ {
+			size *= k
+		}
+		gc.off[g+1] = gc.off[g] + size
+	}
+	if gc.off[groups] > maxCodedTables {
+		return nil
+	}
+	gc.codes = make([]uint16, s.rows*groups)
+	for m := 0; m < s.rows; m++ {
+		row := s.b8[m*n : (m+1)*n]
+		out := gc.codes[m*groups : (m+1)*groups]
+		for g := range out {
+			lo, hi := g*per, min(n, (g+1)*per)
+			c := 0
+			for j := hi - 1; j >= lo; j-- {
+				c = c*k + int(row[j])
+			}
+			out[g] = uint16(gc.off[g] + c)
+		}
+	}
+	return gc
+}
+
+// gatherRows appends the codes of the listed rows, in order, to dst.
+func (gc *groupCodes) gatherRows(dst []uint16, rows []int32) []uint16 {
+	g := gc.groups
+	for _, m := range rows {
+		dst = append(dst, gc.codes[int(m)*g:int(m+1)*g]...)
+	}
+	return dst
+}
+
+// codedDesign is the design of one regression over group codes: node bias's
+// regression on [z_-bias, 1], as spins (dimension n, one coordinate a
+// variable, x = ±1 and the bias column 1) or one-hot (dimension n·k, row
+// bias the bias row read as state 0). It implements the methods of the
+// solve layouts (Dim, GroupSize, Margins, Gradient) with the same meaning;
+// scratch makes it unsafe for concurrent use.
+type codedDesign struct {
+	gc    *groupCodes
+	codes []uint16 // rows × gc.groups
+	bias  int
+	spins bool
+	f     []float64 // n×k: f_j(a), then the per-state gradient sums
+	tab   []float64 // the tables, or the histograms: full[:gc.off[gc.groups]]
+	// full is tab at its full size, so that indexing it with a uint16 code
+	// needs no bounds check.
+	full *[maxCodedTables]float64
+}
+
+// newCodedDesign returns the design of node bias over codes (rows ×
+// gc.groups, from gc or gathered from it). f (length n·k, grown when short)
+// and full (allocated when nil) are scratch.
+func newCodedDesign(gc *groupCodes, codes []uint16, bias int, spins bool, f []float64, full *[maxCodedTables]float64) *codedDesign {
+	if cap(f) < gc.n*gc.k {
+		f = make([]float64, gc.n*gc.k)
+	}
+	if full == nil {
+		full = new([maxCodedTables]float64)
+	}
+	return &codedDesign{gc: gc, codes: codes, bias: bias, spins: spins,
+		f: f[:gc.n*gc.k], tab: full[:gc.off[gc.groups]], full: full}
+}
+
+// Len returns the number of rows.
+func (d *codedDesign) Len() int { return len(d.codes) / d.gc.groups }
+
+// Dim returns n for spins and n·k for one-hot rows.
+func (d *codedDesign) Dim() int {
+	if d.spins {
+		return d.gc.n
+	}
+	return d.gc.n * d.gc.k
+}
+
+// GroupSize returns 1 for spins (l1) and k for one-hot rows (l2,1).
+func (d *codedDesign) GroupSize() int {
+	if d.spins {
+		return 1
+	}
+	return d.gc.k
+}
+
+// Margins sets dst[m] = ⟨w, x_m⟩.
+func (d *codedDesign) Margins(dst, w []float64) {
+	d.fillContributions(w)
+	d.buildTables()
+	d.gatherMargins(dst)
+}
+
+// fillContributions sets f_j(a), the contribution of variable j in state a
+// to the margin, from w.
+func (d *codedDesign) fillContributions(w []float64) {
+	gc, k, f := d.gc, d.gc.k, d.f
+	if d.spins {
+		for j, v := range w[:gc.n] {
+			f[2*j], f[2*j+1] = -v, v
+		}
+		f[2*d.bias] = w[d.bias]
+		return
+	}
+	copy(f, w[:gc.n*k])
+	for a := 1; a < k; a++ {
+		f[d.bias*k+a] = w[d.bias*k]
+	}
+}
+
+// buildTables sets T_g[c] = Σ_t f_{j0+t}(digit_t(c)) for every group, one
+// variable at a time: extending the codes of t digits by a digit a adds
+// f_{j0+t}(a) to each of them.
+func (d *codedDesign) buildTables() {
+	gc, k, f, tab := d.gc, d.gc.k, d.f, d.tab
+	for g := 0; g < gc.groups; g++ {
+		t := tab[gc.off[g]:gc.off[g+1]]
+		lo, hi := g*gc.per, min(gc.n, (g+1)*gc.per)
+		copy(t[:k], f[lo*k:(lo+1)*k])
+		base := k
+		for j := lo + 1; j < hi; j++ {
+			fj := f[j*k : (j+1)*k]
+			// Descending a: block 0 is read by the others and written last.
+			for a := k - 1; a >= 0; a-- {
+				fa := fj[a]
+				dst := t[a*base : (a+1)*base]
+				for c, v := range t[:base] {
+					dst[c] = v + fa
+				}
+			}
+			base *= k
+		}
+	}
+}
+
+// gatherMargins sets dst[m] = Σ_g tab[codes[m, g]], four groups at a time.
+func (d *codedDesign) gatherMargins(dst []float64) {
+	g, tab := d.gc.groups, d.full
+	codes := d.codes
+	for m := range dst {
+		row := codes[m*g : m*g+g]
+		var s0, s1, s2, s3 float64
+		for len(row) >= 4 {
+			s0 += tab[row[0]]
+			s1 += tab[row[1]]
+			s2 += tab[row[2]]
+			s3 += tab[row[3]]
+			row = row[4:]
+		}
+		for _, c := range row {
+			s0 += tab[c]
+		}
+		dst[m] = (s0 + s1) + (s2 + s3)
+	}
+}
+
+// Gradient sets dst = Σ_m r_m x_m.
+func (d *codedDesign) Gradient(dst, r []float64) {
+	d.scatterHistograms(r)
+	d.gradientFromHistograms(dst)
+}
+
+// gradientFromHistograms sets dst from the histograms in tab.
+func (d *codedDesign) gradientFromHistograms(dst []float64) {
+	gc, k, f := d.gc, d.gc.k, d.f
+	d.marginals()
+	// f now holds S_j(a) = Σ_{m: z_mj = a} r_m.
+	if d.spins {
+		for j := range dst[:gc.n] {
+			dst[j] = f[2*j+1] - f[2*j]
+		}
+		dst[d.bias] = f[2*d.bias] + f[2*d.bias+1]
+		return
+	}
+	copy(dst, f)
+	s := 0.0
+	for a := 0; a < k; a++ {
+		s += f[d.bias*k+a]
+		dst[d.bias*k+a] = 0
+	}
+	dst[d.bias*k] = s
+}
+
+// scatterHistograms sets tab to the histograms H_g[c] = Σ_{m: code_mg = c} r_m.
+func (d *codedDesign) scatterHistograms(r []float64) {
+	g, tab, codes := d.gc.groups, d.full, d.codes
+	clear(d.tab)
+	for m, rm := range r {
+		row := codes[m*g : m*g+g]
+		for _, c := range row {
+			tab[c] += rm
+		}
+	}
+}
+
+// marginals sets f[j·k+a] = Σ over the cells of j's group whose digit for j
+// is a, from the histograms in tab.
+func (d *codedDesign) marginals() {
+	gc, k, f, tab := d.gc, d.gc.k, d.f, d.tab
+	clear(f)
+	for g := 0; g < gc.groups; g++ {
+		h := tab[gc.off[g]:gc.off[g+1]]
+		lo, hi := g*gc.per, min(gc.n, (g+1)*gc.per)
+		stride := 1 // k^t for the digit of variable lo+t
+		for j := lo; j < hi; j++ {
+			fj := f[j*k : (j+1)*k]
+			block := stride * k
+			for start := 0; start < len(h); start += block {
+				for a := 0; a < k; a++ {
+					s := 0.0
+					for _, v := range h[start+a*stride : start+(a+1)*stride] {
+						s += v
+					}
+					fj[a] += s
+				}
+			}
+			stride = block
+		}
+	}
+}
+
+// isFinite reports whether every entry of x is finite.
+func isFinite(x []float64) bool {
+	for _, v := range x {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// residualGradient is fastResiduals(r, sig, u, y, cw) followed by
+// Gradient(dst, r), in one pass over the rows: each residual is added into
+// the histograms as soon as it is computed. r receives the residuals too.
+func (d *codedDesign) residualGradient(dst, r, sig, u, y, cw []float64) {
+	g, tab, codes := d.gc.groups, d.full, d.codes
+	clear(d.tab)
+	const chunk = 256 // residuals a chunk, computed by the plain loop
+	for lo := 0; lo < len(u); lo += chunk {
+		hi := min(lo+chunk, len(u))
+		fastResiduals(r[lo:hi], sig[lo:hi], u[lo:hi], y[lo:hi], cw[lo:hi])
+		for m := lo; m < hi; m++ {
+			rm := r[m]
+			for _, c := range codes[m*g : m*g+g] {
+				tab[c] += rm
+			}
+		}
+	}
+	d.gradientFromHistograms(dst)
+}
+
+// marginsBound is Margins(dst, w) followed by bregmanBound(dst, b, sig, y,
+// cw), in one pass over the rows.
+func (d *codedDesign) marginsBound(dst, w, b, sig, y, cw []float64) (hi, ratio float64) {
+	d.fillContributions(w)
+	d.buildTables()
+	g, tab, codes := d.gc.groups, d.full, d.codes
+	b, sig, y, cw = b[:len(dst)], sig[:len(dst)], y[:len(dst)], cw[:len(dst)]
+	s, dmax := 0.0, 0.0
+	for m := range dst {
+		row := codes[m*g : m*g+g]
+		var s0, s1, s2, s3 float64
+		for len(row) >= 4 {
+			s0 += tab[row[0]]
+			s1 += tab[row[1]]
+			s2 += tab[row[2]]
+			s3 += tab[row[3]]
+			row = row[4:]
+		}
+		for _, c := range row {
+			s0 += tab[c]
+		}
+		am := (s0 + s1) + (s2 + s3)
+		dst[m] = am
+		// The bound of bregmanBound, row m.
+		dd := am - b[m]
+		ad := math.Abs(dd)
+		dmax = max(dmax, ad)
+		bound := 0.25
+		if ad <= 1 {
+			bound = min(bound, sig[m]*(1-sig[m])*(1+0.91*ad))
+		}
+		s += cw[m] * bound * dd * dd
+	}
+	if dmax > 1 {
+		return 0.5 * s, math.Inf(1)
+	}
+	return 0.5 * s, (1 + 0.91*dmax) / (1 - dmax/3)
+}

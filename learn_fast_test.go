@@ -1,0 +1,162 @@
+package pairwise
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/mrfkit/pairwise/solve"
+)
+
+// plainOptions route the learners through the plain layouts of package
+// solve with the same Adaptive method (a caller's solver disables the fast
+// path): the reference for the fast path.
+func plainOptions() []Option {
+	return []Option{
+		WithSpinSolver(solve.Func[solve.Spins](EntropicMirror{}.SolveSpins)),
+		WithOneHotSolver(solve.Func[solve.OneHot](GroupMirror{}.SolveOneHot)),
+	}
+}
+
+// TestFastPathMatchesReference learns the same samples on the fast path
+// (table kernels, merged rows, warm starts, Newton and face steps) and on
+// the plain reference path, both certified to the tolerance tol, and
+// compares every per-node estimate. Both returns are within tol in loss of
+// the same optimum; the loss is strongly convex around it (curvature at
+// least μ ≈ 0.01 along any direction the data see, from margins below the
+// radius), so the parameters can differ by about √(2·2tol/μ) ≈ 3e-4 at
+// tol = 1e-9; we allow 2e-3 and check that the graphs agree. The cases
+// cover the Ising path with the constraint active and inactive, repeated
+// rows (n = 4, where merging rows matters), the pairwise path with and
+// without Newton steps, and weighted samples.
+func TestFastPathMatchesReference(t *testing.T) {
+	const tol = 1e-9
+	cases := []struct {
+		name     string
+		m        *Model
+		N        int
+		width    float64 // multiple of the true width
+		weighted bool
+	}{
+		{"ising/grid=3x3/boundary", gridIsing(3, 3, rand.New(rand.NewPCG(1, 1)), 0.2, 0.5), 3000, 1, false},
+		{"ising/grid=3x3/interior", gridIsing(3, 3, rand.New(rand.NewPCG(1, 1)), 0.2, 0.5), 3000, 4, false},
+		{"ising/grid=2x2/repeated rows", gridIsing(2, 2, rand.New(rand.NewPCG(2, 1)), 0.2, 0.5), 2000, 1, false},
+		{"ising/grid=4x4/weighted", gridIsing(4, 4, rand.New(rand.NewPCG(3, 1)), 0.2, 0.5), 2000, 1, true},
+		{"pairwise/grid=3x3/k=3 (Newton)", gridPotts(3, 3, 3, 0.3, rand.New(rand.NewPCG(4, 1))), 4000, 1, false},
+		{"pairwise/grid=2x2/k=4 (Newton, boundary)", gridPotts(2, 2, 4, 0.4, rand.New(rand.NewPCG(5, 1))), 3000, 0.5, false},
+		{"pairwise/grid=4x5/k=3 (no Newton)", gridPotts(4, 5, 3, 0.3, rand.New(rand.NewPCG(6, 1))), 2000, 1, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := drawExact(t, tc.m, tc.N, rand.NewPCG(7, uint64(tc.N)))
+			if tc.weighted {
+				w := make([]float64, s.rows)
+				r := rand.New(rand.NewPCG(8, 8))
+				for m := range w {
+					w[m] = 0.5 + r.Float64()
+				}
+				var err error
+				if s, err = NewWeightedSamples(s.k, s.Rows(), w); err != nil {
+					t.Fatal(err)
+				}
+			}
+			opts := []Option{WithWidth(tc.width * tc.m.Width()), WithMinEdgeWeight(tc.m.MinEdgeWeight()), WithTolerance(tol)}
+			fast, err := Learn(s, opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ref, err := Learn(s, append(opts, plainOptions()...)...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range fast.Nodes {
+				if !f.Converged || f.Gap > tol {
+					t.Errorf("fast path, node %d: not certified: %+v", f.Node, f)
+				}
+			}
+			worst := 0.0
+			for i := range fast.est {
+				worst = math.Max(worst, maxDiff(fast.est[i], ref.est[i]))
+			}
+			t.Logf("max estimate difference %.3g", worst)
+			if worst > 2e-3 {
+				t.Errorf("estimates differ by %.3g, want ≤ 2e-3", worst)
+			}
+			checkGraph(t, ref.Edges, fast.Edges)
+		})
+	}
+}
+
+// TestNewtonCertified runs newton alone on pair regressions whose optimum
+// is interior and checks the certificate and the optimum against the
+// reference solver at a tight tolerance (the same bound as above).
+func TestNewtonCertified(t *testing.T) {
+	m := gridPotts(3, 3, 4, 0.3, rand.New(rand.NewPCG(12, 1)))
+	s := drawExact(t, m, 5000, rand.NewPCG(13, 1))
+	cfg := defaultConfig()
+	cfg.lambda, cfg.tol = 3*m.Width(), 1e-10
+	radius := 2 * cfg.lambda * 2
+	f := newPairFast(&cfg, s, radius)
+	if f == nil || !f.newton {
+		t.Fatal("the 3×3 grid with k = 4 should take Newton steps")
+	}
+	i := 4
+	var rowsA, rowsB []int32
+	for r := 0; r < f.s.rows; r++ {
+		switch f.s.b8[r*9+i] {
+		case 1:
+			rowsA = append(rowsA, int32(r))
+		case 3:
+			rowsB = append(rowsB, int32(r))
+		}
+	}
+	pn := f.node(i)
+	defer pn.done()
+	w := make([]float64, 9*4)
+	st, err := pn.solve(context.Background(), 1, 3, rowsA, rowsB, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !st.Converged || st.Gap > cfg.tol || st.Iterations > 10 {
+		t.Errorf("newton: %+v, want a certificate within 10 steps", st)
+	}
+	z, y, c := gatherPair(f.s, i, rowsA, rowsB, nil, nil, nil)
+	p := &solve.Problem[solve.OneHot]{X: solve.OneHot{Z: z, Groups: 9, K: 4, Bias: i}, Y: y, C: c, Radius: radius, Tol: cfg.tol, MaxIter: 100000}
+	wr := make([]float64, 9*4)
+	if _, err := (GroupMirror{}).SolveOneHot(context.Background(), p, wr); err != nil {
+		t.Fatal(err)
+	}
+	// Compare the margins (the coefficients are not identifiable).
+	u1, u2 := make([]float64, len(y)), make([]float64, len(y))
+	p.X.Margins(u1, w)
+	p.X.Margins(u2, wr)
+	if e := maxDiff(u1, u2); e > 1e-3 {
+		t.Errorf("margins differ from the reference optimum by %.3g", e)
+	}
+	if l1, l2 := solve.Loss(p, w), solve.Loss(p, wr); math.Abs(l1-l2) > 2*cfg.tol {
+		t.Errorf("loss %v, reference %v", l1, l2)
+	}
+}
+
+// TestFastPathCancel checks that the fast paths return ctx.Err() when the
+// context is cancelled mid-run.
+func TestFastPathCancel(t *testing.T) {
+	for _, k := range []int{2, 3} {
+		t.Run(fmt.Sprintf("k=%d", k), func(t *testing.T) {
+			m := gridPotts(3, 3, k, 0.3, rand.New(rand.NewPCG(14, uint64(k))))
+			s := drawExact(t, m, 2000, rand.NewPCG(15, 1))
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			_, err := LearnContext(ctx, s, WithWidth(m.Width()), WithMinEdgeWeight(0.3), WithProgress(func(done, _ int) {
+				if done == 1 {
+					cancel()
+				}
+			}))
+			if err != context.Canceled {
+				t.Errorf("got %v, want context.Canceled", err)
+			}
+		})
+	}
+}

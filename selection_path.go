@@ -1,0 +1,527 @@
+package pairwise
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/mrfkit/pairwise/solve"
+)
+
+// folds is the cross-validation split of a Samples: the weight of every row
+// in each fold's training set and held-out set (train[f][m] + held[f][m] is
+// the weight of row m).
+type folds struct {
+	k           int
+	train, held [][]float64
+}
+
+// makeFolds splits s into k folds as CrossValidation documents: row m in fold
+// m mod k, or, when every weight is a whole number, observation t (counting
+// through the rows' counts in order) in fold t mod k.
+func makeFolds(s *Samples, k int) (*folds, error) {
+	f := &folds{k: k, train: make([][]float64, k), held: make([][]float64, k)}
+	for x := range f.train {
+		f.train[x] = make([]float64, s.rows)
+		f.held[x] = make([]float64, s.rows)
+	}
+	counts := s.weights != nil
+	for _, c := range s.weights {
+		if c != math.Trunc(c) || c > 1<<52 {
+			counts = false
+			break
+		}
+	}
+	observations := 0.0
+	switch {
+	case s.weights == nil:
+		observations = float64(s.rows)
+		for m := 0; m < s.rows; m++ {
+			for x := 0; x < k; x++ {
+				f.train[x][m] = 1
+			}
+			f.train[m%k][m], f.held[m%k][m] = 0, 1
+		}
+	case counts:
+		t := 0 // observations before this row, mod k
+		for m, c := range s.weights {
+			q, r := math.Floor(c/float64(k)), int(math.Mod(c, float64(k)))
+			for x := 0; x < k; x++ {
+				h := q
+				if (x-t+k)%k < r {
+					h++
+				}
+				f.held[x][m], f.train[x][m] = h, c-h
+			}
+			t = (t + r) % k
+			observations += c
+		}
+	default:
+		positive := 0
+		for m, c := range s.weights {
+			for x := 0; x < k; x++ {
+				f.train[x][m] = c
+			}
+			f.train[m%k][m], f.held[m%k][m] = 0, c
+			if c > 0 {
+				positive++
+			}
+		}
+		observations = float64(positive)
+	}
+	if observations < float64(k) {
+		return nil, fmt.Errorf("%v observations, fewer than the %d folds", observations, k)
+	}
+	return f, nil
+}
+
+// merge returns the folds of the merged rows: row m of the original samples
+// became row into[m].
+func (f *folds) merge(into []int32, rows int) *folds {
+	g := &folds{k: f.k, train: make([][]float64, f.k), held: make([][]float64, f.k)}
+	for x := range g.train {
+		g.train[x] = make([]float64, rows)
+		g.held[x] = make([]float64, rows)
+		for m, r := range into {
+			g.train[x][r] += f.train[x][m]
+			g.held[x][r] += f.held[x][m]
+		}
+	}
+	return g
+}
+
+// mergeRows returns s with identical rows merged into one weighted row, in
+// order of first appearance (as Samples.Compact), and the merged row of every
+// original row.
+func mergeRows(s *Samples) (*Samples, []int32) {
+	c := &Samples{n: s.n, k: s.k}
+	into := make([]int32, s.rows)
+	index := make(map[string]int32)
+	n := s.n
+	for m := 0; m < s.rows; m++ {
+		row := s.b8[m*n : (m+1)*n]
+		w := s.Weight(m)
+		r, ok := index[string(row)]
+		if !ok {
+			r = int32(c.rows)
+			index[string(row)] = r
+			c.rows++
+			c.b8 = append(c.b8, row...)
+			c.weights = append(c.weights, 0)
+		}
+		c.weights[r] += w
+		into[m] = r
+	}
+	for _, w := range c.weights {
+		c.total += w
+	}
+	return c, into
+}
+
+// selData is the samples as the selector fits them: with the default
+// backends, identical rows merged and encoded for the table kernels of the
+// learners' fast path; otherwise the samples as given, for the configured
+// solver.
+type selData struct {
+	s     *Samples
+	folds *folds      // nil for EBIC
+	gc    *groupCodes // table kernels; nil for the plain layouts
+	spins []float64   // the ±1 matrix of the plain Spins layout
+}
+
+// data prepares the selector's samples once, for the fast engine or not.
+func (sel *selector) data(fast bool) *selData {
+	sel.dataOnce.Do(func() {
+		d := &selData{s: sel.s}
+		var into []int32
+		if fast && sel.s.b8 != nil {
+			d.s, into = mergeRows(sel.s)
+			d.gc = newGroupCodes(d.s, groupSize(d.s.n, d.s.k, maxGroupTable))
+		}
+		if sel.folds != nil {
+			d.folds = sel.folds
+			if into != nil {
+				d.folds = sel.folds.merge(into, d.s.rows)
+			}
+		}
+		if d.gc == nil && d.s.k == 2 {
+			d.spins = encodeSpins(d.s).x
+		}
+		sel.d = d
+	})
+	return sel.d
+}
+
+// selDesign is what the selection needs of a regression's design: the
+// methods of the solve layouts, which the learners' table kernels
+// (codedDesign) have as well.
+type selDesign interface {
+	Dim() int
+	GroupSize() int
+	Margins(dst, w []float64)
+	Gradient(dst, r []float64)
+}
+
+// pathTask is one regression of a node: the Ising node's regression, or one
+// value pair (α, β) of the pairwise path, on the selector's samples.
+type pathTask struct {
+	x           selDesign
+	spins       *solve.Spins  // the plain layouts, for a configured solver
+	oneHot      *solve.OneHot //
+	y           []float64
+	c           []float64 // the weights of the design rows; nil for 1
+	rows        []int32   // the samples' row of each design row; nil for all rows
+	bias        int       // node i
+	alpha, beta int
+}
+
+// foldWeights returns the training and held-out weights of the task's
+// design rows in fold f.
+func (t *pathTask) foldWeights(fo *folds, f int) (train, held []float64) {
+	if t.rows == nil {
+		return fo.train[f], fo.held[f]
+	}
+	train = make([]float64, len(t.rows))
+	held = make([]float64, len(t.rows))
+	for r, m := range t.rows {
+		train[r], held[r] = fo.train[f][m], fo.held[f][m]
+	}
+	return train, held
+}
+
+// engine solves the regressions of one node: on the learners' fast path
+// (fista with reused buffers) with the default backends, else with the
+// configured solver.
+type engine struct {
+	fast    bool
+	spins   solve.Solver[solve.Spins]
+	oneHot  solve.Solver[solve.OneHot]
+	tol     float64
+	maxIter int
+	vars    int // n: Σ ĉ‖x_m‖² for both layouts
+	ws      fistaWork
+	cw      []float64
+}
+
+// fit solves the task with row weights c (nil for 1) and the radius, from
+// the warm start w, into w.
+func (e *engine) fit(ctx context.Context, t *pathTask, c []float64, radius float64, w []float64) (solve.Stats, error) {
+	if !e.fast {
+		if t.spins != nil {
+			return e.spins.Solve(ctx, &solve.Problem[solve.Spins]{X: *t.spins, Y: t.y, C: c, Radius: radius, Tol: e.tol, MaxIter: e.maxIter}, w)
+		}
+		return e.oneHot.Solve(ctx, &solve.Problem[solve.OneHot]{X: *t.oneHot, Y: t.y, C: c, Radius: radius, Tol: e.tol, MaxIter: e.maxIter}, w)
+	}
+	if err := ctx.Err(); err != nil {
+		return solve.Stats{}, err
+	}
+	total := weightSum(c, len(t.y))
+	if total == 0 {
+		// No data: L ≡ 0, and 0 is the natural solution.
+		clear(w)
+		return solve.Stats{Converged: true}, nil
+	}
+	e.cw = e.cw[:0]
+	for m := range t.y {
+		v := 1.0
+		if c != nil {
+			v = c[m]
+		}
+		e.cw = append(e.cw, v/total)
+	}
+	p := &regression{x: t.x, y: t.y, cw: e.cw, radius: radius, tol: e.tol, maxIter: e.maxIter, trace: float64(e.vars)}
+	return fista(ctx, p, w, &e.ws)
+}
+
+// pathResult is the outcome of a node's selection.
+type pathResult struct {
+	lambda float64
+	curve  curve
+	warm   [][]float64 // per task, the start of the final fit
+	iters  int
+}
+
+// Search settings.
+const (
+	// startWidth is where the search starts: the grid width closest to it
+	// in ratio. Node widths of the paper's models are 0.2 to 3.2.
+	startWidth = 0.4
+	// bindingSlack: a solution with ‖w‖ ≥ (1 - bindingSlack)·R is on the
+	// boundary of the constraint. Below it, the constraint does not bind,
+	// larger radii give the same solution, and the search stops growing.
+	bindingSlack = 1e-6
+)
+
+// pathTolerance returns the duality-gap tolerance of the fits along the path
+// when it is looser than WithTolerance, but never more than 100 times looser
+// (the final fit at the chosen width always uses WithTolerance). For EBIC, a loss within ε of the optimum moves
+// the criterion 2N·L by at most 2Nε; ε = 0.25/N keeps that below half a nat,
+// far below the penalty of one coefficient, ln N + 2γ ln d ≥ ln N. For
+// cross-validation, 1e-5 moves the held-out loss per sample by about
+// |∇|·√(2ε/μ) ≲ 1e-4, below the differences between grid widths (see
+// TestCrossValidationScore for the scale). Loosening from 1e-6 saves about a
+// fifth of the path's iterations.
+func pathTolerance(sp *selSpec, total float64) float64 {
+	if sp.ebic {
+		return 0.25 / total
+	}
+	return 1e-5
+}
+
+// runPath chooses a width from sp's grid for one node's tasks. Every
+// candidate costs one fit per task and fold (EBIC: per task on all samples),
+// warm-started from the solutions at the nearest smaller width already
+// tried (projected onto the ball when the nearest is larger). The search
+// visits every other grid width from the one nearest startWidth, upward while
+// the criterion improves and the constraint binds, downward if the first step
+// up does not improve; then the two neighbours of the best width. On the
+// default grid that is a factor 2 between visited widths, then √2.
+//
+// perWidth is the radius of a unit width (2 for l1, 2√k for l2,1);
+// dfPerGroup and logD are EBIC's count per nonzero group and ln d; total is
+// N, the total sample weight.
+func runPath(ctx context.Context, e *engine, sp *selSpec, fo *folds, tasks []pathTask, perWidth, dfPerGroup, logD, total float64) (pathResult, error) {
+	var res pathResult
+	widths := sp.widths
+	saved := e.tol
+	e.tol = max(e.tol, min(pathTolerance(sp, total), 100*e.tol))
+	defer func() { e.tol = saved }()
+	nf := 1
+	if !sp.ebic {
+		nf = fo.k
+	}
+	train := make([][][]float64, nf)
+	held := make([][][]float64, nf)
+	for f := range train {
+		train[f] = make([][]float64, len(tasks))
+		held[f] = make([][]float64, len(tasks))
+		for t := range tasks {
+			if sp.ebic {
+				train[f][t] = tasks[t].c
+			} else {
+				train[f][t], held[f][t] = tasks[t].foldWeights(fo, f)
+			}
+		}
+	}
+	type point struct {
+		score   float64
+		binding bool
+		ws      [][][]float64 // [fold][task]
+	}
+	points := make(map[int]*point)
+	byPair := map[[2]int]int{}
+	for t := range tasks {
+		byPair[[2]int{tasks[t].alpha, tasks[t].beta}] = t
+	}
+	for _, t := range tasks {
+		for _, ab := range [][2]int{{0, t.alpha}, {0, t.beta}} {
+			if _, ok := byPair[ab]; !ok {
+				byPair[ab] = -1
+			}
+		}
+	}
+	var u []float64
+	eval := func(g int) (*point, error) {
+		if pt, ok := points[g]; ok {
+			return pt, nil
+		}
+		// The warm start: the nearest smaller width tried, else the
+		// nearest larger one.
+		from := -1
+		for h := range points {
+			if h < g {
+				if from < 0 || from > g || h > from {
+					from = h
+				}
+			} else if from < 0 || (from > g && h < from) {
+				from = h
+			}
+		}
+		pt := &point{ws: make([][][]float64, nf)}
+		radius := widths[g] * perWidth
+		df := 0.0
+		for f := 0; f < nf; f++ {
+			pt.ws[f] = make([][]float64, len(tasks))
+			for t := range tasks {
+				task := &tasks[t]
+				w := make([]float64, task.x.Dim())
+				if from >= 0 {
+					copy(w, points[from].ws[f][t])
+				}
+				// On the pairwise path, w^{0,β} − w^{0,α} at this width
+				// is another start for (α, β) (log-odds subtract, as on
+				// the learners' fast path); take the better of the two.
+				if a, b := byPair[[2]int{0, task.alpha}], byPair[[2]int{0, task.beta}]; task.alpha > 0 && a >= 0 && b >= 0 {
+					alt := make([]float64, len(w))
+					for x := range alt {
+						alt[x] = pt.ws[f][b][x] - pt.ws[f][a][x]
+					}
+					if from < 0 || startLoss(task, train[f][t], radius, alt, &u) < startLoss(task, train[f][t], radius, w, &u) {
+						w = alt
+					}
+				}
+				st, err := e.fit(ctx, task, train[f][t], radius, w)
+				res.iters += st.Iterations
+				if err != nil {
+					if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+						return nil, ctx.Err()
+					}
+					return nil, fmt.Errorf("pairwise: node %d, width %g: %w", task.bias, widths[g], err)
+				}
+				pt.ws[f][t] = w
+				gs := task.x.GroupSize()
+				if solve.Norm(w, gs) >= (1-bindingSlack)*radius {
+					pt.binding = true
+				}
+				if sp.ebic {
+					pt.score += 2 * weightSum(train[f][t], len(task.y)) * st.Loss
+					for j := 0; j*gs < len(w); j++ {
+						if j == task.bias {
+							continue
+						}
+						for _, v := range w[j*gs : (j+1)*gs] {
+							if v != 0 {
+								df += dfPerGroup
+								break
+							}
+						}
+					}
+					continue
+				}
+				if cap(u) < len(task.y) {
+					u = make([]float64, len(task.y))
+				}
+				u = u[:len(task.y)]
+				task.x.Margins(u, w)
+				for m, h := range held[f][t] {
+					if h != 0 {
+						pt.score += h * solve.Softplus(-task.y[m]*u[m])
+					}
+				}
+			}
+		}
+		if sp.ebic {
+			pt.score += df * (math.Log(total) + 2*sp.gamma*logD)
+		}
+		pt.score /= total
+		if math.IsNaN(pt.score) {
+			return nil, fmt.Errorf("pairwise: node %d, width %g: the selection criterion is NaN", tasks[0].bias, widths[g])
+		}
+		points[g] = pt
+		return pt, nil
+	}
+	better := func(a, b int) bool { // a's score beats b's; ties go to the smaller width
+		pa, pb := points[a], points[b]
+		return pa.score < pb.score || (pa.score == pb.score && a < b)
+	}
+
+	start := 0
+	for g, w := range widths {
+		if math.Abs(math.Log(w/startWidth)) < math.Abs(math.Log(widths[start]/startWidth)) {
+			start = g
+		}
+	}
+	pt, err := eval(start)
+	if err != nil {
+		return res, err
+	}
+	best := start
+	flat := !pt.binding // the constraint does not bind at best: larger widths change nothing
+	for g := start + 2; g < len(widths) && !flat; g += 2 {
+		pt, err := eval(g)
+		if err != nil {
+			return res, err
+		}
+		if !better(g, best) {
+			break
+		}
+		best, flat = g, !pt.binding
+	}
+	if best == start {
+		for g := start - 2; g >= 0; g -= 2 {
+			if _, err := eval(g); err != nil {
+				return res, err
+			}
+			if !better(g, best) {
+				break
+			}
+			best = g
+		}
+	}
+	for _, g := range []int{best - 1, best + 1} {
+		if g < 0 || g >= len(widths) || (g > best && !points[best].binding) {
+			continue
+		}
+		if _, err := eval(g); err != nil {
+			return res, err
+		}
+	}
+	tried := make([]int, 0, len(points))
+	for g := range points {
+		tried = append(tried, g)
+	}
+	sort.Ints(tried)
+	for _, g := range tried {
+		if better(g, best) {
+			best = g
+		}
+		res.curve.widths = append(res.curve.widths, widths[g])
+		res.curve.scores = append(res.curve.scores, points[g].score)
+	}
+	res.lambda = widths[best]
+	res.warm = make([][]float64, len(tasks))
+	for t := range tasks {
+		wt := make([]float64, tasks[t].x.Dim())
+		for f := 0; f < nf; f++ {
+			for x, v := range points[best].ws[f][t] {
+				wt[x] += v / float64(nf)
+			}
+		}
+		res.warm[t] = wt
+	}
+	return res, nil
+}
+
+// startLoss scales w into the ball of the radius (as the solvers do with a
+// warm start) and returns the task's loss there with row weights c.
+func startLoss(t *pathTask, c []float64, radius float64, w []float64, u *[]float64) float64 {
+	gs := t.x.GroupSize()
+	if nrm := solve.Norm(w, gs); nrm > radius {
+		for x := range w {
+			w[x] *= radius / nrm
+		}
+		projectBall(w, gs, radius, nil)
+	}
+	if cap(*u) < len(t.y) {
+		*u = make([]float64, len(t.y))
+	}
+	m := (*u)[:len(t.y)]
+	t.x.Margins(m, w)
+	loss, total := 0.0, 0.0
+	for r, v := range m {
+		cr := 1.0
+		if c != nil {
+			cr = c[r]
+		}
+		loss += cr * solve.Softplus(-t.y[r]*v)
+		total += cr
+	}
+	if total == 0 {
+		return 0
+	}
+	return loss / total
+}
+
+// weightSum returns Σ c (len rows when c is nil).
+func weightSum(c []float64, rows int) float64 {
+	if c == nil {
+		return float64(rows)
+	}
+	s := 0.0
+	for _, v := range c {
+		s += v
+	}
+	return s
+}
