@@ -23,11 +23,12 @@ import (
 // stopping rule is the same duality-gap certificate either way.
 
 // useNewton reports whether Newton steps pay on one-hot regressions with n
-// variables in groups of codes, alphabet k: the Hessian's n(n+1)/2
-// additions a row must cost no more than about six fista iterations' table
-// reads and exponentials (2·groups + 30 operations a row, as measured by
-// BenchmarkLearnPairwise), and the factorisation of the d×d Hessian must
-// stay small (d ≤ 256).
+// variables in groups of codes, alphabet k, by a rough cost model: a
+// Newton step (about six fista iterations saved) must cost no more than
+// those iterations, counting the Hessian's n(n+1)/2 additions a row against
+// an iteration's 2·groups table reads and updates plus about 30 operations
+// for the exponential and the rest (the profile of the 3×3 grid with k = 6);
+// and the factorisation of the d×d Hessian must stay small (d ≤ 256).
 func useNewton(n, k, groups int) bool {
 	return n*(n+1)/2 <= 6*(2*groups+30) && n*k <= 256
 }
@@ -323,8 +324,13 @@ func (fw *faceWork) grow(d, rows int) {
 // Tuning of faceNewton.
 const (
 	// faceMaxCG caps the conjugate-gradient iterations of a face step;
-	// each costs one Margins and one Gradient, without exponentials.
-	faceMaxCG = 20
+	// each costs one Margins and one Gradient, without exponentials. With
+	// the Ising path's preconditioner CG needs 3 to 5; without one (one-hot
+	// rows) it rarely converges, and faceMaxCGPlain iterations gave the
+	// fewest passes over the rows on the n = 50, k = 21 benchmark (a
+	// Jacobi preconditioner, tried, gave more).
+	faceMaxCG      = 20
+	faceMaxCGPlain = 10
 	// faceCGTol is the relative residual at which CG stops: a Newton
 	// direction accurate to 1e-3 cuts a gap of 1e-4 to about 1e-7.
 	faceCGTol = 1e-3
@@ -459,7 +465,11 @@ func faceNewton(p *regression, cd *codedDesign, x, ux, gx, sig []float64, fw *fa
 	copy(pp, zv)
 	rs := dot(rr, zv)
 	stop := faceCGTol * faceCGTol * rs
-	for it := 0; it < faceMaxCG && rs > stop; it++ {
+	maxCG := faceMaxCG
+	if !pre {
+		maxCG = faceMaxCGPlain
+	}
+	for it := 0; it < maxCG && rs > stop; it++ {
 		hv(q, pp)
 		pq := dot(pp, q)
 		if !(pq > 0) {

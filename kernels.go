@@ -31,7 +31,7 @@ import "math"
 // maxGroupTable bounds the entries of one group's table: a table of 256
 // float64s (2 KiB) per group keeps the tables of a 100-variable Ising
 // problem (13 groups) in the 32 KiB level-one cache; BenchmarkKernels
-// measured 256 against 64 and 1024 (see BENCHMARKS.md).
+// measured 256 against 16 and 1024 (see BENCHMARKS.md).
 const maxGroupTable = 256
 
 // maxCodedTables bounds the entries of all tables together, so that codes
@@ -298,16 +298,6 @@ func (d *codedDesign) marginals() {
 			stride = block
 		}
 	}
-}
-
-// isFinite reports whether every entry of x is finite.
-func isFinite(x []float64) bool {
-	for _, v := range x {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return false
-		}
-	}
-	return true
 }
 
 // residualGradient is fastResiduals(r, sig, u, y, cw) followed by

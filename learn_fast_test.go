@@ -40,13 +40,13 @@ func TestFastPathMatchesReference(t *testing.T) {
 		width    float64 // multiple of the true width
 		weighted bool
 	}{
-		{"ising/grid=3x3/boundary", gridIsing(3, 3, rand.New(rand.NewPCG(1, 1)), 0.2, 0.5), 3000, 1, false},
-		{"ising/grid=3x3/interior", gridIsing(3, 3, rand.New(rand.NewPCG(1, 1)), 0.2, 0.5), 3000, 4, false},
+		{"ising/grid=3x3/boundary", gridIsing(3, 3, rand.New(rand.NewPCG(1, 1)), 0.2, 0.5), 2000, 1, false},
+		{"ising/grid=3x3/interior", gridIsing(3, 3, rand.New(rand.NewPCG(1, 1)), 0.2, 0.5), 2000, 4, false},
 		{"ising/grid=2x2/repeated rows", gridIsing(2, 2, rand.New(rand.NewPCG(2, 1)), 0.2, 0.5), 2000, 1, false},
-		{"ising/grid=4x4/weighted", gridIsing(4, 4, rand.New(rand.NewPCG(3, 1)), 0.2, 0.5), 2000, 1, true},
-		{"pairwise/grid=3x3/k=3 (Newton)", gridPotts(3, 3, 3, 0.3, rand.New(rand.NewPCG(4, 1))), 4000, 1, false},
+		{"ising/grid=4x4/weighted", gridIsing(4, 4, rand.New(rand.NewPCG(3, 1)), 0.2, 0.5), 1500, 1, true},
+		{"pairwise/grid=3x3/k=3 (Newton)", gridPotts(3, 3, 3, 0.3, rand.New(rand.NewPCG(4, 1))), 2000, 1, false},
 		{"pairwise/grid=2x2/k=4 (Newton, boundary)", gridPotts(2, 2, 4, 0.4, rand.New(rand.NewPCG(5, 1))), 3000, 0.5, false},
-		{"pairwise/grid=4x5/k=3 (no Newton)", gridPotts(4, 5, 3, 0.3, rand.New(rand.NewPCG(6, 1))), 2000, 1, true},
+		{"pairwise/grid=5x5/k=3 (no Newton)", gridPotts(5, 5, 3, 0.3, rand.New(rand.NewPCG(6, 1))), 600, 1, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -158,5 +158,18 @@ func TestFastPathCancel(t *testing.T) {
 				t.Errorf("got %v, want context.Canceled", err)
 			}
 		})
+	}
+}
+
+// TestUseNewton pins the choice of the cases above: Newton steps for the
+// small grids, first-order steps (with face steps) for the 5×5 grid.
+func TestUseNewton(t *testing.T) {
+	for _, tc := range []struct {
+		n, k int
+		want bool
+	}{{9, 3, true}, {4, 4, true}, {9, 6, true}, {25, 3, false}, {50, 21, false}} {
+		if got := useNewton(tc.n, tc.k, (tc.n+groupSize(tc.n, tc.k, maxGroupTable)-1)/groupSize(tc.n, tc.k, maxGroupTable)); got != tc.want {
+			t.Errorf("useNewton(n=%d, k=%d) = %v, want %v", tc.n, tc.k, got, tc.want)
+		}
 	}
 }

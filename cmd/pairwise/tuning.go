@@ -564,8 +564,8 @@ type benchLine struct {
 	Wall float64 `json:"wall_s"`
 }
 
-// tuningBench learns every data set named in DIR/results/*.jsonl with the
-// tuning-free default and tabulates it next to the baselines' lines for the
+// tuningBench learns every data set named in DIR/results/*.jsonl (Ising or
+// k-ary, read with ReadCSV) with the tuning-free default and tabulates it next to the baselines' lines for the
 // same files: their thr_and rule (which uses the true η) and supp_and rule
 // (the lasso support, which does not).
 func tuningBench(dir, out string, workers int, stdout io.Writer) error {
@@ -633,7 +633,6 @@ func tuningBench(dir, out string, workers int, stdout io.Writer) error {
 		done[l.Data] = true
 		var truth struct {
 			N     int      `json:"n"`
-			Kind  string   `json:"kind"`
 			Edges [][2]int `json:"edges"`
 		}
 		js, err := os.ReadFile(filepath.Join(dir, "data", l.Model+".truth.json"))
@@ -642,9 +641,6 @@ func tuningBench(dir, out string, workers int, stdout io.Writer) error {
 		}
 		if err := json.Unmarshal(js, &truth); err != nil {
 			return fmt.Errorf("%s.truth.json: %v", l.Model, err)
-		}
-		if truth.Kind != "ising" {
-			continue
 		}
 		f, err := os.Open(filepath.Join(dir, "data", l.Data))
 		if err != nil {
@@ -685,7 +681,7 @@ func tuningBench(dir, out string, workers int, stdout io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Tuning-free learning against cross-validated nodewise l1 logistic regression\n\n")
 	fmt.Fprintf(&b, "Made by `go run ./cmd/pairwise tuning -bench %s`: every data set named in `%s/results/*.jsonl` (lines written\n", dir, dir)
-	fmt.Fprintf(&b, "by shared/bench's `sk_ising.py` and `glmnet_ising.R`) learned with `pairwise.Learn(samples)` and no option.\n")
+	fmt.Fprintf(&b, "by shared/bench's `sk_ising.py`, `glmnet_ising.R`, `sk_pairwise.py`, `glmnet_pairwise.R`) learned with `pairwise.Learn(samples)` and no option.\n")
 	fmt.Fprintf(&b, "For the baselines, `thr` keeps |Â_ij| ≥ η/2 with the **true** η (information the tuning-free learner\n")
 	fmt.Fprintf(&b, "does not have) and `supp` keeps the nonzero lasso coefficients; both use the AND rule. Cells: exact\n")
 	fmt.Fprintf(&b, "recoveries / runs, then mean FP / FN, and the mean seconds of the learning step.\n\n")
