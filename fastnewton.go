@@ -326,11 +326,9 @@ const (
 	// faceMaxCG caps the conjugate-gradient iterations of a face step;
 	// each costs one Margins and one Gradient, without exponentials. With
 	// the Ising path's preconditioner CG needs 3 to 5; without one (one-hot
-	// rows) it rarely converges, and faceMaxCGPlain iterations gave the
-	// fewest passes over the rows on the n = 50, k = 21 benchmark (a
-	// Jacobi preconditioner, tried, gave more).
-	faceMaxCG      = 20
-	faceMaxCGPlain = 10
+	// rows) it often reaches the cap (a Jacobi preconditioner, tried on
+	// the n = 50, k = 21 benchmark, made it worse).
+	faceMaxCG = 20
 	// faceCGTol is the relative residual at which CG stops: a Newton
 	// direction accurate to 1e-3 cuts a gap of 1e-4 to about 1e-7.
 	faceCGTol = 1e-3
@@ -447,6 +445,7 @@ func faceNewton(p *regression, cd *codedDesign, x, ux, gx, sig []float64, fw *fa
 				mr[x] -= fw.ms[x] * sr / ss
 			}
 		}
+		clear(zz) // off the face too: zz becomes the CG direction
 		for x, j := range face {
 			zz[j] = mr[x]
 		}
@@ -465,11 +464,7 @@ func faceNewton(p *regression, cd *codedDesign, x, ux, gx, sig []float64, fw *fa
 	copy(pp, zv)
 	rs := dot(rr, zv)
 	stop := faceCGTol * faceCGTol * rs
-	maxCG := faceMaxCG
-	if !pre {
-		maxCG = faceMaxCGPlain
-	}
-	for it := 0; it < maxCG && rs > stop; it++ {
+	for it := 0; it < faceMaxCG && rs > stop; it++ {
 		hv(q, pp)
 		pq := dot(pp, q)
 		if !(pq > 0) {

@@ -180,6 +180,7 @@ func (f *isingFast) solve(ctx context.Context, i int, w []float64) (solve.Stats,
 		bias:    i,
 	}
 	mm := isingMM(ctx, p, p.x.(*codedDesign), w, nw)
+	p.maxIter -= mm // the steps count against WithMaxIterations
 	st, err := fista(ctx, p, w, &nw.fw)
 	st.Iterations += mm
 	return st, err
@@ -285,6 +286,7 @@ func (pn *pairNode) solve(ctx context.Context, alpha, beta int, rowsA, rowsB []i
 			return st, nil
 		}
 	}
+	p.maxIter -= st.Iterations // Newton's steps count against WithMaxIterations
 	more, err := fista(ctx, p, w, &nw.fw)
 	more.Iterations += st.Iterations
 	if err == nil {
@@ -480,7 +482,7 @@ func isingMM(ctx context.Context, p *regression, d *codedDesign, w []float64, nw
 	d.Margins(u, w)
 	c := 0.25
 	steps := 1
-	for ; steps < mmSteps && ctx.Err() == nil; steps++ {
+	for ; steps < min(mmSteps, p.maxIter) && ctx.Err() == nil; steps++ {
 		d.residualGradient(g, res, sig, u, p.y, p.cw)
 		if solve.Gap(g, w, 1, p.radius) <= mmGap {
 			break

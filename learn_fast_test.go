@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sync"
 	"testing"
 
 	"github.com/mrfkit/pairwise/solve"
@@ -172,4 +173,136 @@ func TestUseNewton(t *testing.T) {
 			t.Errorf("useNewton(n=%d, k=%d) = %v, want %v", tc.n, tc.k, got, tc.want)
 		}
 	}
+}
+
+// TestFastPathMaxIterations checks that every step of the fast path (the
+// majorise–minimise and Newton steps as well as the accelerated ones)
+// counts against WithMaxIterations, and that a capped run reports itself
+// unconverged rather than failing.
+func TestFastPathMaxIterations(t *testing.T) {
+	for _, k := range []int{2, 4} {
+		t.Run(fmt.Sprintf("k=%d", k), func(t *testing.T) {
+			m := gridPotts(3, 3, k, 0.3, rand.New(rand.NewPCG(16, uint64(k))))
+			s := drawExact(t, m, 3000, rand.NewPCG(17, 1))
+			const cap = 2
+			res, err := Learn(s, WithWidth(m.Width()), WithMinEdgeWeight(0.3), WithMaxIterations(cap), WithTolerance(1e-12))
+			if err != nil {
+				t.Fatal(err)
+			}
+			unconverged := 0
+			for _, f := range res.Nodes {
+				if f.Iterations > cap*f.Regressions {
+					t.Errorf("node %d: %d iterations over %d regressions, want at most %d each", f.Node, f.Iterations, f.Regressions, cap)
+				}
+				if !f.Converged {
+					unconverged++
+				}
+			}
+			// A tolerance of 1e-12 is out of reach in two steps.
+			if unconverged == 0 {
+				t.Error("every node certified 1e-12 within two iterations; the cap is not exercised")
+			}
+		})
+	}
+}
+
+// poison fills every scratch buffer of nw (to its capacity) with NaN.
+func poison(nw *nodeWork) {
+	fill := func(s []float64) {
+		s = s[:cap(s)]
+		for i := range s {
+			s[i] = math.NaN()
+		}
+	}
+	fill(nw.fw.buf)
+	fill(nw.fw.qp)
+	for _, s := range [][]float64{nw.fw.face.v, nw.fw.face.p, nw.fw.face.q, nw.fw.face.rr, nw.fw.face.z,
+		nw.fw.face.gz, nw.fw.face.a, nw.fw.face.hu, nw.fw.face.hr, nw.fw.face.uz, nw.fw.face.rz,
+		nw.fw.face.sz, nw.fw.face.norms, nw.fw.face.m, nw.fw.face.ms, nw.fw.face.mr, nw.fw.face.zbuf,
+		nw.nt.hess, nw.nt.g, nw.nt.v, nw.nt.wt, nw.nt.res, nw.nt.sig, nw.nt.u, nw.nt.du, nw.nt.un,
+		nw.f, nw.y, nw.cw} {
+		fill(s)
+	}
+	if nw.full != nil {
+		fill(nw.full[:])
+	}
+}
+
+// TestFastPathScratchIndependent: a regression's result must not depend on
+// what its reused scratch held before (the sync.Pool hands buffers to
+// whichever worker asks, so a stale read would make results depend on the
+// number of workers). Each node is solved with fresh scratch and with
+// scratch that solved every other node and was then filled with NaN; the
+// results must agree to the last bit.
+func TestFastPathScratchIndependent(t *testing.T) {
+	cfg := defaultConfig()
+	t.Run("ising", func(t *testing.T) {
+		m := gridIsing(3, 4, rand.New(rand.NewPCG(18, 1)), 0.2, 0.5)
+		s := drawExact(t, m, 3000, rand.NewPCG(19, 1))
+		cfg.lambda = m.Width()
+		f := newIsingFast(&cfg, s, 2*cfg.lambda)
+		for i := 0; i < s.n; i++ {
+			f.pool = sync.Pool{New: func() any { return new(nodeWork) }}
+			fresh := make([]float64, s.n)
+			if _, err := f.solve(context.Background(), i, fresh); err != nil {
+				t.Fatal(err)
+			}
+			dirty := new(nodeWork)
+			for j := 0; j < s.n; j++ {
+				f.pool = sync.Pool{New: func() any { return dirty }}
+				if _, err := f.solve(context.Background(), (i+j+1)%s.n, make([]float64, s.n)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			poison(dirty)
+			f.pool = sync.Pool{New: func() any { return dirty }}
+			got := make([]float64, s.n)
+			if _, err := f.solve(context.Background(), i, got); err != nil {
+				t.Fatal(err)
+			}
+			for x := range got {
+				if got[x] != fresh[x] {
+					t.Fatalf("node %d, coordinate %d: %v with reused scratch, %v with fresh", i, x, got[x], fresh[x])
+				}
+			}
+		}
+	})
+	t.Run("pairwise", func(t *testing.T) {
+		m := gridPotts(2, 3, 3, 0.3, rand.New(rand.NewPCG(20, 1)))
+		s := drawExact(t, m, 3000, rand.NewPCG(21, 1))
+		cfg.lambda = m.Width()
+		f := newPairFast(&cfg, s, 2*cfg.lambda*math.Sqrt(3))
+		solveAll := func(i int, nw *nodeWork) []float64 {
+			f.pool = sync.Pool{New: func() any { return nw }}
+			pn := f.node(i)
+			byValue := make([][]int32, 3)
+			for r := 0; r < f.s.rows; r++ {
+				a := f.s.b8[r*s.n+i]
+				byValue[a] = append(byValue[a], int32(r))
+			}
+			var out []float64
+			for a := 0; a < 3; a++ {
+				for b := a + 1; b < 3; b++ {
+					w := make([]float64, s.n*3)
+					if _, err := pn.solve(context.Background(), a, b, byValue[a], byValue[b], w); err != nil {
+						t.Fatal(err)
+					}
+					out = append(out, w...)
+				}
+			}
+			return out
+		}
+		for i := 0; i < s.n; i++ {
+			fresh := solveAll(i, new(nodeWork))
+			dirty := new(nodeWork)
+			solveAll((i+1)%s.n, dirty)
+			poison(dirty)
+			got := solveAll(i, dirty)
+			for x := range got {
+				if got[x] != fresh[x] {
+					t.Fatalf("node %d, entry %d: %v with reused scratch, %v with fresh", i, x, got[x], fresh[x])
+				}
+			}
+		}
+	})
 }

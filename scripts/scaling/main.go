@@ -110,7 +110,19 @@ func panel(title, xlabel string, ss []series) (*plot.Plot, error) {
 	p.X.Label.Text = xlabel
 	p.Y.Label.Text = "seconds per learn (1 worker)"
 	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
-	p.X.Tick.Marker, p.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: -1}
+	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	// Ticks at the measured x values (decades alone leave n and k bare).
+	var ticks []plot.Tick
+	seen := map[float64]bool{}
+	for _, s := range ss {
+		for _, x := range s.x {
+			if !seen[x] {
+				seen[x] = true
+				ticks = append(ticks, plot.Tick{Value: x, Label: strconv.FormatFloat(x, 'g', -1, 64)})
+			}
+		}
+	}
+	p.X.Tick.Marker = plot.ConstantTicks(ticks)
 	p.Legend.Top, p.Legend.Left = true, true
 	for i, s := range ss {
 		xy := make(plotter.XYs, len(s.x))
