@@ -36,7 +36,7 @@ fi
 (cd "$repo" && go build -o "$work/pairwise-bin" ./cmd/pairwise)
 out=$work/compare.jsonl
 : > "$out"
-echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), work dir $work" >&2
+echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(getconf _NPROCESSORS_ONLN) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), work dir $work" >&2
 
 is_saga() { case " $SAGA_SEEDS " in *" $1 "*) return 0;; esac; return 1; }
 
