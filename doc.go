@@ -39,6 +39,31 @@
 // WithWidth(λ) with λ at least the true width and WithMinEdgeWeight(η) with
 // η at most the true minimum edge weight.
 //
+// Users rarely know λ and η. Without WithWidth, each node's width λ_i is
+// chosen from the data by a Selection: EBIC over a path of radii with warm
+// starts (the default, EBIC{Gamma: 0.25}, as IsingFit does over a glmnet
+// path) or K-fold cross-validated conditional log-likelihood
+// (CrossValidation). Without WithMinEdgeWeight, the graph keeps the pairs
+// that a Wald test on debiased estimates finds nonzero at a false-edge rate
+// (WithFalseEdgeRate, Bonferroni over the pairs). Result.Tuning reports what
+// was chosen. These rules are ours, not the paper's; docs/tuning in the
+// repository measures them against the oracle that knows λ and η.
+//
+// Sparsitron (Klivans and Meka 2017) is available as a baseline backend,
+// WithSolver(Sparsitron{}), as in the paper's Figure 2.
+//
+// # Files and graphs
+//
+// ReadCSV reads one sample a line (states 0..k-1 or spins ±1, an optional
+// header of names); ReadHistogramCSV reads count,z_1,...,z_n lines;
+// ReadCSVCompact streams large files and merges identical rows as it reads.
+// ReadModel and (*Model).WriteModel read and write the model JSON format
+// (n, k, names, nonzero couplings, fields); *Model also implements
+// json.Marshaler and json.Unmarshaler. (*Result).Graph gives the learned
+// graph as a gonum weighted undirected graph. The command
+// github.com/mrfkit/pairwise/cmd/pairwise wraps all of this: learn, sample,
+// demo, reproduce, compare and tuning.
+//
 // The regressions are solved by mirror descent: EntropicMirror (Algorithm 3,
 // the entropic map on the doubled simplex) and GroupMirror (Algorithm 4, the
 // group p-norm map), chosen with WithSolver. Beyond the paper, which runs a
@@ -59,6 +84,9 @@
 //     through Result.Estimate.
 //   - Value pairs without samples, or with only one of the two values, are
 //     handled as LearnPairwise documents.
+//   - WithRadius sets the constraint radius directly (the paper's 2λ√k
+//     shrinks little at k ≥ 4; see the README).
+//   - Data-driven λ and η (Selection, the Wald edge test), described above.
 //
 // # Notebooks
 //

@@ -17,8 +17,10 @@ import (
 // Â_ij = ŵ_j/2 and θ̂_i = ŵ_bias/2. The graph keeps the pairs with
 // |Â_ij| ≥ η/2 after symmetrisation (see Result).
 //
-// The samples must have k = 2 (spins -1, +1 as states 0, 1). WithWidth (λ)
-// and WithMinEdgeWeight (η) are required. The default solver is
+// The samples must have k = 2 (spins -1, +1 as states 0, 1). With both
+// WithWidth (λ) and WithMinEdgeWeight (η) this is the paper's algorithm;
+// without them λ_i is chosen per node and the graph by an edge test (see
+// Selection and Tuning). The default solver is
 // EntropicMirror (Algorithm 3) with the Adaptive schedule, stopped when the
 // duality gap certifies WithTolerance.
 //
@@ -108,7 +110,7 @@ func LearnIsingContext(ctx context.Context, s *Samples, opts ...Option) (*Result
 		return nil, err
 	}
 	res := assemble(&cfg, n, 2, est, fields, nodes)
-	res.Radius = cfg.regressionRadius(2, false)
+	res.Radius = cfg.resultRadius(radius)
 	return res, nil
 }
 

@@ -29,7 +29,8 @@ type Result struct {
 	// NaN when WithRadius replaced it).
 	Width, MinEdgeWeight float64
 	// Radius is the constraint radius of the regressions: 2λ (Ising
-	// path), 2λ√k (pairwise path), or the one given by WithRadius.
+	// path), 2λ√k (pairwise path), or the one given by WithRadius; NaN
+	// when a Selection chose a width λ_i per node (NodeFit.Width).
 	Radius float64
 	// Nodes holds one entry per node i: how its regressions ended.
 	Nodes []NodeFit

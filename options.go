@@ -69,7 +69,9 @@ func (c *config) errorf(format string, args ...any) {
 // WithWidth sets λ, the known upper bound on the model width λ(W, Θ)
 // (Definitions 1 and 2). The per-node regressions are constrained to radius
 // 2λ (l1, Algorithm 1) or 2λ√k (l2,1, Algorithm 2). λ must be finite and
-// positive. There is no default yet: without it the learners return an error.
+// positive. Without it (and without WithRadius) the learners choose a width
+// λ_i for each node from the data with a Selection (EBIC by default; see
+// WithSelection), reported in NodeFit.Width and Result.Tuning.
 func WithWidth(lambda float64) Option {
 	return optionFunc(func(c *config) {
 		if math.IsNaN(lambda) || math.IsInf(lambda, 0) || lambda <= 0 {
@@ -99,6 +101,16 @@ func WithRadius(r float64) Option {
 	})
 }
 
+// resultRadius is Result.Radius for a learner that used radius: NaN when a
+// Selection chose the widths node by node (each node i then used 2λ_i or
+// 2λ_i√k, with λ_i in NodeFit.Width).
+func (c *config) resultRadius(radius float64) float64 {
+	if c.sel != nil && c.sel.spec != nil {
+		return math.NaN()
+	}
+	return radius
+}
+
 // regressionRadius returns the constraint radius for alphabet size k: the one
 // given by WithRadius, else 2λ for k = 2 on the Ising path (l1) and 2λ√k on
 // the pairwise path (l2,1).
@@ -114,8 +126,10 @@ func (c *config) regressionRadius(k int, pairwise bool) float64 {
 
 // WithMinEdgeWeight sets η, the known lower bound on the minimum edge weight
 // η(W, Θ). The learned graph keeps the pairs whose estimated weight is at
-// least η/2, as Algorithms 1 and 2 do. η must be finite and positive. There is
-// no default yet: without it the learners return an error.
+// least η/2, as Algorithms 1 and 2 do. η must be finite and positive. Without
+// it the learners keep the pairs that a Wald test on debiased estimates finds
+// nonzero at the false-edge rate of WithFalseEdgeRate (default
+// DefaultFalseEdgeRate), and report the test in Result.Tuning.
 func WithMinEdgeWeight(eta float64) Option {
 	return optionFunc(func(c *config) {
 		if math.IsNaN(eta) || math.IsInf(eta, 0) || eta <= 0 {

@@ -34,9 +34,13 @@ import (
 // the estimates of that value's rows are then unreliable.
 //
 // Any k from 2 to 256 is accepted; for k = 2 the result agrees with
-// LearnIsing up to the solver tolerance. WithWidth (λ) and WithMinEdgeWeight
-// (η) are required. The default solver is GroupMirror (Algorithm 4) with the
-// Adaptive schedule.
+// LearnIsing up to the solver tolerance. With both WithWidth (λ) and
+// WithMinEdgeWeight (η) this is the paper's algorithm; without them λ_i is
+// chosen per node and the graph by an edge test (see Selection and Tuning).
+// When the widths are chosen, the closed form of a one-label pair uses the
+// radius of a provisional width λ = 1, not λ_i: such pairs mean a value
+// is nearly unseen, and its field estimate is arbitrary either way. The
+// default solver is GroupMirror (Algorithm 4) with the Adaptive schedule.
 //
 // With that default the regressions run on a fast path that gives the same
 // certified solutions: identical rows are merged into weights, the states
@@ -184,7 +188,7 @@ func LearnPairwiseContext(ctx context.Context, s *Samples, opts ...Option) (*Res
 		return nil, err
 	}
 	res := assemble(&cfg, n, k, est, fields, nodes)
-	res.Radius = radius
+	res.Radius = cfg.resultRadius(radius)
 	return res, nil
 }
 

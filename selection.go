@@ -275,8 +275,8 @@ func WithFalseEdgeRate(alpha float64) Option {
 //
 // The other fields of Result then read as follows. NodeFit.Width is node i's
 // chosen λ_i and Result.Width the largest of them (a width bound for the
-// whole model, in the paper's sense: max over nodes). Result.Radius is not
-// meaningful when the widths were chosen: every node used 2λ_i (or 2λ_i√k).
+// whole model, in the paper's sense: max over nodes). Result.Radius is NaN
+// when the widths were chosen: every node used 2λ_i (or 2λ_i√k).
 // When the edge test chose the graph, Result.MinEdgeWeight is η̂ = 2·z*·SE_min,
 // with SE_min the smallest standard error of any entry of any pair: no pair
 // whose debiased estimate is below η̂/2 in every entry can be an edge, the

@@ -419,6 +419,10 @@ func TestTuningFreeRecovery(t *testing.T) {
 					t.Errorf("node %d: width %g, Result.Width %g", f.Node, f.Width, res.Width)
 				}
 			}
+			// Each node used its own radius, so there is no single one.
+			if !math.IsNaN(res.Radius) {
+				t.Errorf("Radius %g with widths chosen per node, want NaN", res.Radius)
+			}
 		})
 	}
 }
