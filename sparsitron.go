@@ -61,9 +61,9 @@ import (
 //
 // A row costs O(nonzeros) for the update; the selection computes the exact
 // held-out risk (one exponential a held-out row) only for the candidates
-// that a bracket on its risk cannot decide, about one in fifty on the
-// paper's grid (see sparsitronRun). The result is the same as with the risk of every
-// candidate.
+// that a bracket on its risk cannot decide, 3 to 4% of them on the paper's
+// grid (see sparsitronRun). The result is the same as with the risk of
+// every candidate.
 //
 // Sparsitron makes one pass over the training rows: Stats.Iterations is T,
 // MaxIter is ignored, and there is no stopping rule. Stats.Loss is the
@@ -282,8 +282,8 @@ const (
 // inside the best's interval, the best gets its exact risk too). The
 // selected candidate is therefore the one of smallest exact risk, as in
 // Klivans and Meka (the first one on ties), while the exponentials are spent
-// on the few candidates that are close calls: on the paper's grid, about
-// one in fifty.
+// on the few candidates that are close calls: 3 to 4% of them on the
+// paper's grid.
 func sparsitronRun(ctx context.Context, rows sparseRows, y []float64, t, d int, lambda float64, w []float64) (solve.Stats, error) {
 	n := len(y)
 	nnz := rows.nnz

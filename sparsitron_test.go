@@ -499,11 +499,12 @@ func TestSparsitronString(t *testing.T) {
 // pairwise path (one-hot rows, l1 radius 2kλ = 3.2), the setting of the
 // paper's Figure 2, from N = 20000 exact samples, and the Ising path (±1
 // rows, l1 radius 2λ = 1.6, so fewer samples suffice) from N = 10000. In the
-// reproduction (docs/reproduce) Sparsitron recovers the grid at k = 2 in
-// every run from N = 10000 on, with a mean estimation error
-// max_ij ‖W_ij − Ŵ_ij‖∞ below 0.08 where thresholding tolerates η/2 = 0.1,
-// so one fixed seed passes for the right reason. The result must also be
-// deterministic and independent of the workers (checked on 2000 samples).
+// full reproduction (docs/reproduce) Sparsitron recovers the grid at k = 2
+// in 95 of 100 runs at N = 20000 (the failures are a node whose held-out
+// selection picked an early, shrunk candidate), and on 20 other seeds the
+// Ising path recovered it in 20 of 20 at N = 10000: one fixed seed passes
+// for the right reason. The result must also be deterministic and
+// independent of the workers (checked on 2000 samples).
 func TestSparsitronLearnsGrid(t *testing.T) {
 	m, err := NewGridPotts(3, 3, 2, 0.2, rand.NewPCG(11, 1))
 	if err != nil {

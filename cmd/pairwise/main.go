@@ -2,9 +2,18 @@
 //
 // Usage:
 //
-//	pairwise demo [flags]    learn the paper's 3x3 grid from exact samples
+//	pairwise demo [flags]            learn the paper's 3x3 grid from exact samples
+//	pairwise learn [flags] FILE      learn the graph from a CSV of samples (- for stdin);
+//	                                 write edges (csv, json), Graphviz DOT or a model JSON
+//	pairwise sample [flags] MODEL    draw exact or Gibbs samples of a model JSON file
+//	pairwise reproduce [flags]       rerun the paper's Figures 1 and 2 (with Sparsitron)
+//	pairwise tuning [flags]          measure the tuning-free learner against the oracle
+//	pairwise compare DATA TRUTH      time one ../shared/bench data file, as the baselines do
 //
-// Run "pairwise COMMAND -h" for the flags of a command.
+// Without -lambda and -eta, learn chooses λ and η from the data (see the
+// package's Selection). Errors name the file, line and column; a progress
+// bar is drawn on standard error when it is a terminal. Run
+// "pairwise COMMAND -h" for the flags and examples of a command.
 package main
 
 import (
