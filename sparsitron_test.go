@@ -13,36 +13,6 @@ import (
 	"github.com/mrfkit/pairwise/solve"
 )
 
-// spDense returns the rows of p's design as dense vectors (the Spins bias
-// column read as 1, the OneHot bias group as state 0), independently of the
-// compressed rows Sparsitron builds.
-func spDense[F solve.Layout](p *solve.Problem[F]) [][]float64 {
-	var rows [][]float64
-	switch x := any(p.X).(type) {
-	case solve.Spins:
-		for m := 0; m < x.Len(); m++ {
-			row := append([]float64(nil), x.X[m*x.Cols:(m+1)*x.Cols]...)
-			if x.Bias >= 0 {
-				row[x.Bias] = 1
-			}
-			rows = append(rows, row)
-		}
-	case solve.OneHot:
-		for m := 0; m < x.Len(); m++ {
-			row := make([]float64, x.Groups*x.K)
-			for g := 0; g < x.Groups; g++ {
-				a := int(x.Z[m*x.Groups+g])
-				if g == x.Bias {
-					a = 0
-				}
-				row[g*x.K+a] = 1
-			}
-			rows = append(rows, row)
-		}
-	}
-	return rows
-}
-
 // spLabels draws y = ±1 with P(y = 1) = σ(u_m) for the margins u of a planted
 // w, so that the data follow the logistic model Sparsitron assumes.
 func spLabels[F solve.Layout](rng *rand.Rand, p *solve.Problem[F], planted []float64) {
@@ -193,13 +163,13 @@ func TestSparsitronLiteral(t *testing.T) {
 				p := tc.spins
 				got = make([]float64, p.X.Dim())
 				st, err = s.SolveSpins(context.Background(), p, got)
-				want = literalSparsitron(spDense(p), p.Y, p.Radius, sparsitronHoldout(tc.holdout, p.X.Len()))
+				want = literalSparsitron(mdDense(p), p.Y, p.Radius, sparsitronHoldout(tc.holdout, p.X.Len()))
 			} else {
 				p := tc.oneHot
 				got = make([]float64, p.X.Dim())
 				st, err = s.SolveOneHot(context.Background(), p, got)
 				lambda := p.Radius * math.Sqrt(float64(p.X.K))
-				want = literalSparsitron(spDense(p), p.Y, lambda, sparsitronHoldout(tc.holdout, p.X.Len()))
+				want = literalSparsitron(mdDense(p), p.Y, lambda, sparsitronHoldout(tc.holdout, p.X.Len()))
 			}
 			if err != nil {
 				t.Fatal(err)
