@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -120,6 +121,24 @@ func writeOutput(path string, stdout io.Writer, write func(w io.Writer) error) e
 // missing argument); run reports it like any other error.
 func usageError(format string, args ...any) error {
 	return fmt.Errorf(format, args...)
+}
+
+// parseOneFile parses the flags of subcommand cmd, which takes exactly one
+// input file (what names it in errors, for example "input FILE"), and
+// returns the names of the flags given on the command line.
+func parseOneFile(fs *flag.FlagSet, args []string, cmd, what string) (map[string]bool, error) {
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if fs.NArg() != 1 {
+		if fs.NArg() == 0 {
+			return nil, usageError("missing the %s (use - for standard input); see 'pairwise %s -h'", what, cmd)
+		}
+		return nil, usageError("want one %s, got %d arguments: %q", what, fs.NArg(), fs.Args())
+	}
+	return set, nil
 }
 
 // sizedReader is a reader that can say how many bytes it has left, which

@@ -74,16 +74,9 @@ Flags:
 `)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	set, err := parseOneFile(fs, args, "learn", "input FILE")
+	if err != nil {
 		return err
-	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	if fs.NArg() != 1 {
-		if fs.NArg() == 0 {
-			return usageError("missing the input FILE (use - for standard input); see 'pairwise learn -h'")
-		}
-		return usageError("want one input FILE, got %d arguments: %q", fs.NArg(), fs.Args())
 	}
 	if !oneOf(*format, learnFormats) {
 		return usageError("-format %q: want one of %s", *format, strings.Join(learnFormats, ", "))

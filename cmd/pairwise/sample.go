@@ -52,16 +52,9 @@ Flags:
 `)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	set, err := parseOneFile(fs, args, "sample", "MODEL file")
+	if err != nil {
 		return err
-	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	if fs.NArg() != 1 {
-		if fs.NArg() == 0 {
-			return usageError("missing the MODEL file (use - for standard input); see 'pairwise sample -h'")
-		}
-		return usageError("want one MODEL file, got %d arguments: %q", fs.NArg(), fs.Args())
 	}
 	if *count < 1 {
 		return usageError("-n %d: want at least one sample", *count)
