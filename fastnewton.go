@@ -37,11 +37,13 @@ func useNewton(n, k, groups int) bool {
 type newtonWork struct {
 	hess            []float64 // d×d
 	g, v, wt        []float64 // d
-	res, sig, u, du []float64 // rows
-	un              []float64 // rows
+	res, sig, u, du []float64 // rows, borrowed from a fistaWork
+	un              []float64 // rows, borrowed
 }
 
-func (nw *newtonWork) grow(d, rows int) {
+// grow sizes the d-vectors and takes the row buffers from fw, which fista
+// will overwrite: whatever newton leaves there is not read again.
+func (nw *newtonWork) grow(d, rows int, fw *fistaWork) {
 	grow := func(s []float64, l int) []float64 {
 		if cap(s) < l {
 			return make([]float64, l)
@@ -50,7 +52,8 @@ func (nw *newtonWork) grow(d, rows int) {
 	}
 	nw.hess = grow(nw.hess, d*d)
 	nw.g, nw.v, nw.wt = grow(nw.g, d), grow(nw.v, d), grow(nw.wt, d)
-	nw.res, nw.sig, nw.u, nw.du, nw.un = grow(nw.res, rows), grow(nw.sig, rows), grow(nw.u, rows), grow(nw.du, rows), grow(nw.un, rows)
+	r := fw.rows(rows)
+	nw.res, nw.sig, nw.u, nw.du, nw.un = r[0], r[1], r[2], r[3], r[4]
 }
 
 // maxNewtonSteps bounds the Newton steps before newton hands over to fista.
@@ -64,7 +67,7 @@ const maxNewtonSteps = 25
 // otherwise (a step leaves the ball, makes no progress, or the steps run
 // out) it returns done = false with w a feasible point no worse than the
 // start and the steps taken, and the caller continues with fista.
-func newton(ctx context.Context, p *regression, active []uint16, nv int, w []float64, nw *newtonWork) (st solve.Stats, done bool, err error) {
+func newton(ctx context.Context, p *regression, active []uint16, nv int, w []float64, nw *newtonWork, fw *fistaWork) (st solve.Stats, done bool, err error) {
 	d, gs, radius := p.x.Dim(), p.x.GroupSize(), p.radius
 	y, cw := p.y, p.cw
 	rows := len(y)
@@ -74,7 +77,7 @@ func newton(ctx context.Context, p *regression, active []uint16, nv int, w []flo
 		}
 		projectBall(w, gs, radius, nil)
 	}
-	nw.grow(d, rows)
+	nw.grow(d, rows, fw)
 	h, g, v := nw.hess, nw.g, nw.v
 	res, sig, u, du, un := nw.res, nw.sig, nw.u, nw.du, nw.un
 	p.x.Margins(u, w)
@@ -245,7 +248,7 @@ func cholSolve(u []float64, d int, b []float64) {
 // faceWork is the scratch of faceNewton.
 type faceWork struct {
 	v, p, q, rr, z, gz, a []float64 // d
-	hu, hr, uz, rz, sz    []float64 // rows
+	hu, hr, uz, sz        []float64 // rows, borrowed from fista's buffers
 	face                  []int     // the groups of the support
 	norms                 []float64 // their norms
 	m                     []float64 // |S|×|S| preconditioner factor
@@ -310,7 +313,7 @@ func (fw *faceWork) facePreconditioner(p *regression, sig []float64, face []int,
 	return true
 }
 
-func (fw *faceWork) grow(d, rows int) {
+func (fw *faceWork) grow(d int) {
 	grow := func(s []float64, l int) []float64 {
 		if cap(s) < l {
 			return make([]float64, l)
@@ -318,7 +321,6 @@ func (fw *faceWork) grow(d, rows int) {
 		return s[:l]
 	}
 	fw.v, fw.p, fw.q, fw.rr, fw.z, fw.gz, fw.a = grow(fw.v, d), grow(fw.p, d), grow(fw.q, d), grow(fw.rr, d), grow(fw.z, d), grow(fw.gz, d), grow(fw.a, d)
-	fw.hu, fw.hr, fw.uz, fw.rz, fw.sz = grow(fw.hu, rows), grow(fw.hr, rows), grow(fw.uz, rows), grow(fw.rz, rows), grow(fw.sz, rows)
 }
 
 // Tuning of faceNewton.
@@ -352,11 +354,16 @@ const (
 // the support and so closes the Frank–Wolfe gap that first-order steps
 // close slowly. It returns the gap at the new point z with z, its margins
 // and gradient in x, ux and gx (and σ(−|b|) in sig), or ok = false, leaving
-// everything unchanged, when z would not decrease the loss.
-func faceNewton(p *regression, cd *codedDesign, x, ux, gx, sig []float64, fw *faceWork) (gap float64, ok bool) {
-	d, n, radius, gs := len(x), len(ux), p.radius, cd.GroupSize()
+// everything unchanged, when z would not decrease the loss. rows are three
+// row buffers and sz a fourth that it may overwrite; sz receives σ(−|b|)
+// at z, which it then copies into sig.
+func faceNewton(p *regression, cd *codedDesign, x, ux, gx, sig []float64, fw *faceWork, rows [3][]float64, sz []float64) (gap float64, ok bool) {
+	d, radius, gs := len(x), p.radius, cd.GroupSize()
 	y, cw := p.y, p.cw
-	fw.grow(d, n)
+	fw.grow(d)
+	// hr holds the Hessian products' row weights during CG and the
+	// residuals at z after it.
+	fw.hu, fw.hr, fw.uz, fw.sz = rows[0], rows[1], rows[2], sz
 	v, pp, q, rr, a := fw.v, fw.p, fw.q, fw.rr, fw.a
 	face, norms := fw.face[:0], fw.norms[:0]
 	total := 0.0
@@ -510,14 +517,14 @@ func faceNewton(p *regression, cd *codedDesign, x, ux, gx, sig []float64, fw *fa
 	uz := fw.uz
 	cd.Margins(uz, z)
 	// L(z) − L(x) = ⟨∇L(x), z − x⟩ + Σ ĉ D, accurate where it is tiny.
-	dec := logisticBregman(uz, ux, sig, y, cw)
+	dec := cd.bregman(uz, ux, sig, y, cw)
 	for j := range z {
 		dec += gx[j] * (z[j] - x[j])
 	}
 	if !(dec <= 0) {
 		return 0, false
 	}
-	cd.residualGradient(fw.gz, fw.rz, fw.sz, uz, y, cw)
+	cd.residualGradient(fw.gz, fw.hr, fw.sz, uz, y, cw)
 	copy(x, z)
 	copy(ux, uz)
 	copy(gx, fw.gz)

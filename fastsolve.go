@@ -47,16 +47,21 @@ const (
 const eps = 0x1p-52
 
 // fistaWork holds the buffers of fista so that the regressions of one
-// worker reuse them; the zero value is ready to use.
+// worker reuse them; the zero value is ready to use. Its seven row buffers
+// (float64 a row each) are also the row scratch of the steps that run
+// before fista (newton, isingMM) or inside it (faceNewton), which borrow
+// them, so that a worker holds seven of them in all: on large N they are
+// most of the learner's memory.
 type fistaWork struct {
-	buf  []float64
+	buf  []float64 // the d-vectors
+	rbuf []float64 // the row buffers
 	face faceWork
 	qp   []float64 // scratch of isingStart
 }
 
 // take returns the buffers of fista for dimension d and n rows.
 func (ws *fistaWork) take(d, ng, n int) (vecs [5][]float64, scratch []float64, rows [7][]float64) {
-	need := 5*d + ng + 7*n
+	need := 5*d + ng
 	if cap(ws.buf) < need {
 		ws.buf = make([]float64, need)
 	}
@@ -66,10 +71,19 @@ func (ws *fistaWork) take(d, ng, n int) (vecs [5][]float64, scratch []float64, r
 		vecs[i] = cut(d)
 	}
 	scratch = cut(ng)
-	for i := range rows {
-		rows[i] = cut(n)
+	return vecs, scratch, ws.rows(n)
+}
+
+// rows returns the seven row buffers of length n. Their contents are
+// whatever the last user left.
+func (ws *fistaWork) rows(n int) (rows [7][]float64) {
+	if cap(ws.rbuf) < 7*n {
+		ws.rbuf = make([]float64, 7*n)
 	}
-	return vecs, scratch, rows
+	for i := range rows {
+		rows[i] = ws.rbuf[i*n : (i+1)*n : (i+1)*n]
+	}
+	return rows
 }
 
 // fista is the Adaptive schedule (see Schedule and accelerated, whose steps
@@ -103,6 +117,20 @@ func fista(ctx context.Context, p *regression, w []float64, ws *fistaWork) (solv
 		fastResiduals(res, sig, u, y, cw)
 		p.x.Gradient(g, res)
 	}
+	// The row sums below, split over the rows with the design's passes
+	// when it splits them (rowsplit.go).
+	loss := func(u []float64) float64 {
+		if fused {
+			return cd.loss(u, y, cw)
+		}
+		return logisticLoss(u, y, cw)
+	}
+	bregman := func(a, b, sig []float64) float64 {
+		if fused {
+			return cd.bregman(a, b, sig, y, cw)
+		}
+		return logisticBregman(a, b, sig, y, cw)
+	}
 	p.x.Margins(ux, x)
 	grad(gx, sx, ux)
 	gap := solve.Gap(gx, x, gs, radius)
@@ -113,7 +141,13 @@ func fista(ctx context.Context, p *regression, w []float64, ws *fistaWork) (solv
 	lip := lmax
 	if g2 := dot(gx, gx); g2 > 0 && gap > p.tol {
 		p.x.Margins(un, gx)
-		lip = min(max(curvature(un, ux, y, cw)/g2, lmin), lmax)
+		c := 0.0
+		if fused {
+			c = cd.curvature(un, ux, y, cw)
+		} else {
+			c = curvature(un, ux, y, cw)
+		}
+		lip = min(max(c/g2, lmin), lmax)
 	}
 	t := 1.0
 	copy(xp, x)
@@ -125,7 +159,7 @@ func fista(ctx context.Context, p *regression, w []float64, ws *fistaWork) (solv
 		if it%ctxEvery == ctxEvery-1 {
 			if err := ctx.Err(); err != nil {
 				copyBack(w, x)
-				return solve.Stats{Iterations: it, Loss: logisticLoss(ux, y, cw), Gap: math.Inf(1)}, err
+				return solve.Stats{Iterations: it, Loss: loss(ux), Gap: math.Inf(1)}, err
 			}
 		}
 		it++
@@ -162,7 +196,7 @@ func fista(ctx context.Context, p *regression, w []float64, ws *fistaWork) (solv
 				if beta != 0 && solve.Norm(yv, gs) <= radius*(1+4*eps) {
 					if g := solve.Gap(gy, yv, gs, radius); g <= p.tol {
 						copyBack(w, yv)
-						return solve.Stats{Iterations: it, Loss: logisticLoss(uy, y, cw), Gap: g, Converged: true}, nil
+						return solve.Stats{Iterations: it, Loss: loss(uy), Gap: g, Converged: true}, nil
 					}
 				}
 			}
@@ -188,7 +222,7 @@ func fista(ctx context.Context, p *regression, w []float64, ws *fistaWork) (solv
 				break
 			}
 			thr := 0.5 * lt * dx2
-			if hi <= thr || (hi <= thr*ratio && logisticBregman(un, uy, sy, y, cw) <= thr) {
+			if hi <= thr || (hi <= thr*ratio && bregman(un, uy, sy) <= thr) {
 				break
 			}
 			lt = min(2*lt, lmax)
@@ -220,7 +254,9 @@ func fista(ctx context.Context, p *regression, w []float64, ws *fistaWork) (solv
 			// run; the momentum restarts from its point.
 			if faceOK && gap > p.tol && gap <= faceGap && it >= faceNext {
 				faceNext = it + faceEvery
-				if g, ok := faceNewton(p, cd, x, ux, gx, sx, &ws.face); ok {
+				// The face step borrows the rows that the next iteration
+				// recomputes (uy, sy, un, res); uxp stays for when it fails.
+				if g, ok := faceNewton(p, cd, x, ux, gx, sx, &ws.face, [3][]float64{uy, res, un}, sy); ok {
 					gap = g
 					copy(xp, x)
 					copy(uxp, ux)
@@ -236,7 +272,7 @@ func fista(ctx context.Context, p *regression, w []float64, ws *fistaWork) (solv
 	copyBack(w, x)
 	return solve.Stats{
 		Iterations: it,
-		Loss:       logisticLoss(ux, y, cw),
+		Loss:       loss(ux),
 		Gap:        gap,
 		Converged:  gap <= p.tol,
 	}, nil

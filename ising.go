@@ -53,9 +53,36 @@ func LearnIsingContext(ctx context.Context, s *Samples, opts ...Option) (*Result
 	// fast path (learn_fast.go) with the default backends, else with the
 	// configured solver on the plain layout.
 	var solveNode func(ctx context.Context, i int, w []float64) (solve.Stats, error)
+	nodeCfg := cfg // the nodes' schedule: cfg's workers, or one node at a time
 	if cfg.fastSpins() {
 		if f := newIsingFast(&cfg, s, radius); f != nil {
 			solveNode = f.solve
+			defer f.stop()
+			if f.team != nil {
+				nodeCfg.workers = 1 // the workers split the rows instead
+			}
+		}
+	}
+	if solveNode == nil && cfg.sel != nil {
+		// The selecting solver reads only the node, the radius and the
+		// stopping rule of a problem: the data are the selector's, so the
+		// ±1 design is not built here.
+		sel := cfg.sel
+		if sel.fastSpins {
+			if d := sel.data(true); d.gc != nil && d.s.rows >= rowSplitMin {
+				sel.team = newRowTeam(cfg.workers)
+				defer sel.team.stop()
+				nodeCfg.workers = 1 // the workers split the rows instead
+			}
+		}
+		solveNode = func(ctx context.Context, i int, w []float64) (solve.Stats, error) {
+			p := &solve.Problem[solve.Spins]{
+				X:       solve.Spins{Cols: n, Bias: i},
+				Radius:  radius,
+				Tol:     cfg.tol,
+				MaxIter: cfg.maxIter,
+			}
+			return cfg.spins.Solve(ctx, p, w)
 		}
 	}
 	if solveNode == nil {
@@ -84,7 +111,7 @@ func LearnIsingContext(ctx context.Context, s *Samples, opts ...Option) (*Result
 	est := make([][]float64, n)
 	fields := make([]float64, 2*n)
 	nodes := make([]NodeFit, n)
-	err = forEachNode(ctx, &cfg, n, func(ctx context.Context, i int) error {
+	err = forEachNode(ctx, &nodeCfg, n, func(ctx context.Context, i int) error {
 		w := make([]float64, n)
 		st, err := solveNode(ctx, i, w)
 		if err != nil {

@@ -130,7 +130,37 @@ type codedDesign struct {
 	// full is tab at its full size, so that indexing it with a uint16 code
 	// needs no bounds check.
 	full *[maxCodedTables]float64
+
+	// Row splitting (rowsplit.go, set by split): with a team, the passes
+	// over the rows run in chunks of chunkRows rows on the team; hist[c]
+	// is the histogram of chunk c+1 (chunk 0 uses full), part holds two
+	// partial sums a chunk, and the pass's arguments wait in the fields
+	// below for runChunk, a method value made once.
+	team       *rowTeam
+	chunkRows  int
+	chunks     int
+	hist       []*[maxCodedTables]float64
+	part       []float64
+	part0      [2]float64 // part without a team
+	runChunkFn func(int)
+	op         chunkOp
+	dst, r     []float64
+	b, sig     []float64
+	u, y, cw   []float64
 }
+
+// chunkOp is the pass that runChunk performs on a chunk of rows.
+type chunkOp uint8
+
+const (
+	opMargins         chunkOp = iota // gatherMargins into dst
+	opMarginsBound                   // marginsBoundRows into dst, part
+	opHistograms                     // scatterRows of r
+	opResidualScatter                // residualRows of u into r, sig
+	opBregman                        // logisticBregman(dst, b, sig, y, cw) into part
+	opLoss                           // logisticLoss(u, y, cw) into part
+	opCurvature                      // curvature(dst, u, y, cw) into part
+)
 
 // newCodedDesign returns the design of node bias over codes (rows ×
 // gc.groups, from gc or gathered from it). f (length n·k, grown when short)
@@ -142,8 +172,10 @@ func newCodedDesign(gc *groupCodes, codes []uint16, bias int, spins bool, f []fl
 	if full == nil {
 		full = new([maxCodedTables]float64)
 	}
-	return &codedDesign{gc: gc, codes: codes, bias: bias, spins: spins,
+	d := &codedDesign{gc: gc, codes: codes, bias: bias, spins: spins,
 		f: f[:gc.n*gc.k], tab: full[:gc.off[gc.groups]], full: full}
+	d.part = d.part0[:]
+	return d
 }
 
 // Len returns the number of rows.
@@ -165,11 +197,133 @@ func (d *codedDesign) GroupSize() int {
 	return d.gc.k
 }
 
+// split makes the passes over the rows run in chunks on team (see
+// rowsplit.go); hist keeps the chunks' histograms for reuse by later
+// designs. The chunks depend on the number of rows alone, so results do
+// not depend on the team's size.
+func (d *codedDesign) split(team *rowTeam, hist *[]*[maxCodedTables]float64) {
+	d.team = team
+	d.chunkRows, d.chunks = rowChunks(d.Len())
+	for len(*hist) < d.chunks-1 {
+		*hist = append(*hist, new([maxCodedTables]float64))
+	}
+	d.hist = (*hist)[:d.chunks-1]
+	d.part = make([]float64, 2*d.chunks)
+	d.runChunkFn = d.runChunk
+}
+
+// pass runs op over all rows: on the team in chunks, or in one piece.
+func (d *codedDesign) pass(op chunkOp) {
+	d.op = op
+	if d.team == nil {
+		d.runRows(op, d.full, 0, d.Len(), 0)
+		return
+	}
+	d.team.run(d.chunks, d.runChunkFn)
+}
+
+// runChunk runs the pass in progress on chunk c.
+func (d *codedDesign) runChunk(c int) {
+	lo := c * d.chunkRows
+	hi := min(lo+d.chunkRows, d.Len())
+	tab := d.full
+	if c > 0 {
+		tab = d.hist[c-1]
+	}
+	d.runRows(d.op, tab, lo, hi, c)
+}
+
+// runRows runs op on rows lo..hi-1, with tab the chunk's histograms and c
+// its index into part.
+func (d *codedDesign) runRows(op chunkOp, tab *[maxCodedTables]float64, lo, hi, c int) {
+	switch op {
+	case opMargins:
+		d.gatherMargins(d.dst[lo:hi], lo)
+	case opMarginsBound:
+		d.part[2*c], d.part[2*c+1] = d.marginsBoundRows(lo, hi)
+	case opHistograms:
+		d.scatterRows(tab, d.r[lo:hi], lo)
+	case opResidualScatter:
+		d.residualRows(tab, lo, hi)
+	case opBregman:
+		d.part[2*c] = logisticBregman(d.dst[lo:hi], d.b[lo:hi], d.sig[lo:hi], d.y[lo:hi], d.cw[lo:hi])
+	case opLoss:
+		d.part[2*c] = logisticLoss(d.u[lo:hi], d.y[lo:hi], d.cw[lo:hi])
+	case opCurvature:
+		d.part[2*c] = curvature(d.dst[lo:hi], d.u[lo:hi], d.y[lo:hi], d.cw[lo:hi])
+	}
+}
+
+// sumParts returns the sum of the chunks' first partial sums, in chunk
+// order.
+func (d *codedDesign) sumParts() float64 {
+	s := 0.0
+	for c := range d.chunks {
+		s += d.part[2*c]
+	}
+	return s
+}
+
+// bregman is logisticBregman(a, b, sig, y, cw), split over the rows when
+// the design splits them.
+func (d *codedDesign) bregman(a, b, sig, y, cw []float64) float64 {
+	if d.team == nil {
+		return logisticBregman(a, b, sig, y, cw)
+	}
+	d.dst, d.b, d.sig, d.y, d.cw = a, b, sig, y, cw
+	d.pass(opBregman)
+	d.dst, d.b, d.sig, d.y, d.cw = nil, nil, nil, nil, nil
+	return d.sumParts()
+}
+
+// loss is logisticLoss(u, y, cw), split over the rows when the design
+// splits them.
+func (d *codedDesign) loss(u, y, cw []float64) float64 {
+	if d.team == nil {
+		return logisticLoss(u, y, cw)
+	}
+	d.u, d.y, d.cw = u, y, cw
+	d.pass(opLoss)
+	d.u, d.y, d.cw = nil, nil, nil
+	return d.sumParts()
+}
+
+// curvature is curvature(v, u, y, cw), split over the rows when the design
+// splits them.
+func (d *codedDesign) curvature(v, u, y, cw []float64) float64 {
+	if d.team == nil {
+		return curvature(v, u, y, cw)
+	}
+	d.dst, d.u, d.y, d.cw = v, u, y, cw
+	d.pass(opCurvature)
+	d.dst, d.u, d.y, d.cw = nil, nil, nil, nil
+	return d.sumParts()
+}
+
+// sumHistograms adds the chunks' histograms into tab, in chunk order.
+func (d *codedDesign) sumHistograms() {
+	for _, h := range d.hist {
+		for c, v := range h[:len(d.tab)] {
+			d.tab[c] += v
+		}
+	}
+}
+
+// clearHistograms zeroes the histograms of every chunk.
+func (d *codedDesign) clearHistograms() {
+	clear(d.tab)
+	for _, h := range d.hist {
+		clear(h[:len(d.tab)])
+	}
+}
+
 // Margins sets dst[m] = ⟨w, x_m⟩.
 func (d *codedDesign) Margins(dst, w []float64) {
 	d.fillContributions(w)
 	d.buildTables()
-	d.gatherMargins(dst)
+	d.dst = dst
+	d.pass(opMargins)
+	d.dst = nil
 }
 
 // fillContributions sets f_j(a), the contribution of variable j in state a
@@ -214,10 +368,11 @@ func (d *codedDesign) buildTables() {
 	}
 }
 
-// gatherMargins sets dst[m] = Σ_g tab[codes[m, g]], four groups at a time.
-func (d *codedDesign) gatherMargins(dst []float64) {
+// gatherMargins sets dst[m] = Σ_g tab[codes[lo+m, g]], four groups at a
+// time.
+func (d *codedDesign) gatherMargins(dst []float64, lo int) {
 	g, tab := d.gc.groups, d.full
-	codes := d.codes
+	codes := d.codes[lo*g:]
 	for m := range dst {
 		row := codes[m*g : m*g+g]
 		var s0, s1, s2, s3 float64
@@ -237,7 +392,11 @@ func (d *codedDesign) gatherMargins(dst []float64) {
 
 // Gradient sets dst = Σ_m r_m x_m.
 func (d *codedDesign) Gradient(dst, r []float64) {
-	d.scatterHistograms(r)
+	d.clearHistograms()
+	d.r = r
+	d.pass(opHistograms)
+	d.r = nil
+	d.sumHistograms()
 	d.gradientFromHistograms(dst)
 }
 
@@ -262,10 +421,11 @@ func (d *codedDesign) gradientFromHistograms(dst []float64) {
 	dst[d.bias*k] = s
 }
 
-// scatterHistograms sets tab to the histograms H_g[c] = Σ_{m: code_mg = c} r_m.
-func (d *codedDesign) scatterHistograms(r []float64) {
-	g, tab, codes := d.gc.groups, d.full, d.codes
-	clear(d.tab)
+// scatterRows adds r_m into the histograms H_g[c] (c = code_{lo+m,g}) in
+// tab.
+func (d *codedDesign) scatterRows(tab *[maxCodedTables]float64, r []float64, lo int) {
+	g := d.gc.groups
+	codes := d.codes[lo*g:]
 	for m, rm := range r {
 		row := codes[m*g : m*g+g]
 		for _, c := range row {
@@ -304,20 +464,31 @@ func (d *codedDesign) marginals() {
 // Gradient(dst, r), in one pass over the rows: each residual is added into
 // the histograms as soon as it is computed. r receives the residuals too.
 func (d *codedDesign) residualGradient(dst, r, sig, u, y, cw []float64) {
-	g, tab, codes := d.gc.groups, d.full, d.codes
-	clear(d.tab)
+	d.clearHistograms()
+	d.r, d.sig, d.u, d.y, d.cw = r, sig, u, y, cw
+	d.pass(opResidualScatter)
+	d.r, d.sig, d.u, d.y, d.cw = nil, nil, nil, nil, nil
+	d.sumHistograms()
+	d.gradientFromHistograms(dst)
+}
+
+// residualRows is residualGradient's pass over rows lo..hi-1 into the
+// histograms tab.
+func (d *codedDesign) residualRows(tab *[maxCodedTables]float64, lo, hi int) {
+	g, codes := d.gc.groups, d.codes
+	r, sig, u, y, cw := d.r, d.sig, d.u, d.y, d.cw
 	const chunk = 256 // residuals a chunk, computed by the plain loop
-	for lo := 0; lo < len(u); lo += chunk {
-		hi := min(lo+chunk, len(u))
-		fastResiduals(r[lo:hi], sig[lo:hi], u[lo:hi], y[lo:hi], cw[lo:hi])
-		for m := lo; m < hi; m++ {
+	for lo < hi {
+		end := min(lo+chunk, hi)
+		fastResiduals(r[lo:end], sig[lo:end], u[lo:end], y[lo:end], cw[lo:end])
+		for m := lo; m < end; m++ {
 			rm := r[m]
 			for _, c := range codes[m*g : m*g+g] {
 				tab[c] += rm
 			}
 		}
+		lo = end
 	}
-	d.gradientFromHistograms(dst)
 }
 
 // marginsBound is Margins(dst, w) followed by bregmanBound(dst, b, sig, y,
@@ -325,9 +496,31 @@ func (d *codedDesign) residualGradient(dst, r, sig, u, y, cw []float64) {
 func (d *codedDesign) marginsBound(dst, w, b, sig, y, cw []float64) (hi, ratio float64) {
 	d.fillContributions(w)
 	d.buildTables()
-	g, tab, codes := d.gc.groups, d.full, d.codes
-	b, sig, y, cw = b[:len(dst)], sig[:len(dst)], y[:len(dst)], cw[:len(dst)]
+	d.dst, d.b, d.sig, d.y, d.cw = dst, b, sig, y, cw
+	d.pass(opMarginsBound)
+	d.dst, d.b, d.sig, d.y, d.cw = nil, nil, nil, nil, nil
+	chunks := 1
+	if d.team != nil {
+		chunks = d.chunks
+	}
 	s, dmax := 0.0, 0.0
+	for c := range chunks {
+		s += d.part[2*c]
+		dmax = max(dmax, d.part[2*c+1])
+	}
+	if dmax > 1 {
+		return 0.5 * s, math.Inf(1)
+	}
+	return 0.5 * s, (1 + 0.91*dmax) / (1 - dmax/3)
+}
+
+// marginsBoundRows is marginsBound's pass over rows lo..hi-1: it sets
+// their margins and returns the sum of their bounds and the largest |δ|.
+func (d *codedDesign) marginsBoundRows(lo, hi int) (s, dmax float64) {
+	g, tab := d.gc.groups, d.full
+	codes := d.codes[lo*g:]
+	dst := d.dst[lo:hi]
+	b, sig, cw := d.b[lo:hi], d.sig[lo:hi], d.cw[lo:hi] // y_m = ±1 leaves |δ| unchanged
 	for m := range dst {
 		row := codes[m*g : m*g+g]
 		var s0, s1, s2, s3 float64
@@ -353,8 +546,5 @@ func (d *codedDesign) marginsBound(dst, w, b, sig, y, cw []float64) (hi, ratio f
 		}
 		s += cw[m] * bound * dd * dd
 	}
-	if dmax > 1 {
-		return 0.5 * s, math.Inf(1)
-	}
-	return 0.5 * s, (1 + 0.91*dmax) / (1 - dmax/3)
+	return s, dmax
 }

@@ -122,6 +122,7 @@ type nodeWork struct {
 	y, cw []float64
 	codes []uint16
 	rows  []int32
+	hist  []*[maxCodedTables]float64 // the chunks' histograms (rowsplit.go)
 }
 
 // design returns the coded design of node i over codes, on nw's scratch.
@@ -140,10 +141,16 @@ type isingFast struct {
 	radius    float64
 	cfg       *config
 	pool      sync.Pool
+	// team splits the rows of every pass among the workers when there
+	// are at least rowSplitMin rows; the nodes are then solved one at a
+	// time (rowsplit.go). nil otherwise.
+	team *rowTeam
 }
 
 // newIsingFast prepares the fast path for s, or returns nil when the
-// problem is too large for the coded kernels.
+// problem is too large for the coded kernels. When it splits rows (f.team
+// is not nil) the caller solves the nodes one at a time and calls f.stop
+// at the end.
 func newIsingFast(cfg *config, s *Samples, radius float64) *isingFast {
 	m := mergedRows(s)
 	gc := newGroupCodes(m, groupSize(m.n, 2, maxGroupTable))
@@ -153,7 +160,17 @@ func newIsingFast(cfg *config, s *Samples, radius float64) *isingFast {
 	f := &isingFast{s: m, gc: gc, cw: normalisedWeights(nil, m, nil), radius: radius, cfg: cfg}
 	f.cov, f.mean = spinMoments(m, f.cw)
 	f.pool.New = func() any { return new(nodeWork) }
+	if m.rows >= rowSplitMin {
+		f.team = newRowTeam(cfg.workers)
+	}
 	return f
+}
+
+// stop ends the row-splitting goroutines, if any.
+func (f *isingFast) stop() {
+	if f.team != nil {
+		f.team.stop()
+	}
 }
 
 // solve fits node i into w (length n, zero on entry).
@@ -166,8 +183,12 @@ func (f *isingFast) solve(ctx context.Context, i int, w []float64) (solve.Stats,
 		y = append(y, float64(2*int(s.b8[m*s.n+i])-1))
 	}
 	nw.y = y
+	d := nw.design(f.gc, f.gc.codes, i, true)
+	if f.team != nil {
+		d.split(f.team, &nw.hist)
+	}
 	p := &regression{
-		x:       nw.design(f.gc, f.gc.codes, i, true),
+		x:       d,
 		y:       y,
 		cw:      f.cw,
 		radius:  f.radius,
@@ -277,7 +298,7 @@ func (pn *pairNode) solve(ctx context.Context, alpha, beta int, rowsA, rowsB []i
 		nw.act = act
 		var done bool
 		var err error
-		st, done, err = newton(ctx, p, act, n, w, &nw.nt)
+		st, done, err = newton(ctx, p, act, n, w, &nw.nt, &nw.fw)
 		if err != nil {
 			return st, err
 		}
@@ -462,7 +483,7 @@ const (
 func isingMM(ctx context.Context, p *regression, d *codedDesign, w []float64, nw *nodeWork) int {
 	n, i := p.covN, p.bias
 	rows := len(p.y)
-	nw.nt.grow(n, rows)
+	nw.nt.grow(n, rows, &nw.fw)
 	g, z := nw.nt.g, nw.nt.wt
 	u, uz, res, sig := nw.nt.u, nw.nt.un, nw.nt.res, nw.nt.sig
 	for j := 0; j < n; j++ { // ∇L(0)
@@ -501,7 +522,7 @@ func isingMM(ctx context.Context, p *regression, d *codedDesign, w []float64, nw
 				return steps
 			}
 			hi, ratio := d.marginsBound(uz, z, u, sig, p.y, p.cw)
-			if c >= 0.25 || hi <= thr || (hi <= thr*ratio && logisticBregman(uz, u, sig, p.y, p.cw) <= thr) {
+			if c >= 0.25 || hi <= thr || (hi <= thr*ratio && d.bregman(uz, u, sig, p.y, p.cw) <= thr) {
 				break
 			}
 			c = min(2*c, 0.25)

@@ -215,11 +215,11 @@ func poison(nw *nodeWork) {
 		}
 	}
 	fill(nw.fw.buf)
+	fill(nw.fw.rbuf)
 	fill(nw.fw.qp)
 	for _, s := range [][]float64{nw.fw.face.v, nw.fw.face.p, nw.fw.face.q, nw.fw.face.rr, nw.fw.face.z,
-		nw.fw.face.gz, nw.fw.face.a, nw.fw.face.hu, nw.fw.face.hr, nw.fw.face.uz, nw.fw.face.rz,
-		nw.fw.face.sz, nw.fw.face.norms, nw.fw.face.m, nw.fw.face.ms, nw.fw.face.mr, nw.fw.face.zbuf,
-		nw.nt.hess, nw.nt.g, nw.nt.v, nw.nt.wt, nw.nt.res, nw.nt.sig, nw.nt.u, nw.nt.du, nw.nt.un,
+		nw.fw.face.gz, nw.fw.face.a, nw.fw.face.norms, nw.fw.face.m, nw.fw.face.ms, nw.fw.face.mr, nw.fw.face.zbuf,
+		nw.nt.hess, nw.nt.g, nw.nt.v, nw.nt.wt,
 		nw.f, nw.y, nw.cw} {
 		fill(s)
 	}

@@ -384,6 +384,31 @@ type selector struct {
 
 	once  []sync.Once
 	nodes []nodeSelection
+
+	// work pools the per-node scratch of the fast engine (selWork), so
+	// that a worker reuses its row buffers from node to node; team, when
+	// set by LearnIsing, splits the rows of every pass instead of the
+	// nodes among the workers (rowsplit.go).
+	work sync.Pool
+	team *rowTeam
+}
+
+// selWork is the scratch of one node's selection on the fast engine.
+type selWork struct {
+	ws   fistaWork
+	cw   []float64 // the fit's normalised weights
+	y    []float64 // the Ising node's labels
+	f    []float64 // the table kernels' scratch
+	full *[maxCodedTables]float64
+	hist []*[maxCodedTables]float64 // the chunks' histograms (rowsplit.go)
+}
+
+// getWork returns pooled scratch for one node.
+func (sel *selector) getWork() *selWork {
+	if w, ok := sel.work.Get().(*selWork); ok {
+		return w
+	}
+	return new(selWork)
 }
 
 // nodeSelection is what the selector learned about node i. Only the worker

@@ -32,8 +32,10 @@ func (s selectingSpins) Solve(ctx context.Context, p *solve.Problem[solve.Spins]
 		return solve.Stats{}, fmt.Errorf("pairwise: selecting solver: problem for node %d with %d columns, want a node of %d", i, p.X.Cols, n)
 	}
 	d := sel.data(sel.fastSpins)
-	e := &engine{fast: sel.fastSpins, spins: s.inner, tol: p.Tol, maxIter: p.MaxIter, vars: n}
-	task := spinTask(d, i)
+	work := sel.getWork()
+	defer sel.work.Put(work)
+	e := &engine{fast: sel.fastSpins, spins: s.inner, tol: p.Tol, maxIter: p.MaxIter, vars: n, work: work}
+	task := spinTask(d, i, work, sel.team)
 	ns := &sel.nodes[i]
 	radius := p.Radius
 	iters := 0
@@ -55,22 +57,30 @@ func (s selectingSpins) Solve(ctx context.Context, p *solve.Problem[solve.Spins]
 		if err := ctx.Err(); err != nil {
 			return st, err
 		}
-		ns.d, ns.se = waldSpins(d.s, &task, w)
+		ns.d, ns.se = waldSpins(d.s, &task, w, work.ws.rows(len(task.y))[0])
 	}
 	return st, nil
 }
 
 // spinTask returns node i's regression of Algorithm 1 on the selector's
-// samples.
-func spinTask(d *selData, i int) pathTask {
+// samples, with its labels and table scratch in work and, when team is
+// not nil, its passes over the rows split on team.
+func spinTask(d *selData, i int, work *selWork, team *rowTeam) pathTask {
 	s := d.s
 	n := s.n
-	t := pathTask{bias: i, c: s.weights, y: make([]float64, s.rows)}
-	for m := range t.y {
-		t.y[m] = float64(2*int(s.b8[m*n+i]) - 1)
+	y := work.y[:0]
+	for m := 0; m < s.rows; m++ {
+		y = append(y, float64(2*int(s.b8[m*n+i])-1))
 	}
+	work.y = y
+	t := pathTask{bias: i, c: s.weights, y: y}
 	if d.gc != nil {
-		t.x = newCodedDesign(d.gc, d.gc.codes, i, true, nil, nil)
+		cd := newCodedDesign(d.gc, d.gc.codes, i, true, work.f, work.full)
+		work.f, work.full = cd.f, cd.full
+		if team != nil {
+			cd.split(team, &work.hist)
+		}
+		t.x = cd
 	} else {
 		t.spins = &solve.Spins{X: d.spins, Cols: n, Bias: i}
 		t.x = *t.spins
@@ -99,7 +109,9 @@ func (s selectingOneHot) Solve(ctx context.Context, p *solve.Problem[solve.OneHo
 	}
 	ns := &sel.nodes[i]
 	sel.once[i].Do(func() {
-		e := &engine{fast: sel.fastOneHot, oneHot: s.inner, tol: p.Tol, maxIter: p.MaxIter, vars: n}
+		work := sel.getWork()
+		defer sel.work.Put(work)
+		e := &engine{fast: sel.fastOneHot, oneHot: s.inner, tol: p.Tol, maxIter: p.MaxIter, vars: n, work: work}
 		ns.err = sel.fitOneHotNode(ctx, e, i, p.Radius)
 	})
 	if ns.err != nil {

@@ -94,25 +94,48 @@ func (f *folds) merge(into []int32, rows int) *folds {
 
 // mergeRows returns s with identical rows merged into one weighted row, in
 // order of first appearance (as Samples.Compact), and the merged row of every
-// original row.
+// original row. When s is already merged, or merging would remove fewer
+// than one row in 20 (as the learners' mergedRows decides), it returns s
+// itself and into = nil, without a copy: a file of distinct rows costs only
+// the index, 8 to 16 bytes a row, while it is scanned.
 func mergeRows(s *Samples) (*Samples, []int32) {
-	c := &Samples{n: s.n, k: s.k}
+	if s.merged {
+		return s, nil
+	}
+	var index rowIndex
 	into := make([]int32, s.rows)
-	index := make(map[string]int32)
-	n := s.n
+	distinct := 0
 	for m := 0; m < s.rows; m++ {
-		row := s.b8[m*n : (m+1)*n]
-		w := s.Weight(m)
-		r, ok := index[string(row)]
-		if !ok {
-			r = int32(c.rows)
-			index[string(row)] = r
-			c.rows++
-			c.b8 = append(c.b8, row...)
-			c.weights = append(c.weights, 0)
+		r, dup := index.add(s, m)
+		if dup {
+			into[m] = into[r]
+			continue
 		}
-		c.weights[r] += w
-		into[m] = r
+		into[m] = int32(distinct)
+		distinct++
+	}
+	index = rowIndex{}
+	if 20*(s.rows-distinct) < s.rows {
+		return s, nil
+	}
+	c := &Samples{n: s.n, k: s.k, rows: distinct, weights: make([]float64, distinct)}
+	if s.b8 != nil {
+		c.b8 = make([]uint8, 0, distinct*s.n)
+	} else {
+		c.b16 = make([]uint16, 0, distinct*s.n)
+	}
+	next := int32(0)
+	for m := 0; m < s.rows; m++ {
+		r := into[m]
+		if r == next { // first appearance
+			if s.b8 != nil {
+				c.b8 = append(c.b8, s.b8[m*s.n:(m+1)*s.n]...)
+			} else {
+				c.b16 = append(c.b16, s.b16[m*s.n:(m+1)*s.n]...)
+			}
+			next++
+		}
+		c.weights[r] += s.Weight(m)
 	}
 	for _, w := range c.weights {
 		c.total += w
@@ -200,9 +223,8 @@ type engine struct {
 	oneHot  solve.Solver[solve.OneHot]
 	tol     float64
 	maxIter int
-	vars    int // n: Σ ĉ‖x_m‖² for both layouts
-	ws      fistaWork
-	cw      []float64
+	vars    int      // n: Σ ĉ‖x_m‖² for both layouts
+	work    *selWork // the fast engine's buffers
 }
 
 // fit solves the task with row weights c (nil for 1) and the radius, from
@@ -223,16 +245,17 @@ func (e *engine) fit(ctx context.Context, t *pathTask, c []float64, radius float
 		clear(w)
 		return solve.Stats{Converged: true}, nil
 	}
-	e.cw = e.cw[:0]
+	cw := e.work.cw[:0]
 	for m := range t.y {
 		v := 1.0
 		if c != nil {
 			v = c[m]
 		}
-		e.cw = append(e.cw, v/total)
+		cw = append(cw, v/total)
 	}
-	p := &regression{x: t.x, y: t.y, cw: e.cw, radius: radius, tol: e.tol, maxIter: e.maxIter, trace: float64(e.vars)}
-	return fista(ctx, p, w, &e.ws)
+	e.work.cw = cw
+	p := &regression{x: t.x, y: t.y, cw: cw, radius: radius, tol: e.tol, maxIter: e.maxIter, trace: float64(e.vars)}
+	return fista(ctx, p, w, &e.work.ws)
 }
 
 // pathResult is the outcome of a node's selection.

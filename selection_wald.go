@@ -30,44 +30,53 @@ import (
 // waldSpins returns the debiased Â_ij of node i = task.bias and their
 // standard errors, in the Ising form [[a, -a], [-a, a]] laid out like
 // Result.est (4 entries per neighbour j), for the solution w of node i's
-// regression on s.
-func waldSpins(s *Samples, task *pathTask, w []float64) (d, se []float64) {
+// regression on s. u (one entry a row of the task) is scratch for the
+// margins.
+func waldSpins(s *Samples, task *pathTask, w, u []float64) (d, se []float64) {
 	n, i, rows := s.n, task.bias, len(task.y)
 	total := weightSum(task.c, rows)
-	u := make([]float64, rows)
+	u = u[:rows]
 	task.x.Margins(u, w)
 	// A has rows √(ĉ v) x_m and B rows √ĉ s_m x_m, so that H = AᵀA and
-	// Σ ĉ s² x xᵀ = BᵀB.
-	a := make([]float64, rows*n)
-	b := make([]float64, rows*n)
+	// Σ ĉ s² x xᵀ = BᵀB; both are accumulated through blas64's Dsyrk a
+	// block of rows at a time, so that the memory does not grow with N.
+	const block = 512
+	a := make([]float64, block*n)
+	b := make([]float64, block*n)
 	g := make([]float64, n)
-	for m := 0; m < rows; m++ {
-		c := 1.0
-		if task.c != nil {
-			c = task.c[m]
-		}
-		if c == 0 {
-			continue
-		}
-		ch := c / total
-		y := task.y[m]
-		sg := solve.Sigmoid(u[m])
-		sm := -y * solve.Sigmoid(-y*u[m])
-		av, bv := math.Sqrt(ch*sg*(1-sg)), math.Sqrt(ch)*sm
-		row := s.b8[m*n : (m+1)*n]
-		for j, z := range row {
-			xv := float64(2*int(z) - 1)
-			if j == i {
-				xv = 1
-			}
-			a[m*n+j] = av * xv
-			b[m*n+j] = bv * xv
-			g[j] += ch * sm * xv
-		}
-	}
 	h, j := mat.NewSymDense(n, nil), mat.NewSymDense(n, nil)
-	blas64.Syrk(blas.Trans, 1, blas64.General{Rows: rows, Cols: n, Stride: n, Data: a}, 0, h.RawSymmetric())
-	blas64.Syrk(blas.Trans, 1, blas64.General{Rows: rows, Cols: n, Stride: n, Data: b}, 0, j.RawSymmetric())
+	for lo := 0; lo < rows; lo += block {
+		hi := min(lo+block, rows)
+		for m := lo; m < hi; m++ {
+			c := 1.0
+			if task.c != nil {
+				c = task.c[m]
+			}
+			ar, br := a[(m-lo)*n:(m-lo+1)*n], b[(m-lo)*n:(m-lo+1)*n]
+			if c == 0 {
+				clear(ar)
+				clear(br)
+				continue
+			}
+			ch := c / total
+			y := task.y[m]
+			sg := solve.Sigmoid(u[m])
+			sm := -y * solve.Sigmoid(-y*u[m])
+			av, bv := math.Sqrt(ch*sg*(1-sg)), math.Sqrt(ch)*sm
+			row := s.b8[m*n : (m+1)*n]
+			for j, z := range row {
+				xv := float64(2*int(z) - 1)
+				if j == i {
+					xv = 1
+				}
+				ar[j] = av * xv
+				br[j] = bv * xv
+				g[j] += ch * sm * xv
+			}
+		}
+		blas64.Syrk(blas.Trans, 1, blas64.General{Rows: hi - lo, Cols: n, Stride: n, Data: a[:(hi-lo)*n]}, 1, h.RawSymmetric())
+		blas64.Syrk(blas.Trans, 1, blas64.General{Rows: hi - lo, Cols: n, Stride: n, Data: b[:(hi-lo)*n]}, 1, j.RawSymmetric())
+	}
 	hinv := invertSym(h)
 	delta := mat.NewVecDense(n, nil)
 	delta.MulVec(hinv, mat.NewVecDense(n, g))

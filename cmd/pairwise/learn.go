@@ -106,6 +106,9 @@ Flags:
 	if err != nil {
 		return err
 	}
+	// The reader's garbage (its hash index, grown buffers) goes back to
+	// the system before the learner allocates its own buffers.
+	debug.FreeOSMemory()
 	names := s.Names()
 	if names == nil {
 		names = defaultNames(s.Vars())

@@ -1,0 +1,102 @@
+package pairwise
+
+import (
+	"sync"
+	"sync/atomic"
+)
+
+// Row splitting. On the Ising path with many rows, the learners solve the
+// nodes one after another and split every pass over the rows among the
+// workers instead (rowTeam), so that one node's row buffers are held at a
+// time rather than one set a worker: with N = 10⁶ rows those buffers are
+// 64 bytes a row, more than half the size of the samples of 100 binary
+// variables. The rows are cut into a number of chunks that depends on N
+// alone; sums over rows (histograms, bounds) are formed per chunk and added
+// in chunk order, so that the results do not depend on the number of
+// workers.
+
+// rowSplitMin is the number of (merged) rows from which LearnIsing splits
+// rows instead of nodes among its workers. A variable so that tests can
+// exercise row splitting on small data.
+var rowSplitMin = 1 << 18
+
+// Chunks of the row-split kernels: at least rowChunk rows (a variable for
+// the tests), at most maxRowChunks chunks (each needs a histogram of its
+// own).
+var rowChunk = 1 << 15
+
+const maxRowChunks = 16
+
+// rowChunks returns the rows a chunk and the number of chunks for rows.
+func rowChunks(rows int) (size, count int) {
+	size = max(rowChunk, (rows+maxRowChunks-1)/maxRowChunks)
+	count = max(1, (rows+size-1)/size)
+	return size, count
+}
+
+// rowTeam runs the chunks of a pass over the rows on the calling goroutine
+// and a fixed set of helper goroutines. Its run calls must not overlap.
+type rowTeam struct {
+	wake  []chan struct{} // one a helper; closed by stop
+	done  sync.WaitGroup
+	next  atomic.Int64
+	count int
+	f     func(chunk int)
+}
+
+// newRowTeam starts a team of workers goroutines in all, the caller's
+// included (workers − 1 helpers). stop ends the helpers.
+func newRowTeam(workers int) *rowTeam {
+	t := &rowTeam{wake: make([]chan struct{}, max(workers-1, 0))}
+	for h := range t.wake {
+		t.wake[h] = make(chan struct{})
+		go t.help(t.wake[h])
+	}
+	return t
+}
+
+func (t *rowTeam) help(wake chan struct{}) {
+	for range wake {
+		t.work()
+		t.done.Done()
+	}
+}
+
+// work runs chunks until none is left.
+func (t *rowTeam) work() {
+	for {
+		c := int(t.next.Add(1)) - 1
+		if c >= t.count {
+			return
+		}
+		t.f(c)
+	}
+}
+
+// run calls f(c) for c = 0..count-1, spread over the team, and returns when
+// all calls have returned.
+func (t *rowTeam) run(count int, f func(chunk int)) {
+	h := min(len(t.wake), count-1)
+	if h <= 0 {
+		for c := range count {
+			f(c)
+		}
+		return
+	}
+	t.f, t.count = f, count
+	t.next.Store(0)
+	t.done.Add(h)
+	for _, w := range t.wake[:h] {
+		w <- struct{}{}
+	}
+	t.work()
+	t.done.Wait()
+	t.f = nil
+}
+
+// stop ends the helper goroutines.
+func (t *rowTeam) stop() {
+	for _, w := range t.wake {
+		close(w)
+	}
+}
