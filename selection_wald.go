@@ -2,9 +2,9 @@ package pairwise
 
 import (
 	"math"
+	"sync"
 
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/mrfkit/pairwise/solve"
@@ -31,51 +31,39 @@ import (
 // standard errors, in the Ising form [[a, -a], [-a, a]] laid out like
 // Result.est (4 entries per neighbour j), for the solution w of node i's
 // regression on s. u (one entry a row of the task) is scratch for the
-// margins.
+// margins. When the task's design splits its rows (rowsplit.go), the
+// moments are summed chunk by chunk on its team and added in chunk order.
 func waldSpins(s *Samples, task *pathTask, w, u []float64) (d, se []float64) {
 	n, i, rows := s.n, task.bias, len(task.y)
 	total := weightSum(task.c, rows)
 	u = u[:rows]
 	task.x.Margins(u, w)
-	// A has rows √(ĉ v) x_m and B rows √ĉ s_m x_m, so that H = AᵀA and
-	// Σ ĉ s² x xᵀ = BᵀB; both are accumulated through blas64's Dsyrk a
-	// block of rows at a time, so that the memory does not grow with N.
-	const block = 512
-	a := make([]float64, block*n)
-	b := make([]float64, block*n)
-	g := make([]float64, n)
+	size, chunks := rows, 1
+	var team *rowTeam
+	if cd, ok := task.x.(*codedDesign); ok && cd.team != nil {
+		team, size, chunks = cd.team, cd.chunkRows, cd.chunks
+	}
+	parts := make([]waldMoments, chunks)
+	work := func(c int) {
+		lo := c * size
+		parts[c] = waldChunk(s, task, u, total, lo, min(lo+size, rows))
+	}
+	if team != nil {
+		team.run(chunks, work)
+	} else {
+		work(0)
+	}
 	h, j := mat.NewSymDense(n, nil), mat.NewSymDense(n, nil)
-	for lo := 0; lo < rows; lo += block {
-		hi := min(lo+block, rows)
-		for m := lo; m < hi; m++ {
-			c := 1.0
-			if task.c != nil {
-				c = task.c[m]
-			}
-			ar, br := a[(m-lo)*n:(m-lo+1)*n], b[(m-lo)*n:(m-lo+1)*n]
-			if c == 0 {
-				clear(ar)
-				clear(br)
-				continue
-			}
-			ch := c / total
-			y := task.y[m]
-			sg := solve.Sigmoid(u[m])
-			sm := -y * solve.Sigmoid(-y*u[m])
-			av, bv := math.Sqrt(ch*sg*(1-sg)), math.Sqrt(ch)*sm
-			row := s.b8[m*n : (m+1)*n]
-			for j, z := range row {
-				xv := float64(2*int(z) - 1)
-				if j == i {
-					xv = 1
-				}
-				ar[j] = av * xv
-				br[j] = bv * xv
-				g[j] += ch * sm * xv
-			}
+	g := make([]float64, n)
+	for _, p := range parts {
+		for x := range g {
+			g[x] += p.g[x]
 		}
-		blas64.Syrk(blas.Trans, 1, blas64.General{Rows: hi - lo, Cols: n, Stride: n, Data: a[:(hi-lo)*n]}, 1, h.RawSymmetric())
-		blas64.Syrk(blas.Trans, 1, blas64.General{Rows: hi - lo, Cols: n, Stride: n, Data: b[:(hi-lo)*n]}, 1, j.RawSymmetric())
+		hr, jr := h.RawSymmetric().Data, j.RawSymmetric().Data
+		for x := range hr {
+			hr[x] += p.h[x]
+			jr[x] += p.j[x]
+		}
 	}
 	hinv := invertSym(h)
 	delta := mat.NewVecDense(n, nil)
@@ -101,6 +89,99 @@ func waldSpins(s *Samples, task *pathTask, w, u []float64) (d, se []float64) {
 	}
 	return d, se
 }
+
+// waldMoments are the sums over some rows that waldSpins needs: the upper
+// triangles of H and of Σ ĉ s² x xᵀ (n×n, row-major) and g.
+type waldMoments struct {
+	h, j, g []float64
+}
+
+// waldChunk returns the moments of rows lo..hi-1 of the task: with
+// α_m = ĉ_m σ(u_m)σ(−u_m) and β_m = ĉ_m s_m², H = Σ α_m x_m x_mᵀ and
+// J = Σ β_m x_m x_mᵀ. Every x_m is ±1, so the rows of H for the variables
+// of a group G of eight columns are Σ_c s_G(c) ⊗ V_c, where c runs over the
+// 256 sign patterns of G, s_G(c) ∈ {±1}⁸ is the pattern and V_c = Σ_{m: x_m
+// has pattern c on G} α_m x_m. The V_c are accumulated row by row (one
+// scaled add of the columns from G on, through gonum's floats), which
+// costs about n²/16 additions a row against the n²/2 of a rank-one update
+// (waldChunkSyrk, the reference, TestWaldChunk), and then contracted with
+// the patterns; likewise J with β.
+func waldChunk(s *Samples, task *pathTask, u []float64, total float64, lo, hi int) waldMoments {
+	n, i := s.n, task.bias
+	const per = 8 // variables a group: 256 patterns
+	groups := (n + per - 1) / per
+	voff := make([]int, groups+1) // group g: 256 patterns × (n − g·per) columns
+	for g := 0; g < groups; g++ {
+		voff[g+1] = voff[g] + 256*(n-g*per)
+	}
+	buf := waldPool.Get().(*[]float64)
+	defer waldPool.Put(buf)
+	if cap(*buf) < 2*voff[groups] {
+		*buf = make([]float64, 2*voff[groups])
+	}
+	vh, vj := (*buf)[:voff[groups]], (*buf)[voff[groups]:2*voff[groups]]
+	clear(vh)
+	clear(vj)
+	wm := waldMoments{h: make([]float64, n*n), j: make([]float64, n*n), g: make([]float64, n)}
+	x := make([]float64, n)
+	for m := lo; m < hi; m++ {
+		c := 1.0
+		if task.c != nil {
+			c = task.c[m]
+		}
+		if c == 0 {
+			continue
+		}
+		ch := c / total
+		y := task.y[m]
+		sg := solve.Sigmoid(u[m])
+		sm := -y * solve.Sigmoid(-y*u[m])
+		alpha, beta := ch*sg*(1-sg), ch*sm*sm
+		for k, z := range s.b8[m*n : (m+1)*n] {
+			xv := float64(2*int(z) - 1)
+			if k == i {
+				xv = 1
+			}
+			x[k] = xv
+			wm.g[k] += ch * sm * xv
+		}
+		for g := 0; g < groups; g++ {
+			lo := g * per
+			code := 0
+			for t, xv := range x[lo:min(lo+per, n)] {
+				if xv > 0 {
+					code |= 1 << t
+				}
+			}
+			w := n - lo
+			off := voff[g] + code*w
+			floats.AddScaled(vh[off:off+w], alpha, x[lo:])
+			floats.AddScaled(vj[off:off+w], beta, x[lo:])
+		}
+	}
+	// Row j of group g, columns k ≥ j: Σ_c s_j(c) V_c[k].
+	for g := 0; g < groups; g++ {
+		lo, w := g*per, n-g*per
+		size := min(per, n-lo)
+		for t := 0; t < size; t++ {
+			j := lo + t
+			hr, jr := wm.h[j*n+j:(j+1)*n], wm.j[j*n+j:(j+1)*n]
+			for code := 0; code < 1<<size; code++ {
+				sj := -1.0
+				if code>>t&1 == 1 {
+					sj = 1
+				}
+				off := voff[g] + code*w + t
+				floats.AddScaled(hr, sj, vh[off:off+w-t])
+				floats.AddScaled(jr, sj, vj[off:off+w-t])
+			}
+		}
+	}
+	return wm
+}
+
+// waldPool holds the pattern sums of waldChunk between calls.
+var waldPool = sync.Pool{New: func() any { return new([]float64) }}
 
 // invertSym returns the inverse of the symmetric positive semi-definite h,
 // adding the smallest ridge ε·tr(h)/dim (ε = 1e-12, 1e-10, ...) that makes
