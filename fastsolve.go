@@ -86,11 +86,15 @@ func (ws *fistaWork) rows(n int) (rows [7][]float64) {
 	return rows
 }
 
-// fista is the Adaptive schedule (see Schedule and accelerated, whose steps
-// it repeats one for one) on a linearDesign with reusable buffers: the
-// learners' fast path runs it on the table kernels of codedDesign. w is the
-// warm start (scaled onto the ball when outside it) and receives the
-// solution. Nothing is allocated once ws has grown to the problem's size.
+// fista is the Adaptive schedule (see Schedule and accelerated, which runs
+// it on the layouts of package solve) on a linearDesign with reusable
+// buffers: the learners' fast path runs it on the table kernels of
+// codedDesign, where it also takes the face steps of faceNewton. Besides
+// the steps accelerated describes, it takes a free certificate at the
+// extrapolated point and decides most sufficient-decrease tests by the
+// bounds of bregmanBound. w is the warm start (scaled onto the ball when
+// outside it) and receives the solution. Nothing is allocated once ws has
+// grown to the problem's size.
 func fista(ctx context.Context, p *regression, w []float64, ws *fistaWork) (solve.Stats, error) {
 	d, gs, radius := p.x.Dim(), p.x.GroupSize(), p.radius
 	y, cw := p.y, p.cw

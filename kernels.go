@@ -374,20 +374,25 @@ func (d *codedDesign) gatherMargins(dst []float64, lo int) {
 	g, tab := d.gc.groups, d.full
 	codes := d.codes[lo*g:]
 	for m := range dst {
-		row := codes[m*g : m*g+g]
-		var s0, s1, s2, s3 float64
-		for len(row) >= 4 {
-			s0 += tab[row[0]]
-			s1 += tab[row[1]]
-			s2 += tab[row[2]]
-			s3 += tab[row[3]]
-			row = row[4:]
-		}
-		for _, c := range row {
-			s0 += tab[c]
-		}
-		dst[m] = (s0 + s1) + (s2 + s3)
+		dst[m] = rowMargin(tab, codes[m*g:m*g+g])
 	}
+}
+
+// rowMargin returns Σ_g tab[row[g]], the margin of a row of codes, four
+// groups at a time.
+func rowMargin(tab *[maxCodedTables]float64, row []uint16) float64 {
+	var s0, s1, s2, s3 float64
+	for len(row) >= 4 {
+		s0 += tab[row[0]]
+		s1 += tab[row[1]]
+		s2 += tab[row[2]]
+		s3 += tab[row[3]]
+		row = row[4:]
+	}
+	for _, c := range row {
+		s0 += tab[c]
+	}
+	return (s0 + s1) + (s2 + s3)
 }
 
 // Gradient sets dst = Σ_m r_m x_m.
@@ -522,19 +527,7 @@ func (d *codedDesign) marginsBoundRows(lo, hi int) (s, dmax float64) {
 	dst := d.dst[lo:hi]
 	b, sig, cw := d.b[lo:hi], d.sig[lo:hi], d.cw[lo:hi] // y_m = ±1 leaves |δ| unchanged
 	for m := range dst {
-		row := codes[m*g : m*g+g]
-		var s0, s1, s2, s3 float64
-		for len(row) >= 4 {
-			s0 += tab[row[0]]
-			s1 += tab[row[1]]
-			s2 += tab[row[2]]
-			s3 += tab[row[3]]
-			row = row[4:]
-		}
-		for _, c := range row {
-			s0 += tab[c]
-		}
-		am := (s0 + s1) + (s2 + s3)
+		am := rowMargin(tab, codes[m*g:m*g+g])
 		dst[m] = am
 		// The bound of bregmanBound, row m.
 		dd := am - b[m]

@@ -441,127 +441,13 @@ const (
 // The certificate solve.Gap(∇L(x), x) costs one more Gradient, so it is
 // computed when a cheap estimate from ∇L(y) says it may be below Tol,
 // at least every gapEvery steps, and at the end.
+//
+// fista (fastsolve.go) implements it for any design with the layouts'
+// methods: the plain layouts here, the table kernels on the learners' fast
+// path, which add the face steps of faceNewton.
 func accelerated[F solve.Layout](ctx context.Context, p *solve.Problem[F], w []float64, run mdRun) (solve.Stats, error) {
-	d, n, gs, radius := p.X.Dim(), p.X.Len(), p.X.GroupSize(), p.Radius
-	y, cw := p.Y, run.cw
-	buf := make([]float64, 5*d+d/gs+7*n)
-	take := func(k int) []float64 { s := buf[:k:k]; buf = buf[k:]; return s }
-	x, xp, yv, xn, gx, gy := w, take(d), take(d), take(d), take(d), take(d)
-	scratch := take(d / gs)
-	ux, uxp, uy, un, res := take(n), take(n), take(n), take(n), take(n)
-	sx, sy := take(n), take(n) // σ(−y_m u_m) at x and at y
-
-	grad := func(g, sig, u []float64) {
-		logisticResiduals(res, sig, u, y, cw)
-		p.X.Gradient(g, res)
-	}
-	p.X.Margins(ux, x)
-	grad(gx, sx, ux)
-	gap := solve.Gap(gx, x, gs, radius)
-	gxOK := true // gx is ∇L(x)
-
-	// Lmax: ∇²L ⪯ (1/4)·Σ ĉ_m x_m x_mᵀ, whose largest eigenvalue is at most
-	// its trace. The first estimate is the curvature along ∇L(x).
-	lmax := 0.25 * meanRowNormSq(p.X, cw)
-	lmin := lmax * 1e-12
-	lip := lmax
-	if g2 := dot(gx, gx); g2 > 0 && gap > p.Tol {
-		p.X.Margins(un, gx)
-		lip = min(max(curvature(un, ux, y, cw)/g2, lmin), lmax)
-	}
-	t := 1.0
-	copy(xp, x)
-	copy(uxp, ux)
-	it := 0
-	for !(gxOK && gap <= p.Tol) && it < run.iters {
-		if it%ctxEvery == ctxEvery-1 {
-			if err := ctx.Err(); err != nil {
-				copyBack(w, x)
-				return solve.Stats{Iterations: it, Loss: logisticLoss(ux, y, cw), Gap: math.Inf(1)}, err
-			}
-		}
-		it++
-		lt := max(lip*lShrink, lmin)
-		var tn, dx2 float64
-		beta, gyOK := -1.0, false
-		for {
-			tn = (1 + math.Sqrt(1+4*(lt/lip)*t*t)) / 2
-			b := (t - 1) / tn
-			if !gyOK || b != beta {
-				beta = b
-				if beta == 0 {
-					copy(yv, x)
-					copy(uy, ux)
-					if gxOK {
-						copy(gy, gx)
-						copy(sy, sx)
-					} else {
-						grad(gy, sy, uy)
-					}
-				} else {
-					for j := range yv {
-						yv[j] = x[j] + beta*(x[j]-xp[j])
-					}
-					for m := range uy {
-						uy[m] = ux[m] + beta*(ux[m]-uxp[m])
-					}
-					grad(gy, sy, uy)
-				}
-				gyOK = true
-			}
-			inv := 1 / lt
-			for j := range xn {
-				xn[j] = yv[j] - inv*gy[j]
-			}
-			projectBall(xn, gs, radius, scratch)
-			p.X.Margins(un, xn)
-			dx2 = 0
-			for j := range xn {
-				dx2 += (xn[j] - yv[j]) * (xn[j] - yv[j])
-			}
-			if lt >= lmax || logisticBregman(un, uy, sy, y, cw) <= 0.5*lt*dx2 {
-				break
-			}
-			lt = min(2*lt, lmax)
-		}
-		// Gradient restart: ⟨y − x⁺, x⁺ − x⟩ > 0.
-		restart := 0.0
-		for j := range xn {
-			restart += (yv[j] - xn[j]) * (xn[j] - x[j])
-		}
-		// gap(x⁺) ≤ Gap(∇L(y), x⁺) + 2R‖∇L(x⁺) − ∇L(y)‖₂, and the last
-		// norm is about L⁺‖x⁺ − y‖: the estimate that triggers a check.
-		est := solve.Gap(gy, xn, gs, radius) + 2*radius*lt*math.Sqrt(dx2)
-		x, xp, xn = xn, x, xp
-		ux, uxp, un = un, ux, uxp
-		lip = lt
-		if restart > 0 {
-			t = 1
-		} else {
-			t = tn
-		}
-		gxOK = false
-		if est <= p.Tol || it%gapEvery == 0 || it == run.iters {
-			grad(gx, sx, ux)
-			gap = solve.Gap(gx, x, gs, radius)
-			gxOK = true
-			if math.IsNaN(gap) {
-				copyBack(w, x)
-				return solve.Stats{Iterations: it, Gap: gap}, errors.New("pairwise: the solver produced NaN")
-			}
-		}
-	}
-	if !gxOK {
-		grad(gx, sx, ux)
-		gap = solve.Gap(gx, x, gs, radius)
-	}
-	copyBack(w, x)
-	return solve.Stats{
-		Iterations: it,
-		Loss:       logisticLoss(ux, y, cw),
-		Gap:        gap,
-		Converged:  gap <= p.Tol,
-	}, nil
+	r := &regression{x: p.X, y: p.Y, cw: run.cw, radius: p.Radius, tol: p.Tol, maxIter: run.iters, trace: meanRowNormSq(p.X, run.cw)}
+	return fista(ctx, r, w, new(fistaWork))
 }
 
 // copyBack copies x into w unless they are the same slice.
