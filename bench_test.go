@@ -14,15 +14,10 @@ import (
 // Benchmarks, one function per family. Sub-benchmark names give the model
 // and its size; samplers report samples/s next to ns/op.
 
-// benchSamplerModel is a model of a given size for the sampler benchmarks.
-type benchSamplerModel struct {
-	name string
-	m    *Model
-}
-
-func benchSamplerModels() []benchSamplerModel {
+// benchSamplerModels are the models of the sampler benchmarks, by size.
+func benchSamplerModels() []samplerTestModel {
 	r := func(s uint64) *rand.Rand { return rand.New(rand.NewPCG(s, 99)) }
-	return []benchSamplerModel{
+	return []samplerTestModel{
 		{"grid=3x3/k=6", gridPotts(3, 3, 6, 0.2, r(1))}, // the paper's k-ary experiment
 		{"diamond/n=50", diamondIsing(50, 0.2)},         // the paper's Ising experiment
 		{"grid=10x10/k=2", gridIsing(10, 10, r(2), 0.2, 0.5)},
@@ -79,7 +74,7 @@ func BenchmarkSamplerGibbs(b *testing.B) {
 	const count = 1000
 	m := gridIsing(10, 10, rand.New(rand.NewPCG(2, 99)), 0.2, 0.5)
 	mk := gridPotts(10, 10, 4, 0.2, rand.New(rand.NewPCG(3, 99)))
-	for _, bm := range []benchSamplerModel{{"grid=10x10/k=2", m}, {"grid=10x10/k=4", mk}} {
+	for _, bm := range []samplerTestModel{{"grid=10x10/k=2", m}, {"grid=10x10/k=4", mk}} {
 		for _, p := range []int{1, 4} {
 			b.Run(bm.name+"/count="+strconv.Itoa(count)+"/workers="+strconv.Itoa(p), func(b *testing.B) {
 				g, err := NewGibbsSampler(bm.m, GibbsWorkers(p))

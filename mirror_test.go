@@ -201,49 +201,49 @@ func cmpFloat(a, b float64) int {
 // planted w with ‖w‖₁ = scale, so the labels are noisy and the data not
 // separable when n ≫ d.
 func mdSpins(rng *rand.Rand, n, d, bias int, scale, radius float64, weighted bool) *solve.Problem[solve.Spins] {
-	planted := make([]float64, d)
-	for j := range planted {
-		planted[j] = rng.NormFloat64()
-	}
-	l1 := solve.Norm(planted, 1)
-	for j := range planted {
-		planted[j] *= scale / l1
-	}
+	planted := mdPlanted(rng, d, 1, scale)
 	x := make([]float64, n*d)
 	for i := range x {
 		x[i] = float64(2*rng.IntN(2) - 1)
 	}
-	p := &solve.Problem[solve.Spins]{X: solve.Spins{X: x, Cols: d, Bias: bias}, Radius: radius}
-	u := make([]float64, n)
-	p.X.Margins(u, planted)
-	p.Y = mdLabels(rng, u)
-	if weighted {
-		p.C = mdWeights(rng, n)
-	}
-	return p
+	return mdProblem(rng, solve.Spins{X: x, Cols: d, Bias: bias}, planted, radius, weighted)
 }
 
 // mdOneHot is mdSpins for a one-hot design of groups×k with the given bias
 // group.
 func mdOneHot(rng *rand.Rand, n, groups, k, bias int, scale, radius float64, weighted bool) *solve.Problem[solve.OneHot] {
-	planted := make([]float64, groups*k)
-	for j := range planted {
-		planted[j] = rng.NormFloat64()
-	}
-	nrm := solve.Norm(planted, k)
-	for j := range planted {
-		planted[j] *= scale / nrm
-	}
+	planted := mdPlanted(rng, groups*k, k, scale)
 	z := make([]uint8, n*groups)
 	for i := range z {
 		z[i] = uint8(rng.IntN(k))
 	}
-	p := &solve.Problem[solve.OneHot]{X: solve.OneHot{Z: z, Groups: groups, K: k, Bias: bias}, Radius: radius}
-	u := make([]float64, n)
+	return mdProblem(rng, solve.OneHot{Z: z, Groups: groups, K: k, Bias: bias}, planted, radius, weighted)
+}
+
+// mdPlanted returns a random Gaussian vector of length d scaled to norm
+// scale in the group norm of group size gs (1 for l1, k for l2,1).
+func mdPlanted(rng *rand.Rand, d, gs int, scale float64) []float64 {
+	planted := make([]float64, d)
+	for j := range planted {
+		planted[j] = rng.NormFloat64()
+	}
+	nrm := solve.Norm(planted, gs)
+	for j := range planted {
+		planted[j] *= scale / nrm
+	}
+	return planted
+}
+
+// mdProblem returns the problem of design x and the given radius, with
+// labels drawn from the logistic model of planted and, when weighted,
+// random row weights.
+func mdProblem[F solve.Layout](rng *rand.Rand, x F, planted []float64, radius float64, weighted bool) *solve.Problem[F] {
+	p := &solve.Problem[F]{X: x, Radius: radius}
+	u := make([]float64, x.Len())
 	p.X.Margins(u, planted)
 	p.Y = mdLabels(rng, u)
 	if weighted {
-		p.C = mdWeights(rng, n)
+		p.C = mdWeights(rng, x.Len())
 	}
 	return p
 }

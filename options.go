@@ -66,6 +66,26 @@ func (c *config) errorf(format string, args ...any) {
 	c.errs = append(c.errs, fmt.Errorf("pairwise: "+format, args...))
 }
 
+// setPositive sets *dst to v, the value of option name, when v is finite and
+// positive, and otherwise records the error "pairwise: name(v): why".
+func (c *config) setPositive(dst *float64, v float64, name, why string) {
+	if math.IsNaN(v) || math.IsInf(v, 0) || v <= 0 {
+		c.errorf("%s(%v): %s", name, v, why)
+		return
+	}
+	*dst = v
+}
+
+// setAtLeast sets *dst to v, the value of option name, when v ≥ least, and
+// otherwise records the error "pairwise: name(v): want at least least unit".
+func (c *config) setAtLeast(dst *int, v, least int, name, unit string) {
+	if v < least {
+		c.errorf("%s(%d): want at least %d %s", name, v, least, unit)
+		return
+	}
+	*dst = v
+}
+
 // WithWidth sets λ, the known upper bound on the model width λ(W, Θ)
 // (Definitions 1 and 2). The per-node regressions are constrained to radius
 // 2λ (l1, Algorithm 1) or 2λ√k (l2,1, Algorithm 2). λ must be finite and
@@ -74,11 +94,7 @@ func (c *config) errorf(format string, args ...any) {
 // WithSelection), reported in NodeFit.Width and Result.Tuning.
 func WithWidth(lambda float64) Option {
 	return optionFunc(func(c *config) {
-		if math.IsNaN(lambda) || math.IsInf(lambda, 0) || lambda <= 0 {
-			c.errorf("WithWidth(%v): the width bound λ must be a finite positive number", lambda)
-			return
-		}
-		c.lambda = lambda
+		c.setPositive(&c.lambda, lambda, "WithWidth", "the width bound λ must be a finite positive number")
 	})
 }
 
@@ -93,11 +109,7 @@ func WithWidth(lambda float64) Option {
 // WithWidth is not needed; by default the radius follows λ.
 func WithRadius(r float64) Option {
 	return optionFunc(func(c *config) {
-		if math.IsNaN(r) || math.IsInf(r, 0) || r <= 0 {
-			c.errorf("WithRadius(%v): the radius must be a finite positive number", r)
-			return
-		}
-		c.radius = r
+		c.setPositive(&c.radius, r, "WithRadius", "the radius must be a finite positive number")
 	})
 }
 
@@ -132,11 +144,7 @@ func (c *config) regressionRadius(k int, pairwise bool) float64 {
 // DefaultFalseEdgeRate), and report the test in Result.Tuning.
 func WithMinEdgeWeight(eta float64) Option {
 	return optionFunc(func(c *config) {
-		if math.IsNaN(eta) || math.IsInf(eta, 0) || eta <= 0 {
-			c.errorf("WithMinEdgeWeight(%v): the edge weight bound η must be a finite positive number", eta)
-			return
-		}
-		c.eta = eta
+		c.setPositive(&c.eta, eta, "WithMinEdgeWeight", "the edge weight bound η must be a finite positive number")
 	})
 }
 
@@ -145,11 +153,7 @@ func WithMinEdgeWeight(eta float64) Option {
 // default is 1.
 func WithWorkers(p int) Option {
 	return optionFunc(func(c *config) {
-		if p < 1 {
-			c.errorf("WithWorkers(%d): want at least 1 worker", p)
-			return
-		}
-		c.workers = p
+		c.setAtLeast(&c.workers, p, 1, "WithWorkers", "worker")
 	})
 }
 
@@ -188,11 +192,7 @@ func WithOneHotSolver(s solve.Solver[solve.OneHot]) Option {
 // and positive; the default is DefaultTolerance.
 func WithTolerance(tol float64) Option {
 	return optionFunc(func(c *config) {
-		if math.IsNaN(tol) || math.IsInf(tol, 0) || tol <= 0 {
-			c.errorf("WithTolerance(%v): want a finite positive tolerance", tol)
-			return
-		}
-		c.tol = tol
+		c.setPositive(&c.tol, tol, "WithTolerance", "want a finite positive tolerance")
 	})
 }
 
@@ -203,11 +203,7 @@ func WithTolerance(tol float64) Option {
 // schedule, the backend's own iteration count T governs instead.
 func WithMaxIterations(n int) Option {
 	return optionFunc(func(c *config) {
-		if n < 1 {
-			c.errorf("WithMaxIterations(%d): want at least 1 iteration", n)
-			return
-		}
-		c.maxIter = n
+		c.setAtLeast(&c.maxIter, n, 1, "WithMaxIterations", "iteration")
 	})
 }
 

@@ -688,17 +688,23 @@ type gibbsConfig struct {
 	errs                          []error
 }
 
+// setAtLeast sets *dst to v, the value of option name, when v ≥ least, and
+// otherwise records the error "name(v): want at least least unit".
+func (c *gibbsConfig) setAtLeast(dst *int, v, least int, name, unit string) {
+	if v < least {
+		c.errs = append(c.errs, fmt.Errorf("%s(%d): want at least %d %s", name, v, least, unit))
+		return
+	}
+	*dst = v
+}
+
 // GibbsBurnIn sets the number of sweeps every chain runs, from its uniform
 // random start, before it keeps a sample. It must exceed the chain's mixing
 // time, which grows with the width λ. sweeps must be at least 0; the default
 // is DefaultGibbsBurnIn.
 func GibbsBurnIn(sweeps int) GibbsOption {
 	return gibbsOptionFunc(func(c *gibbsConfig) {
-		if sweeps < 0 {
-			c.errs = append(c.errs, fmt.Errorf("GibbsBurnIn(%d): want at least 0 sweeps", sweeps))
-			return
-		}
-		c.burnIn = sweeps
+		c.setAtLeast(&c.burnIn, sweeps, 0, "GibbsBurnIn", "sweeps")
 	})
 }
 
@@ -708,11 +714,7 @@ func GibbsBurnIn(sweeps int) GibbsOption {
 // DefaultGibbsThin.
 func GibbsThin(sweeps int) GibbsOption {
 	return gibbsOptionFunc(func(c *gibbsConfig) {
-		if sweeps < 1 {
-			c.errs = append(c.errs, fmt.Errorf("GibbsThin(%d): want at least 1 sweep between kept samples", sweeps))
-			return
-		}
-		c.thin = sweeps
+		c.setAtLeast(&c.thin, sweeps, 1, "GibbsThin", "sweep between kept samples")
 	})
 }
 
@@ -721,11 +723,7 @@ func GibbsThin(sweeps int) GibbsOption {
 // DefaultGibbsChains.
 func GibbsChains(c int) GibbsOption {
 	return gibbsOptionFunc(func(g *gibbsConfig) {
-		if c < 1 {
-			g.errs = append(g.errs, fmt.Errorf("GibbsChains(%d): want at least 1 chain", c))
-			return
-		}
-		g.chains = c
+		g.setAtLeast(&g.chains, c, 1, "GibbsChains", "chain")
 	})
 }
 
@@ -734,11 +732,7 @@ func GibbsChains(c int) GibbsOption {
 // be at least 1; the default is runtime.GOMAXPROCS(0) at the time of Sample.
 func GibbsWorkers(p int) GibbsOption {
 	return gibbsOptionFunc(func(c *gibbsConfig) {
-		if p < 1 {
-			c.errs = append(c.errs, fmt.Errorf("GibbsWorkers(%d): want at least 1 worker", p))
-			return
-		}
-		c.workers = p
+		c.setAtLeast(&c.workers, p, 1, "GibbsWorkers", "worker")
 	})
 }
 

@@ -13,7 +13,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
-// samplerTestModel is a named model for the sampler tests.
+// samplerTestModel is a named model for the sampler tests and benchmarks.
 type samplerTestModel struct {
 	name string
 	m    *Model
@@ -329,14 +329,7 @@ func TestExactSamplerDistribution(t *testing.T) {
 	r := func(s uint64) *rand.Rand { return rand.New(rand.NewPCG(s, 4)) }
 	t.Run("grid3x3/k=2/states", func(t *testing.T) {
 		m := gridIsing(3, 3, r(1), 0.2, 0.5)
-		_, probs := enumerate(m)
-		counts := sampleCounts(t, m, n, 11)
-		stat, df := chiSquare(counts, probs, n)
-		limit := distuv.ChiSquared{K: float64(df)}.Quantile(1 - alpha)
-		t.Logf("chi-square %.1f on %d df (limit %.1f)", stat, df, limit)
-		if stat > limit {
-			t.Errorf("chi-square %.1f on %d df exceeds %.1f", stat, df, limit)
-		}
+		counts, limit := checkStates(t, m, n, 11, alpha)
 		// Power: the same samples must reject a model with one coupling
 		// changed by 0.1, a smaller error than any plausible bug.
 		a, _, _ := m.Ising()
@@ -348,27 +341,11 @@ func TestExactSamplerDistribution(t *testing.T) {
 		}
 	})
 	t.Run("grid3x3/k=2/fields/states", func(t *testing.T) {
-		m := randomCouplingModel(9, 2, gridEdges(3, 3), r(2), 0.8, 1.5)
-		_, probs := enumerate(m)
-		counts := sampleCounts(t, m, n, 12)
-		stat, df := chiSquare(counts, probs, n)
-		limit := distuv.ChiSquared{K: float64(df)}.Quantile(1 - alpha)
-		t.Logf("chi-square %.1f on %d df (limit %.1f)", stat, df, limit)
-		if stat > limit {
-			t.Errorf("chi-square %.1f on %d df exceeds %.1f", stat, df, limit)
-		}
+		checkStates(t, randomCouplingModel(9, 2, gridEdges(3, 3), r(2), 0.8, 1.5), n, 12, alpha)
 	})
 	t.Run("pair/k=20/states", func(t *testing.T) {
 		// k > 16 takes the binary search of searchCDF.
-		m := randomCouplingModel(2, 20, [][2]int{{0, 1}}, r(3), 2, 1)
-		_, probs := enumerate(m)
-		counts := sampleCounts(t, m, n, 13)
-		stat, df := chiSquare(counts, probs, n)
-		limit := distuv.ChiSquared{K: float64(df)}.Quantile(1 - alpha)
-		t.Logf("chi-square %.1f on %d df (limit %.1f)", stat, df, limit)
-		if stat > limit {
-			t.Errorf("chi-square %.1f on %d df exceeds %.1f", stat, df, limit)
-		}
+		checkStates(t, randomCouplingModel(2, 20, [][2]int{{0, 1}}, r(3), 2, 1), n, 13, alpha)
 	})
 	t.Run("grid3x3/k=3/pairs", func(t *testing.T) {
 		// 19683 states are too many cells for 200k samples, so test every
@@ -409,6 +386,22 @@ func TestExactSamplerDistribution(t *testing.T) {
 		}
 		t.Logf("largest pair chi-square %.1f (limit %.1f)", worst, limit)
 	})
+}
+
+// checkStates tests the state counts of n exact samples of m (drawn with
+// seed) against the enumerated probabilities by a chi-square test at level
+// alpha, and returns the counts and the test's limit.
+func checkStates(t *testing.T, m *Model, n int, seed uint64, alpha float64) (counts []int, limit float64) {
+	t.Helper()
+	_, probs := enumerate(m)
+	counts = sampleCounts(t, m, n, seed)
+	stat, df := chiSquare(counts, probs, n)
+	limit = distuv.ChiSquared{K: float64(df)}.Quantile(1 - alpha)
+	t.Logf("chi-square %.1f on %d df (limit %.1f)", stat, df, limit)
+	if stat > limit {
+		t.Errorf("chi-square %.1f on %d df exceeds %.1f", stat, df, limit)
+	}
+	return counts, limit
 }
 
 // sampleCounts draws n exact samples of m and counts them by state index.

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -13,27 +12,29 @@ import (
 	"github.com/mrfkit/pairwise"
 )
 
+// compareUsage is the help of "pairwise compare".
+const compareUsage = `Usage: pairwise compare [flags] DATA.csv TRUTH.json
+
+Learns DATA.csv (one sample a line: spins ±1, or states 0..k-1) with the λ and η of
+TRUTH.json (the format of ../shared/bench/gen.py) and prints one JSON line like the
+baselines': wall_s (the learning alone, without reading files), exact_recovery,
+fp and fn under our default rule (average), the same under the baselines' rules
+(thr_and, thr_or: each node's own estimate against η/2), and max_abs_weight_error,
+the largest |Ŵ_ij(a,b) − W_ij(a,b)| over i ≠ j from node i's own regressions (|Â_ij − A_ij|
+for Ising data). Ising data (k = 2) are learned by LearnIsing, others by LearnPairwise.
+
+Example:
+  pairwise compare -workers 2 data/ising_grid10x10_N10000_seed0.csv data/ising_grid10x10.truth.json
+`
+
 // runCompare learns one data file of ../shared/bench with the truth's λ and
 // η and prints one JSON line in the shape of the baseline scripts there
 // (sk_ising.py, glmnet_ising.R, ...), so that scripts/compare.sh can put
 // our numbers next to theirs.
 func runCompare(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("compare", compareUsage, stderr)
 	workers := fs.Int("workers", 1, "goroutines (WithWorkers)")
 	repeat := fs.Int("repeat", 1, "learn this many times and report the fastest wall time")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: pairwise compare [flags] DATA.csv TRUTH.json")
-		fmt.Fprintln(stderr, "\nLearns DATA.csv (one sample a line: spins ±1, or states 0..k-1) with the λ and η of")
-		fmt.Fprintln(stderr, "TRUTH.json (the format of ../shared/bench/gen.py) and prints one JSON line like the")
-		fmt.Fprintln(stderr, "baselines': wall_s (the learning alone, without reading files), exact_recovery,")
-		fmt.Fprintln(stderr, "fp and fn under our default rule (average), the same under the baselines' rules")
-		fmt.Fprintln(stderr, "(thr_and, thr_or: each node's own estimate against η/2), and max_abs_weight_error,")
-		fmt.Fprintln(stderr, "the largest |Ŵ_ij(a,b) − W_ij(a,b)| over i ≠ j from node i's own regressions (|Â_ij − A_ij|")
-		fmt.Fprintln(stderr, "for Ising data). Ising data (k = 2) are learned by LearnIsing, others by LearnPairwise.")
-		fmt.Fprintln(stderr, "\nExample:\n  pairwise compare -workers 2 data/ising_grid10x10_N10000_seed0.csv data/ising_grid10x10.truth.json\n\nFlags:")
-		fs.PrintDefaults()
-	}
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

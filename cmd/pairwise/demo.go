@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -11,29 +10,28 @@ import (
 	"github.com/mrfkit/pairwise"
 )
 
+// demoUsage is the help of "pairwise demo".
+const demoUsage = `Usage: pairwise demo [flags]
+
+Draws exact samples from the paper's 3x3 grid (checkerboard W_ij = ±θ with a random
+sign per edge, zero field), learns it with LearnPairwise (Algorithm 2) using the true
+width λ and η = θ, and prints the true and learned edges.
+
+Example:
+  pairwise demo -k 6 -n 50000
+`
+
 // runDemo draws exact samples from the paper's 3x3 grid (k = 4 by default),
 // learns it with LearnPairwise and prints what it found.
 func runDemo(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("demo", demoUsage, stderr)
 	k := fs.Int("k", 4, "alphabet size (even)")
 	n := fs.Int("n", 20000, "number of exact samples")
 	theta := fs.Float64("theta", 0.2, "coupling strength θ of the checkerboard W_ij")
 	seed := fs.Uint64("seed", 1, "random seed (model signs and samples)")
 	workers := fs.Int("workers", 2, "goroutines")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: pairwise demo [flags]")
-		fmt.Fprintln(stderr, "\nDraws exact samples from the paper's 3x3 grid (checkerboard W_ij = ±θ with a random")
-		fmt.Fprintln(stderr, "sign per edge, zero field), learns it with LearnPairwise (Algorithm 2) using the true")
-		fmt.Fprintln(stderr, "width λ and η = θ, and prints the true and learned edges.")
-		fmt.Fprintln(stderr, "\nExample:\n  pairwise demo -k 6 -n 50000\n\nFlags:")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	if *n < 1 {
 		return fmt.Errorf("-n %d: want at least one sample", *n)

@@ -123,6 +123,30 @@ func usageError(format string, args ...any) error {
 	return fmt.Errorf(format, args...)
 }
 
+// newFlagSet returns the flag set of subcommand name. It reports errors on
+// stderr, and its usage message, printed for -h and after a flag error, is
+// usage followed by the flags and their defaults.
+func newFlagSet(name, usage string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usage, "\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseNoArgs parses the flags of a subcommand that takes no arguments.
+func parseNoArgs(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError("unexpected argument %q", fs.Arg(0))
+	}
+	return nil
+}
+
 // parseOneFile parses the flags of subcommand cmd, which takes exactly one
 // input file (what names it in errors, for example "input FILE"), and
 // returns the names of the flags given on the command line.

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -27,11 +26,31 @@ var stdin io.Reader = os.Stdin
 // learnFormats are the output formats of "pairwise learn".
 var learnFormats = []string{"csv", "json", "dot", "model"}
 
+// learnUsage is the help of "pairwise learn".
+const learnUsage = `Usage: pairwise learn [flags] FILE
+
+Reads samples from FILE ("-" for standard input), one sample a line: states
+0..k-1 or spins -1/+1, comma-separated, with an optional header line of
+variable names. With -histogram each line is "count,z_1,...,z_n". Learns the
+graph and the couplings with Algorithm 1 (k = 2) or Algorithm 2 (k > 2) of Wu,
+Sanghavi and Dimakis (2019), and writes the learned edges (csv, json), the
+graph for Graphviz (dot) or the learned model (model, read by 'pairwise
+sample'). Variables are named by the header, or x1..xn without one.
+
+Without -lambda and -eta the library chooses them from the data (slower);
+with them, the learner is exactly the paper's algorithm.
+
+Examples:
+  pairwise learn -lambda 2.5 -eta 0.4 testdata/grid.csv
+  pairwise learn -format dot -o grid.dot testdata/grid.csv && neato -Tsvg grid.dot > grid.svg
+  pairwise learn -histogram -lambda 2.4 -eta 0.6 -format json testdata/survey.csv
+  pairwise learn -lambda 2.5 -eta 0.4 -format model testdata/grid.csv | pairwise sample -n 10 -
+`
+
 // runLearn reads samples, learns the graph and the couplings with
 // pairwise.Learn, and writes them in the chosen format.
 func runLearn(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("learn", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("learn", learnUsage, stderr)
 	format := fs.String("format", "csv", "output `format`: csv (edges), json (edges and matrices), dot (Graphviz), model (the learned model as JSON)")
 	out := fs.String("o", "", "write the output to `FILE` (default standard output)")
 	modelOut := fs.String("model-out", "", "also write the learned model as JSON to `FILE`, for 'pairwise sample'")
@@ -50,30 +69,6 @@ func runLearn(args []string, stdout, stderr io.Writer) error {
 	maxIter := fs.Int("max-iter", pairwise.DefaultMaxIterations, "iteration `cap` of every regression")
 	sym := fs.String("sym", "average", "the `rule` combining a pair's two estimates into an edge: average, and (both) or or (either)")
 	quiet := fs.Bool("quiet", false, "no progress bar and no summary on standard error")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, `Usage: pairwise learn [flags] FILE
-
-Reads samples from FILE ("-" for standard input), one sample a line: states
-0..k-1 or spins -1/+1, comma-separated, with an optional header line of
-variable names. With -histogram each line is "count,z_1,...,z_n". Learns the
-graph and the couplings with Algorithm 1 (k = 2) or Algorithm 2 (k > 2) of Wu,
-Sanghavi and Dimakis (2019), and writes the learned edges (csv, json), the
-graph for Graphviz (dot) or the learned model (model, read by 'pairwise
-sample'). Variables are named by the header, or x1..xn without one.
-
-Without -lambda and -eta the library chooses them from the data (slower);
-with them, the learner is exactly the paper's algorithm.
-
-Examples:
-  pairwise learn -lambda 2.5 -eta 0.4 testdata/grid.csv
-  pairwise learn -format dot -o grid.dot testdata/grid.csv && neato -Tsvg grid.dot > grid.svg
-  pairwise learn -histogram -lambda 2.4 -eta 0.6 -format json testdata/survey.csv
-  pairwise learn -lambda 2.5 -eta 0.4 -format model testdata/grid.csv | pairwise sample -n 10 -
-
-Flags:
-`)
-		fs.PrintDefaults()
-	}
 	set, err := parseOneFile(fs, args, "learn", "input FILE")
 	if err != nil {
 		return err

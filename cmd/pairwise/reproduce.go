@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -85,10 +84,25 @@ func intRange(lo, hi int) []int {
 	return r
 }
 
+// reproduceUsage is the help of "pairwise reproduce".
+const reproduceUsage = `Usage: pairwise reproduce [flags]
+
+Reruns the experiments of Wu, Sanghavi and Dimakis (NeurIPS 2019) from exact samples with
+fixed seeds, and writes the figures (PNG), the numbers behind every point (CSV) and a
+Markdown summary:
+  Figure 1  the diamond graph: incoherence value at a hub against n and a (exact), and the
+            fraction of runs in which LearnIsing recovers the graph against N (a = 0.2)
+  Figure 2  the 3x3 grid, k = 2, 4, 6 (θ = 0.2): estimation error and exact recovery against
+            N, LearnPairwise against Sparsitron on the same samples
+
+Examples:
+  pairwise reproduce                 the full run into docs/reproduce
+  pairwise reproduce -quick -out /tmp/r
+`
+
 // runReproduce is the reproduce subcommand.
 func runReproduce(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("reproduce", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("reproduce", reproduceUsage, stderr)
 	quick := fs.Bool("quick", false, "smoke test: 3 runs a point on a coarse grid of N (under a minute)")
 	runs := fs.Int("runs", 0, "runs (fresh samples, and fresh signs for the grid) a point; 0 for 100, or 3 with -quick")
 	nList := fs.String("n", "", "comma-separated sample sizes N to use for every experiment instead of the built-in grids")
@@ -98,23 +112,8 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 	figures := fs.String("figures", "1,2", "which figures to make: 1 (diamond), 2 (grid), or both")
 	quiet := fs.Bool("q", false, "no progress bar on standard error")
 	dpi := fs.Int("dpi", 150, "resolution of the PNG figures, in dots per inch")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: pairwise reproduce [flags]")
-		fmt.Fprintln(stderr, "\nReruns the experiments of Wu, Sanghavi and Dimakis (NeurIPS 2019) from exact samples with")
-		fmt.Fprintln(stderr, "fixed seeds, and writes the figures (PNG), the numbers behind every point (CSV) and a")
-		fmt.Fprintln(stderr, "Markdown summary:")
-		fmt.Fprintln(stderr, "  Figure 1  the diamond graph: incoherence value at a hub against n and a (exact), and the")
-		fmt.Fprintln(stderr, "            fraction of runs in which LearnIsing recovers the graph against N (a = 0.2)")
-		fmt.Fprintln(stderr, "  Figure 2  the 3x3 grid, k = 2, 4, 6 (θ = 0.2): estimation error and exact recovery against")
-		fmt.Fprintln(stderr, "            N, LearnPairwise against Sparsitron on the same samples")
-		fmt.Fprintln(stderr, "\nExamples:\n  pairwise reproduce                 the full run into docs/reproduce\n  pairwise reproduce -quick -out /tmp/r\n\nFlags:")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	set := paperSettings()
 	if *quick {

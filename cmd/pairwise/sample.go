@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -19,22 +18,8 @@ func newSeedSource(seed uint64) rand.Source {
 	return rand.NewPCG(seed, 0x9e3779b97f4a7c15)
 }
 
-// runSample reads a model in the model JSON format and writes samples of it
-// as CSV.
-func runSample(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("sample", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	count := fs.Int("n", 1000, "number of `samples`")
-	seed := fs.Uint64("seed", 1, "random `seed`; the same seed and flags give the same samples")
-	gibbs := fs.Bool("gibbs", false, "use a Gibbs sampler (for models too large to sample exactly)")
-	burnIn := fs.Int("burnin", pairwise.DefaultGibbsBurnIn, "with -gibbs: `sweeps` every chain runs before its first sample")
-	thin := fs.Int("thin", pairwise.DefaultGibbsThin, "with -gibbs: `sweeps` between two kept samples of a chain")
-	chains := fs.Int("chains", pairwise.DefaultGibbsChains, "with -gibbs: independent `chains`")
-	spins := fs.Bool("spins", false, "for k = 2, write spins -1/+1 instead of states 0/1")
-	out := fs.String("o", "", "write the samples to `FILE` (default standard output)")
-	quiet := fs.Bool("quiet", false, "no progress bar on standard error")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, `Usage: pairwise sample [flags] MODEL
+// sampleUsage is the help of "pairwise sample".
+const sampleUsage = `Usage: pairwise sample [flags] MODEL
 
 Reads a model in the model JSON format from MODEL ("-" for standard input),
 as written by 'pairwise learn -format model' or -model-out, and writes samples
@@ -47,11 +32,21 @@ Examples:
   pairwise sample -n 5000 -seed 7 testdata/grid.model.json > samples.csv
   pairwise learn -lambda 2 -eta 0.3 -format model testdata/grid.csv | pairwise sample -n 100 -
   pairwise sample -gibbs -burnin 2000 -thin 20 -n 10000 -o big.csv big.model.json
+`
 
-Flags:
-`)
-		fs.PrintDefaults()
-	}
+// runSample reads a model in the model JSON format and writes samples of it
+// as CSV.
+func runSample(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("sample", sampleUsage, stderr)
+	count := fs.Int("n", 1000, "number of `samples`")
+	seed := fs.Uint64("seed", 1, "random `seed`; the same seed and flags give the same samples")
+	gibbs := fs.Bool("gibbs", false, "use a Gibbs sampler (for models too large to sample exactly)")
+	burnIn := fs.Int("burnin", pairwise.DefaultGibbsBurnIn, "with -gibbs: `sweeps` every chain runs before its first sample")
+	thin := fs.Int("thin", pairwise.DefaultGibbsThin, "with -gibbs: `sweeps` between two kept samples of a chain")
+	chains := fs.Int("chains", pairwise.DefaultGibbsChains, "with -gibbs: independent `chains`")
+	spins := fs.Bool("spins", false, "for k = 2, write spins -1/+1 instead of states 0/1")
+	out := fs.String("o", "", "write the samples to `FILE` (default standard output)")
+	quiet := fs.Bool("quiet", false, "no progress bar on standard error")
 	set, err := parseOneFile(fs, args, "sample", "MODEL file")
 	if err != nil {
 		return err
@@ -114,33 +109,42 @@ Flags:
 				return err
 			}
 		}
-		var line []byte
-		var row []int
 		for done := 0; done < *count; {
 			c := min(chunk, *count-done)
 			s, err := sampler.Sample(src, c)
 			if err != nil {
 				return flagHint(err)
 			}
-			for r := 0; r < s.Len(); r++ {
-				row = s.Row(row, r)
-				line = line[:0]
-				for i, v := range row {
-					if i > 0 {
-						line = append(line, ',')
-					}
-					if *spins {
-						v = 2*v - 1
-					}
-					line = strconv.AppendInt(line, int64(v), 10)
-				}
-				if _, err := w.Write(append(line, '\n')); err != nil {
-					return err
-				}
+			if err := writeRows(w, s, *spins); err != nil {
+				return err
 			}
 			done += c
 			bar.Set(done)
 		}
 		return nil
 	})
+}
+
+// writeRows writes the rows of s to w as CSV lines, one write a line, without
+// a header: states 0..k-1, or spins -1/+1 (2z-1) when spins is true.
+func writeRows(w io.Writer, s *pairwise.Samples, spins bool) error {
+	var line []byte
+	var row []int
+	for r := 0; r < s.Len(); r++ {
+		row = s.Row(row, r)
+		line = line[:0]
+		for i, v := range row {
+			if i > 0 {
+				line = append(line, ',')
+			}
+			if spins {
+				v = 2*v - 1
+			}
+			line = strconv.AppendInt(line, int64(v), 10)
+		}
+		if _, err := w.Write(append(line, '\n')); err != nil {
+			return err
+		}
+	}
+	return nil
 }

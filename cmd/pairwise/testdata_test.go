@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strconv"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -137,16 +136,8 @@ func exampleFiles(t *testing.T) map[string][]byte {
 		b.WriteString(name)
 	}
 	b.WriteByte('\n')
-	row := []int{}
-	for m := 0; m < s.Len(); m++ {
-		row = s.Row(row, m)
-		for i, v := range row {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteString(strconv.Itoa(2*v - 1))
-		}
-		b.WriteByte('\n')
+	if err := writeRows(&b, s, true); err != nil {
+		t.Fatal(err)
 	}
 	files["grid.csv"] = bytes.Clone(b.Bytes())
 

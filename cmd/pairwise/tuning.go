@@ -5,7 +5,6 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"image/color"
 	"io"
@@ -167,9 +166,41 @@ type tuningRow struct {
 	width, minEdge float64 // Result.Width and Result.MinEdgeWeight
 }
 
+// tuningUsage returns the help of "pairwise tuning", which lists the models
+// and methods.
+func tuningUsage() string {
+	var b strings.Builder
+	b.WriteString(`Usage: pairwise tuning [flags]
+
+The tuning study of issue 6: exact recovery of the tuning-free learner (no width λ, no
+edge weight η) against the oracle given the true λ and η, over seeded runs with exact
+samples. Writes recovery.csv (one line a run), recovery.md and one PNG a model.
+
+Models:
+`)
+	for _, m := range tuningModels {
+		fmt.Fprintf(&b, "  %-10s %s; N = %v\n", m.name, m.about, m.ns)
+	}
+	b.WriteString("\nMethods:\n")
+	names := make([]string, 0, len(tuningMethods))
+	for k := range tuningMethods {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		fmt.Fprintf(&b, "  %-9s %s\n", k, tuningMethods[k])
+	}
+	b.WriteString(`
+Examples:
+  pairwise tuning
+  pairwise tuning -models diamond -seeds 5 -N 1000,2000 -out /tmp/t
+  pairwise tuning -bench /tmp/bench -out docs/tuning
+`)
+	return b.String()
+}
+
 func runTuning(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("tuning", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("tuning", tuningUsage(), stderr)
 	models := fs.String("models", "diamond,grid-k2,grid-k4,grid-k6,grid7x7,regular30", "comma-separated `models`")
 	methods := fs.String("methods", "oracle,default", "comma-separated `methods`")
 	seeds := fs.Int("seeds", 20, "seeded runs per sample size")
@@ -178,33 +209,8 @@ func runTuning(args []string, stdout, stderr io.Writer) error {
 	workers := fs.Int("workers", 1, "goroutines per learner")
 	export := fs.String("export", "", "also write every Ising data set as CSV with a truth JSON to this `directory` (for shared/bench's scripts)")
 	bench := fs.String("bench", "", "instead: learn the data sets of a shared/bench `copy` (data/, results/grid.jsonl) and compare with its baselines")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: pairwise tuning [flags]")
-		fmt.Fprintln(stderr, "\nThe tuning study of issue 6: exact recovery of the tuning-free learner (no width λ, no")
-		fmt.Fprintln(stderr, "edge weight η) against the oracle given the true λ and η, over seeded runs with exact")
-		fmt.Fprintln(stderr, "samples. Writes recovery.csv (one line a run), recovery.md and one PNG a model.")
-		fmt.Fprintln(stderr, "\nModels:")
-		for _, m := range tuningModels {
-			fmt.Fprintf(stderr, "  %-10s %s; N = %v\n", m.name, m.about, m.ns)
-		}
-		fmt.Fprintln(stderr, "\nMethods:")
-		names := make([]string, 0, len(tuningMethods))
-		for k := range tuningMethods {
-			names = append(names, k)
-		}
-		sort.Strings(names)
-		for _, k := range names {
-			fmt.Fprintf(stderr, "  %-9s %s\n", k, tuningMethods[k])
-		}
-		fmt.Fprintln(stderr, "\nExamples:\n  pairwise tuning\n  pairwise tuning -models diamond -seeds 5 -N 1000,2000 -out /tmp/t")
-		fmt.Fprintln(stderr, "  pairwise tuning -bench /tmp/bench -out docs/tuning\n\nFlags:")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return usageError("unexpected argument %q", fs.Arg(0))
 	}
 	if *seeds < 1 || *workers < 1 {
 		return usageError("-seeds and -workers must be at least 1")
@@ -532,16 +538,9 @@ func tuningExport(dir string, tm tuningModel, m *pairwise.Model, s *pairwise.Sam
 		return err
 	}
 	w := bufio.NewWriter(f)
-	row := make([]int, 0, s.Vars())
-	for x := 0; x < s.Len(); x++ {
-		row = s.Row(row, x)
-		for i, v := range row {
-			if i > 0 {
-				w.WriteByte(',')
-			}
-			w.WriteString(strconv.Itoa(2*v - 1))
-		}
-		w.WriteByte('\n')
+	if err := writeRows(w, s, true); err != nil {
+		f.Close()
+		return err
 	}
 	if err := w.Flush(); err != nil {
 		f.Close()
