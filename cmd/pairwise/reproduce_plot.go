@@ -9,7 +9,9 @@ import (
 	"strconv"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
@@ -56,16 +58,23 @@ type errorSeries struct {
 	plotter.YErrors
 }
 
+// legendItem is one legend entry: a name and the thumbnails of its series.
+type legendItem struct {
+	name   string
+	thumbs []plot.Thumbnailer
+}
+
 // addSeries adds a line with points (and error bars when se is not nil) to p
-// and to its legend.
-func addSeries(p *plot.Plot, name string, st reproStyle, xs, ys, se []float64) error {
+// and returns its legend entry, which the caller puts in the plot's legend
+// or in the figure's header.
+func addSeries(p *plot.Plot, name string, st reproStyle, xs, ys, se []float64) (legendItem, error) {
 	xy := make(plotter.XYs, len(xs))
 	for i := range xs {
 		xy[i].X, xy[i].Y = xs[i], ys[i]
 	}
 	line, points, err := plotter.NewLinePoints(xy)
 	if err != nil {
-		return err
+		return legendItem{}, err
 	}
 	line.Color = st.color
 	line.Width = vg.Points(1.5)
@@ -81,14 +90,13 @@ func addSeries(p *plot.Plot, name string, st reproStyle, xs, ys, se []float64) e
 		}
 		bars, err := plotter.NewYErrorBars(errs)
 		if err != nil {
-			return err
+			return legendItem{}, err
 		}
 		bars.Color = st.color
 		bars.CapWidth = vg.Points(4)
 		p.Add(bars)
 	}
-	p.Legend.Add(name, line, points)
-	return nil
+	return legendItem{name: name, thumbs: []plot.Thumbnailer{line, points}}, nil
 }
 
 // logTicks marks a log axis at 1, 2 and 5 times the powers of ten, with
@@ -115,7 +123,8 @@ func (logTicks) Ticks(lo, hi float64) []plot.Tick {
 }
 
 // newPlot returns a plot with the common settings: title, axis labels, a
-// log scale on x when logX, and the legend at the top left.
+// log scale on x when logX, and the legend (if the plot has one of its own)
+// at the top left.
 func newPlot(title, xLabel, yLabel string, logX bool) *plot.Plot {
 	p := plot.New()
 	p.Title.Text = title
@@ -133,25 +142,150 @@ func newPlot(title, xLabel, yLabel string, logX bool) *plot.Plot {
 }
 
 // fractionAxis sets the y axis of a recovery plot to [0, 1], with the
-// level the summary reports as a dotted line.
-func fractionAxis(p *plot.Plot) {
+// level the summary reports as a dotted line, and returns the line's
+// legend entry.
+func fractionAxis(p *plot.Plot) legendItem {
 	p.Y.Min, p.Y.Max = -0.03, 1.03
 	level := plotter.NewFunction(func(float64) float64 { return recoveryLevel })
 	level.Color = color.Gray{Y: 0x80}
 	level.Dashes = []vg.Length{vg.Points(1), vg.Points(2)}
 	p.Add(level)
+	return legendItem{name: fmt.Sprintf("%.0f%% (the summary's level)", 100*recoveryLevel), thumbs: []plot.Thumbnailer{level}}
 }
 
-// writePNG draws the plots, rows×cols, on one PNG of the given size.
-func (r *reproReport) writePNG(w io.Writer, plots [][]*plot.Plot, width, height vg.Length) error {
-	img := vgimg.NewWith(vgimg.UseWH(width, height), vgimg.UseDPI(r.dpi), vgimg.UseBackgroundColor(color.White))
+// binomialBars and meanBars describe the error bars in the figures'
+// captions (summary.md says the same at more length).
+func binomialBars(runs int) string {
+	return fmt.Sprintf("±1 standard error of a binomial proportion, √(f(1 − f)/R), f the fraction of the R = %d runs", runs)
+}
+
+func meanBars(runs int) string {
+	return fmt.Sprintf("±1 standard error of the mean over the R = %d runs, s/√R (s their sample standard deviation)", runs)
+}
+
+// figureHeader is the band above a figure's panels, outside every plot
+// area: a title line, a caption line in smaller type, and the legend in a
+// centred row (more rows when one is too narrow). The panels' data can
+// never run through it.
+type figureHeader struct {
+	title, caption string
+	legend         []legendItem
+}
+
+// The figures' widths: Figure 1's, and a grid panel's.
+const (
+	figure1Width = 7 * vg.Inch
+	panelWidth   = 5 * vg.Inch
+)
+
+var (
+	headerTitleStyle   = text.Style{Color: color.Black, Font: font.From(plot.DefaultFont, 13), XAlign: draw.XCenter, YAlign: draw.YTop, Handler: plot.DefaultTextHandler}
+	headerCaptionStyle = text.Style{Color: color.Black, Font: font.From(plot.DefaultFont, 11), XAlign: draw.XCenter, YAlign: draw.YTop, Handler: plot.DefaultTextHandler}
+	headerPad          = vg.Millimeter * 2
+	legendGap          = vg.Millimeter * 8 // between the entries of the legend row
+)
+
+// legendOf returns a one-entry legend, to be drawn as one cell of the
+// header's legend row.
+func legendOf(item legendItem) plot.Legend {
+	l := plot.NewLegend()
+	l.Top, l.Left = true, true
+	l.ThumbnailWidth = vg.Points(25)
+	l.Add(item.name, item.thumbs...)
+	return l
+}
+
+// lines returns the header's text lines with their styles.
+func (h *figureHeader) lines() ([]string, []text.Style) {
+	var ts []string
+	var ss []text.Style
+	if h.title != "" {
+		ts, ss = append(ts, h.title), append(ss, headerTitleStyle)
+	}
+	if h.caption != "" {
+		ts, ss = append(ts, h.caption), append(ss, headerCaptionStyle)
+	}
+	return ts, ss
+}
+
+// legendRows lays the legend out in rows no wider than width: the cells
+// of each row and their widths.
+func (h *figureHeader) legendRows(width vg.Length) (rows [][]plot.Legend, widths [][]vg.Length) {
+	var used vg.Length
+	for _, item := range h.legend {
+		cell := legendOf(item)
+		w := cell.Rectangle(draw.Canvas{}).Size().X
+		if len(rows) == 0 || used+legendGap+w > width {
+			rows, widths, used = append(rows, nil), append(widths, nil), -legendGap
+		}
+		last := len(rows) - 1
+		rows[last], widths[last] = append(rows[last], cell), append(widths[last], w)
+		used += legendGap + w
+	}
+	return rows, widths
+}
+
+// rowHeight is the height of one legend row.
+func rowHeight(cell plot.Legend) vg.Length {
+	return cell.Rectangle(draw.Canvas{}).Size().Y + cell.TextStyle.FontExtents().Descent
+}
+
+// height is the header's height in a figure of the given width: its text
+// lines and legend rows, with padding above, between and below.
+func (h *figureHeader) height(width vg.Length) vg.Length {
+	if h == nil {
+		return 0
+	}
+	ht := headerPad
+	ts, ss := h.lines()
+	for x, t := range ts {
+		ht += ss[x].Rectangle(t).Size().Y + headerPad/2
+	}
+	rows, _ := h.legendRows(width - 2*headerPad)
+	for _, row := range rows {
+		ht += rowHeight(row[0]) + headerPad/2
+	}
+	return ht + headerPad/2
+}
+
+// draw draws the header into c, the band at the top of the figure.
+func (h *figureHeader) draw(c draw.Canvas) {
+	y := c.Max.Y - headerPad
+	ts, ss := h.lines()
+	for x, t := range ts {
+		c.FillText(ss[x], vg.Point{X: c.Center().X, Y: y + ss[x].FontExtents().Descent}, t)
+		y -= ss[x].Rectangle(t).Size().Y + headerPad/2
+	}
+	rows, widths := h.legendRows(c.Size().X - 2*headerPad)
+	for r, row := range rows {
+		total := legendGap * vg.Length(len(row)-1)
+		for _, w := range widths[r] {
+			total += w
+		}
+		left := c.Center().X - total/2
+		for x, cell := range row {
+			cell.Draw(draw.Canvas{Canvas: c.Canvas, Rectangle: vg.Rectangle{Min: vg.Point{X: left, Y: c.Min.Y}, Max: vg.Point{X: left + widths[r][x], Y: y}}})
+			left += widths[r][x] + legendGap
+		}
+		y -= rowHeight(row[0]) + headerPad/2
+	}
+}
+
+// writePNG draws the plots, rows×cols, on one PNG: the header (when not
+// nil) in a band at the top, the panels in width × height below it.
+func (r *reproReport) writePNG(w io.Writer, head *figureHeader, plots [][]*plot.Plot, width, height vg.Length) error {
+	band := head.height(width)
+	img := vgimg.NewWith(vgimg.UseWH(width, height+band), vgimg.UseDPI(r.dpi), vgimg.UseBackgroundColor(color.White))
 	dc := draw.New(img)
+	if head != nil {
+		head.draw(draw.Crop(dc, 0, 0, height, 0))
+	}
 	tiles := draw.Tiles{
 		Rows: len(plots), Cols: len(plots[0]),
 		PadX: vg.Millimeter * 4, PadY: vg.Millimeter * 4,
 		PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 3,
 	}
-	canvases := plot.Align(plots, tiles, dc)
+	canvases := plot.Align(plots, tiles, draw.Crop(dc, 0, 0, 0, -band))
 	for j := range plots {
 		for i, p := range plots[j] {
 			p.Draw(canvases[j][i])
@@ -161,7 +295,9 @@ func (r *reproReport) writePNG(w io.Writer, plots [][]*plot.Plot, width, height 
 	return err
 }
 
-// plotIncoherence draws Figure 1 (middle).
+// plotIncoherence draws Figure 1 (middle). Its legend stays in the plot, at
+// the top left: the values are exact, below 0.5 at n = 3 and rising with n,
+// so that corner is empty.
 func (r *reproReport) plotIncoherence(w io.Writer) error {
 	p := newPlot("Figure 1 (middle): incoherence max_j ‖Q*_jS (Q*_SS)^-1‖_1 at node 1 of the diamond", "number of nodes n", "incoherence value at node 1", false)
 	var ticks []plot.Tick
@@ -181,9 +317,11 @@ func (r *reproReport) plotIncoherence(w io.Writer) error {
 				ys = append(ys, row.value)
 			}
 		}
-		if err := addSeries(p, fmt.Sprintf("a = %g", a), styleOf(x), xs, ys, nil); err != nil {
+		item, err := addSeries(p, fmt.Sprintf("a = %g", a), styleOf(x), xs, ys, nil)
+		if err != nil {
 			return err
 		}
+		p.Legend.Add(item.name, item.thumbs...)
 	}
 	one := plotter.NewFunction(func(float64) float64 { return 1 })
 	one.Color = color.Black
@@ -191,45 +329,69 @@ func (r *reproReport) plotIncoherence(w io.Writer) error {
 	p.Add(one)
 	p.Legend.Add("1: incoherence fails above", one)
 	p.Y.Min = 0
-	return r.writePNG(w, [][]*plot.Plot{{p}}, 7*vg.Inch, 4.5*vg.Inch)
+	return r.writePNG(w, nil, [][]*plot.Plot{{p}}, figure1Width, 4.5*vg.Inch)
 }
 
-// plotDiamond draws Figure 1 (right).
+// diamondHeader, gridHeader and appendixHeader are the titles and captions
+// of Figure 1 (right), Figure 2 and the appendix figure, without their
+// legends.
+func diamondHeader(set reproSettings) *figureHeader {
+	return &figureHeader{
+		title:   fmt.Sprintf("Figure 1 (right): exact recovery of the diamond, a = %g, by LearnIsing; %d runs a point", set.diamondA, set.runs),
+		caption: "error bars: " + binomialBars(set.runs),
+	}
+}
+
+func gridHeader(set reproSettings) *figureHeader {
+	return &figureHeader{
+		title:   fmt.Sprintf("Figure 2: exact recovery of the 3×3 grid (θ = %g), LearnPairwise against Sparsitron on the same samples; %d runs a point", set.gridTheta, set.runs),
+		caption: "error bars: " + binomialBars(set.runs),
+	}
+}
+
+func appendixHeader(set reproSettings) *figureHeader {
+	return &figureHeader{
+		title:   fmt.Sprintf("Appendix figure: the 3×3 grid (θ = %g), estimation error (top) and exact recovery (bottom); %d runs a point", set.gridTheta, set.runs),
+		caption: "error bars: top, " + meanBars(set.runs) + "; bottom, " + binomialBars(set.runs),
+	}
+}
+
+// plotDiamond draws Figure 1 (right), with its legend in the header.
 func (r *reproReport) plotDiamond(w io.Writer) error {
 	set := r.settings
-	p := newPlot(fmt.Sprintf("Figure 1 (right): diamond, a = %g, LearnIsing, %d runs a point", set.diamondA, set.runs), "number of samples N", "fraction of runs recovering the graph", true)
-	fractionAxis(p)
-	p.Legend.Left = false
-	p.Legend.Top = false
-	p.Legend.XOffs, p.Legend.YOffs = -vg.Millimeter*2, vg.Inch*0.9 // right, a third of the way up: the curves are low on the left and high on the right
+	head := diamondHeader(set)
+	p := newPlot("", "number of samples N", "fraction of runs recovering the graph", true)
+	level := fractionAxis(p)
 	for x, n := range set.diamondSizes {
 		s := r.series(expDiamond, n, "ours")
 		xs, ys, se := make([]float64, len(s)), make([]float64, len(s)), make([]float64, len(s))
 		for i, pt := range s {
 			xs[i], ys[i], se[i] = float64(pt.n), pt.fraction(), pt.seFraction()
 		}
-		if err := addSeries(p, fmt.Sprintf("n = %d (λ = %.1f)", n, float64(n-2)*set.diamondA), styleOf(x), xs, ys, se); err != nil {
+		item, err := addSeries(p, fmt.Sprintf("n = %d (λ = %.1f)", n, float64(n-2)*set.diamondA), styleOf(x), xs, ys, se)
+		if err != nil {
 			return err
 		}
+		head.legend = append(head.legend, item)
 	}
-	return r.writePNG(w, [][]*plot.Plot{{p}}, 7*vg.Inch, 4.5*vg.Inch)
+	head.legend = append(head.legend, level)
+	return r.writePNG(w, head, [][]*plot.Plot{{p}}, figure1Width, 4.5*vg.Inch)
 }
 
 // gridPanel returns the recovery (or, with errorPanel, the estimation error)
-// plot of one k of the grid experiment.
-func (r *reproReport) gridPanel(k int, errorPanel bool) (*plot.Plot, error) {
+// plot of one k of the grid experiment, and its legend entries for the
+// figure's header (the plot has no legend of its own).
+func (r *reproReport) gridPanel(k int, errorPanel bool) (*plot.Plot, []legendItem, error) {
 	var p *plot.Plot
+	var level legendItem
 	if errorPanel {
 		p = newPlot(fmt.Sprintf("3×3 grid, k = %d: estimation error", k), "number of samples N", "mean of max_ij ‖W_ij − Ŵ_ij‖∞", true)
-		p.Legend.Left = false
 		p.Y.Min = 0
 	} else {
 		p = newPlot(fmt.Sprintf("3×3 grid, k = %d: exact recovery", k), "number of samples N", "fraction of runs recovering the graph", true)
-		fractionAxis(p)
-		p.Legend.Top = false
-		p.Legend.Left = false
-		p.Legend.YOffs = vg.Inch * 0.8 // a third of the way up, where the curves have already risen
+		level = fractionAxis(p)
 	}
+	var items []legendItem
 	for x, m := range gridMethods {
 		s := r.series(expGrid, k, m)
 		xs, ys, se := make([]float64, len(s)), make([]float64, len(s)), make([]float64, len(s))
@@ -241,11 +403,16 @@ func (r *reproReport) gridPanel(k int, errorPanel bool) (*plot.Plot, error) {
 				ys[i], se[i] = pt.fraction(), pt.seFraction()
 			}
 		}
-		if err := addSeries(p, methodLabel(m), styleOf(x), xs, ys, se); err != nil {
-			return nil, err
+		item, err := addSeries(p, methodLabel(m), styleOf(x), xs, ys, se)
+		if err != nil {
+			return nil, nil, err
 		}
+		items = append(items, item)
 	}
-	return p, nil
+	if !errorPanel {
+		items = append(items, level)
+	}
+	return p, items, nil
 }
 
 // plotGridRecovery draws Figure 2 (middle and right): exact recovery against
@@ -260,30 +427,33 @@ func (r *reproReport) plotGridRecovery(w io.Writer) error {
 	if len(ks) == 0 {
 		ks = r.settings.gridK
 	}
+	head := gridHeader(r.settings)
 	row := make([]*plot.Plot, len(ks))
 	for i, k := range ks {
-		p, err := r.gridPanel(k, false)
+		p, items, err := r.gridPanel(k, false)
 		if err != nil {
 			return err
 		}
 		row[i] = p
+		head.legend = items
 	}
-	return r.writePNG(w, [][]*plot.Plot{row}, vg.Length(len(ks))*5*vg.Inch, 4*vg.Inch)
+	return r.writePNG(w, head, [][]*plot.Plot{row}, vg.Length(len(ks))*panelWidth, 4*vg.Inch)
 }
 
 // plotGridAppendix draws the appendix figure: estimation error (top) and
 // exact recovery (bottom) against N, one column per k.
 func (r *reproReport) plotGridAppendix(w io.Writer) error {
 	ks := r.settings.gridK
+	head := appendixHeader(r.settings)
 	rows := [][]*plot.Plot{make([]*plot.Plot, len(ks)), make([]*plot.Plot, len(ks))}
 	for i, k := range ks {
 		var err error
-		if rows[0][i], err = r.gridPanel(k, true); err != nil {
+		if rows[0][i], _, err = r.gridPanel(k, true); err != nil {
 			return err
 		}
-		if rows[1][i], err = r.gridPanel(k, false); err != nil {
+		if rows[1][i], head.legend, err = r.gridPanel(k, false); err != nil {
 			return err
 		}
 	}
-	return r.writePNG(w, rows, vg.Length(len(ks))*5*vg.Inch, 8*vg.Inch)
+	return r.writePNG(w, head, rows, vg.Length(len(ks))*panelWidth, 8*vg.Inch)
 }

@@ -71,6 +71,18 @@ func (p *reproPoint) seFraction() float64 {
 	return math.Sqrt(f * (1 - f) / float64(p.runs))
 }
 
+// fractionBarsText says what the error bars of a recovery plot are, for
+// summary.md.
+func fractionBarsText(runs int) string {
+	return fmt.Sprintf("The error bars are ±1 standard error of a binomial proportion, √(f(1 − f)/R), with f the fraction of the R = %d runs that recover the graph: "+
+		"the plug-in (Wald) standard error, roughly a 68%% interval when R is large; it is zero where f is 0 or 1, so those points have no bar, although their fraction is uncertain too.", runs)
+}
+
+// lowerFirst lower-cases the first letter of s.
+func lowerFirst(s string) string {
+	return strings.ToLower(s[:1]) + s[1:]
+}
+
 // incoherenceTable computes Figure 1 (middle) exactly.
 func incoherenceTable(set reproSettings) []incRow {
 	var rows []incRow
@@ -358,7 +370,8 @@ func (r *reproReport) summary(w io.Writer) error {
 	}
 	if r.has(expDiamond) {
 		pf("![Exact recovery of the diamond by LearnIsing](fig1_recovery.png)\n\n")
-		pf("Recovery with `LearnIsing` (Algorithm 1), a = %g, the paper's λ = (n − 2)a and η = a; %d runs a point, fresh samples each run.\n\n", set.diamondA, set.runs)
+		pf("Recovery with `LearnIsing` (Algorithm 1), a = %g, the paper's λ = (n − 2)a and η = a; %d runs a point, fresh samples each run. ", set.diamondA, set.runs)
+		pf("%s The dotted line is the %.0f%% level of the table below.\n\n", fractionBarsText(set.runs), 100*recoveryLevel)
 		pf("| n | λ | incoherence | N for %.0f%% recovery | mean error at the largest N |\n|---|---|---|---|---|\n", 100*recoveryLevel)
 		for _, n := range set.diamondSizes {
 			s := r.series(expDiamond, n, "ours")
@@ -383,6 +396,10 @@ func (r *reproReport) summary(w io.Writer) error {
 		pf("Sparsitron is `WithSolver(pairwise.Sparsitron{})`, Klivans and Meka's algorithm with l1 radius 2kλ, the last max{200, 0.01·N} rows of each regression held out to select the candidate. ")
 		pf("The graph is thresholded the same way for both (symmetrised estimate ≥ η/2). The error is max_ij ‖W_ij − Ŵ_ij‖∞ over the per-node estimates.\n\n")
 		pf("![Figure 2: exact recovery against N](fig2_recovery.png)\n\n![Appendix figure: estimation error and exact recovery against N](figA_grid.png)\n\n")
+		pf("In both figures the legend is above the panels: \"ours (LearnPairwise)\" is Algorithm 2, \"Sparsitron (Klivans–Meka)\" is Klivans and Meka's Sparsitron, and the dotted line is the %.0f%% level of the tables below. ", 100*recoveryLevel)
+		pf("On the recovery panels, %s ", lowerFirst(fractionBarsText(set.runs)))
+		pf("On the estimation-error panels they are ±1 standard error of the mean over the R = %d runs, s/√R with s the sample standard deviation (divisor R − 1) of the runs' errors (the `se_error` column of `fig2_grid.csv`). ", set.runs)
+		pf("Each run draws its own signs as well as its own samples, so the bars cover both; the points at different N of one run share its signs, so the points of a curve are not independent.\n\n")
 		pf("Smallest N of the grid from which on a method recovers the graph in at least %.0f%% of the runs, and the N at which its curve crosses %.0f%% (linear in log N between grid points):\n\n", 100*recoveryLevel, 100*recoveryLevel)
 		pf("| k | ours | Sparsitron | ratio Sparsitron/ours (grid) | ours, crossing | Sparsitron, crossing | ratio (crossings) |\n|---|---|---|---|---|---|---|\n")
 		type verdict struct {
@@ -485,6 +502,7 @@ func (r *reproReport) summary(w io.Writer) error {
 		pf("The figure data of the paper are not published; its authors' scripts (github.com/wushanshan/GraphLearn, NonBinaryModel) differ from this reproduction in ways that matter:\n\n")
 		pf("- Their \"ours\" (`l21_mirror_descent.m`) is stochastic mirror descent: T iterations of Algorithm 4, each on a minibatch of 10 random rows, from the constant start, returning the averaged iterate; an early-stopped, hence shrunk, estimate like Sparsitron's. Here ours is the exact minimiser of the constrained loss (certified to 1e-6).\n")
 		pf("- Their Sparsitron (`sparsitron.m`) holds out max{100, ⌊0.01·N⌋} rows of each regression (the paper says 200), and as we read it, its selection keeps the last candidate that beats the uniform start, not the best one (`best_err_hat` is never updated). Here it is Klivans and Meka's argmin over all candidates, with max{200, ⌊0.01·N⌋} held-out rows.\n")
+		pf("- Their `sparsitron.m` also updates the Hedge weights with `w = w.*beta.^grad'`, grad = (σ − y)x̂ (x̂ = [x, −x], the doubled row): twice Klivans and Meka's loss ½(1 + (σ − y)x̂), less a constant that the normalisation removes, so their step is doubled, as if β were β². Ours follows Klivans and Meka, W_i ← W_i·β^ℓ_i with ℓ = ½(1 + (σ − y)x̂).\n")
 		pf("- Their recovery test thresholds each node's own estimate (both directions of a pair must agree with the graph); here both methods use the library's rule, the symmetrised estimate ≥ η/2.\n")
 		pf("- The radii agree: l1 radius 2kλ for Sparsitron, l2,1 radius 2λ√k for ours, with λ = 4θ the true width.\n")
 	}

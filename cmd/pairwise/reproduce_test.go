@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/csv"
+	"fmt"
 	"image/png"
 	"math"
 	"os"
@@ -10,6 +11,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
 )
 
 // readCSV reads a CSV file written by the reproduce command.
@@ -29,11 +33,12 @@ func readCSV(t *testing.T, path string) [][]string {
 
 // TestReproduceSmoke runs the reproduce command end to end on a tiny
 // setting (2 runs a point, N = 200 and 400 for every experiment, figures at
-// 40 dpi; the -quick
-// setting itself runs in CI) and checks that every output exists and
-// parses: the PNG figures decode, the CSV files have their columns and one
-// row a point, and summary.md has its sections. It also checks that the
-// numbers do not depend on the number of workers.
+// 40 dpi) and checks that every output exists and parses: the PNG figures
+// decode, the CSV files have their columns and one row a point, and
+// summary.md has its sections and says what the error bars are. It also
+// checks that the numbers do not depend on the number of workers. The
+// -quick setting itself is not run here but by CI: .ci/run runs
+// go run ./cmd/pairwise reproduce -quick -q -out "$(mktemp -d)".
 func TestReproduceSmoke(t *testing.T) {
 	dir := t.TempDir()
 	args := []string{"reproduce", "-runs", "2", "-n", "200,400", "-q", "-workers", "2", "-dpi", "40", "-out", dir}
@@ -102,7 +107,8 @@ func TestReproduceSmoke(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"## Figure 1", "## Figure 2", "## Agreement with the paper", "| k | ours | Sparsitron |", "fig2_recovery.png", "-runs 2"} {
+	for _, want := range []string{"## Figure 1", "## Figure 2", "## Agreement with the paper", "| k | ours | Sparsitron |", "fig2_recovery.png", "-runs 2",
+		"standard error of a binomial proportion", "standard error of the mean over the R = 2 runs", "beta.^grad"} {
 		if !bytes.Contains(summary, []byte(want)) {
 			t.Errorf("summary.md lacks %q", want)
 		}
@@ -181,5 +187,75 @@ func TestThreshold(t *testing.T) {
 		if g != c.gridN || ok != c.ok || math.Abs(cr-c.crossing) > 1e-9*c.crossing {
 			t.Errorf("%s: threshold = %d, %v, %v; want %d, %v, %v", c.name, g, cr, ok, c.gridN, c.crossing, c.ok)
 		}
+	}
+}
+
+// TestFigureHeaders checks that the headers above the figures' panels fit
+// their figures at the paper's setting (100 runs a point): every text line,
+// and every row of the legend, which wraps onto more rows when needed.
+func TestFigureHeaders(t *testing.T) {
+	set := paperSettings()
+	series := func(names ...string) []legendItem {
+		p := plot.New()
+		var items []legendItem
+		for x, name := range names {
+			item, err := addSeries(p, name, styleOf(x), []float64{1, 2}, []float64{0, 1}, []float64{0.1, 0.1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			items = append(items, item)
+		}
+		return append(items, fractionAxis(p))
+	}
+	var sizes []string
+	for _, n := range set.diamondSizes {
+		sizes = append(sizes, fmt.Sprintf("n = %d (λ = %.1f)", n, float64(n-2)*set.diamondA))
+	}
+	diamond := diamondHeader(set)
+	diamond.legend = series(sizes...)
+	grid, appendix := gridHeader(set), appendixHeader(set)
+	grid.legend = series(methodLabel("ours"), methodLabel("sparsitron"))
+	appendix.legend = grid.legend
+	for _, c := range []struct {
+		name  string
+		head  *figureHeader
+		width vg.Length
+	}{
+		{"fig1_recovery", diamond, figure1Width},
+		{"fig2_recovery", grid, 2 * panelWidth}, // k = 4 and 6
+		{"figA_grid", appendix, vg.Length(len(set.gridK)) * panelWidth},
+	} {
+		room := c.width - 2*headerPad
+		ts, ss := c.head.lines()
+		if len(ts) != 2 {
+			t.Errorf("%s: %d header lines, want a title and a caption", c.name, len(ts))
+		}
+		for x, line := range ts {
+			if w := ss[x].Width(line); w > room {
+				t.Errorf("%s: header line %q is %v wide, more than the figure's %v", c.name, line, w, room)
+			}
+		}
+		rows, widths := c.head.legendRows(room)
+		cells := 0
+		for r, row := range rows {
+			total := legendGap * vg.Length(len(row)-1)
+			for _, w := range widths[r] {
+				total += w
+			}
+			if total > room && len(row) > 1 {
+				t.Errorf("%s: legend row %d is %v wide, more than the figure's %v", c.name, r, total, room)
+			}
+			cells += len(row)
+		}
+		if cells != len(c.head.legend) {
+			t.Errorf("%s: %d legend cells laid out, want %d", c.name, cells, len(c.head.legend))
+		}
+		if c.head.height(c.width) <= 0 {
+			t.Errorf("%s: header height %v", c.name, c.head.height(c.width))
+		}
+	}
+	var none *figureHeader
+	if h := none.height(figure1Width); h != 0 {
+		t.Errorf("no header: height %v, want 0", h)
 	}
 }
