@@ -87,6 +87,14 @@
 //   - WithRadius sets the constraint radius directly (the paper's 2λ√k
 //     shrinks little at k ≥ 4; see the README).
 //   - Data-driven λ and η (Selection, the Wald edge test), described above.
+//   - Speed and memory: with the default backends the regressions run on
+//     table kernels over byte codes of the samples, with identical rows
+//     merged and Newton steps near the optimum, to the same certificate.
+//     WithWorkers goroutines (all cores by default) solve nodes in
+//     parallel, or, from 2^18 rows on the Ising path, split the rows of
+//     each regression so that one set of row buffers is held; results do
+//     not depend on the number of workers. BENCHMARKS.md in the repository
+//     measures both against glmnet and scikit-learn.
 //
 // # Notebooks
 //

@@ -3,6 +3,7 @@ package pairwise
 import (
 	"fmt"
 	"math"
+	"runtime"
 
 	"github.com/mrfkit/pairwise/solve"
 )
@@ -56,7 +57,7 @@ func defaultConfig() config {
 		lambda:  math.NaN(),
 		radius:  math.NaN(),
 		eta:     math.NaN(),
-		workers: 1,
+		workers: runtime.GOMAXPROCS(0),
 		tol:     DefaultTolerance,
 		maxIter: DefaultMaxIterations,
 	}
@@ -148,9 +149,11 @@ func WithMinEdgeWeight(eta float64) Option {
 	})
 }
 
-// WithWorkers sets the number of goroutines that solve nodes (and value
-// pairs) in parallel. Results do not depend on p. p must be at least 1; the
-// default is 1.
+// WithWorkers sets the number of goroutines that learn in parallel: they
+// solve nodes (and value pairs) in parallel, or, on the Ising path with
+// 2^18 rows or more, split the rows of each regression. Results do not
+// depend on p. p must be at least 1; the default is runtime.GOMAXPROCS(0),
+// every core the program may use.
 func WithWorkers(p int) Option {
 	return optionFunc(func(c *config) {
 		c.setAtLeast(&c.workers, p, 1, "WithWorkers", "worker")
