@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 	"sync"
@@ -122,12 +123,15 @@ func memPeak(f func()) (rss, heap int64, ok bool) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		var ms runtime.MemStats
+		// runtime/metrics reads the heap without stopping the world, as
+		// runtime.ReadMemStats would every millisecond, which delays the
+		// collector and inflates the very peak being measured.
+		sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
 		tick := time.NewTicker(time.Millisecond)
 		defer tick.Stop()
 		for {
-			runtime.ReadMemStats(&ms)
-			peakHeap = max(peakHeap, int64(ms.HeapAlloc))
+			metrics.Read(sample)
+			peakHeap = max(peakHeap, int64(sample[0].Value.Uint64()))
 			select {
 			case <-stop:
 				return
