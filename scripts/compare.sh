@@ -5,7 +5,8 @@
 # median wall times, exact recoveries over the seeds and the ratio of our
 # time to the fastest fixed-λ baseline. Not part of CI: it needs the Debian
 # packages of ../shared/bench/README.md (python3-sklearn, r-cran-glmnet,
-# r-cran-jsonlite) and takes 20 to 40 minutes on 2 cores.
+# r-cran-jsonlite) and takes about 10 minutes on 2 cores (one more to
+# generate the data).
 #
 #   bash scripts/compare.sh                # everything, into a fresh temp dir
 #   DATA_DIR=/tmp/bench/data bash scripts/compare.sh   # reuse generated data
