@@ -172,15 +172,7 @@ func TestLearnIsingRowSplit(t *testing.T) {
 				}
 				if first == nil {
 					first = res
-					worst := 0.0
-					for i := range res.est {
-						worst = math.Max(worst, maxDiff(res.est[i], ref.est[i]))
-					}
-					t.Logf("max estimate difference from the node-parallel learner %.3g", worst)
-					if worst > 2e-3 {
-						t.Errorf("estimates differ from the node-parallel learner's by %.3g, want ≤ 2e-3", worst)
-					}
-					checkGraph(t, ref.Edges, res.Edges)
+					checkCloseResults(t, ref, res) // against the node-parallel learner
 					continue
 				}
 				for i := range res.est {

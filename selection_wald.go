@@ -125,18 +125,10 @@ func waldChunk(s *Samples, task *pathTask, u []float64, total float64, lo, hi in
 	wm := waldMoments{h: make([]float64, n*n), j: make([]float64, n*n), g: make([]float64, n)}
 	x := make([]float64, n)
 	for m := lo; m < hi; m++ {
-		c := 1.0
-		if task.c != nil {
-			c = task.c[m]
-		}
-		if c == 0 {
+		ch, sm, alpha, beta := waldRow(task, u, total, m)
+		if ch == 0 {
 			continue
 		}
-		ch := c / total
-		y := task.y[m]
-		sg := solve.Sigmoid(u[m])
-		sm := -y * solve.Sigmoid(-y*u[m])
-		alpha, beta := ch*sg*(1-sg), ch*sm*sm
 		for k, z := range s.b8[m*n : (m+1)*n] {
 			xv := float64(2*int(z) - 1)
 			if k == i {
@@ -178,6 +170,25 @@ func waldChunk(s *Samples, task *pathTask, u []float64, total float64, lo, hi in
 		}
 	}
 	return wm
+}
+
+// waldRow returns, for row m of the task at margins u, its normalised
+// weight ĉ_m, its score s_m = −y_m σ(−y_m u_m) and the weights α_m =
+// ĉ_m σ(u_m)σ(−u_m) of H and β_m = ĉ_m s_m² of J (all 0 for a row of zero
+// weight).
+func waldRow(task *pathTask, u []float64, total float64, m int) (ch, sm, alpha, beta float64) {
+	c := 1.0
+	if task.c != nil {
+		c = task.c[m]
+	}
+	if c == 0 {
+		return 0, 0, 0, 0
+	}
+	ch = c / total
+	y := task.y[m]
+	sg := solve.Sigmoid(u[m])
+	sm = -y * solve.Sigmoid(-y*u[m])
+	return ch, sm, ch * sg * (1 - sg), ch * sm * sm
 }
 
 // waldPool holds the pattern sums of waldChunk between calls.

@@ -8,8 +8,6 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
-
-	"github.com/mrfkit/pairwise/solve"
 )
 
 // waldChunkSyrk is the reference for waldChunk: the moments as rank-one
@@ -22,18 +20,11 @@ func waldChunkSyrk(s *Samples, task *pathTask, u []float64, total float64, lo, h
 	b := make([]float64, rows*n)
 	wm := waldMoments{h: make([]float64, n*n), j: make([]float64, n*n), g: make([]float64, n)}
 	for m := lo; m < hi; m++ {
-		c := 1.0
-		if task.c != nil {
-			c = task.c[m]
-		}
-		if c == 0 {
+		ch, sm, alpha, _ := waldRow(task, u, total, m)
+		if ch == 0 {
 			continue
 		}
-		ch := c / total
-		y := task.y[m]
-		sg := solve.Sigmoid(u[m])
-		sm := -y * solve.Sigmoid(-y*u[m])
-		av, bv := math.Sqrt(ch*sg*(1-sg)), math.Sqrt(ch)*sm
+		av, bv := math.Sqrt(alpha), math.Sqrt(ch)*sm
 		for k, z := range s.b8[m*n : (m+1)*n] {
 			xv := float64(2*int(z) - 1)
 			if k == i {
