@@ -683,7 +683,9 @@ func tuningBench(dir, out string, workers int, stdout io.Writer) error {
 	fmt.Fprintf(&b, "by shared/bench's `sk_ising.py`, `glmnet_ising.R`, `sk_pairwise.py`, `glmnet_pairwise.R`) learned with `pairwise.Learn(samples)` and no option.\n")
 	fmt.Fprintf(&b, "For the baselines, `thr` keeps |Â_ij| ≥ η/2 with the **true** η (information the tuning-free learner\n")
 	fmt.Fprintf(&b, "does not have) and `supp` keeps the nonzero lasso coefficients; both use the AND rule. Cells: exact\n")
-	fmt.Fprintf(&b, "recoveries / runs, then mean FP / FN, and the mean seconds of the learning step.\n\n")
+	fmt.Fprintf(&b, "recoveries / runs, then mean FP / FN, and the mean seconds of the learning step.\n")
+	fmt.Fprintf(&b, "The baselines' seconds are the ones their scripts recorded in the results files (on the machine\n")
+	fmt.Fprintf(&b, "that ran them); ours are measured by this command on this machine, so compare them with care.\n\n")
 	b.WriteString("| model | N | method | exact (thr) | FP/FN (thr) | exact (supp) | FP/FN (supp) | seconds |\n|---|---|---|---|---|---|---|---|\n")
 	for _, k := range keys {
 		a := table[k]
