@@ -91,9 +91,9 @@
 //     table kernels over byte codes of the samples, with identical rows
 //     merged and Newton steps near the optimum, to the same certificate.
 //     WithWorkers goroutines (all cores by default) solve nodes in
-//     parallel, or, from 2^18 rows on the Ising path, split the rows of
-//     each regression so that one set of row buffers is held; results do
-//     not depend on the number of workers. BENCHMARKS.md in the repository
+//     parallel, or, from 2^18 rows (the Ising path; the pairwise path when
+//     λ is given), split the rows of each regression so that one set of
+//     row buffers is held; results do not depend on the number of workers. BENCHMARKS.md in the repository
 //     measures both against glmnet and scikit-learn.
 //
 // # Notebooks

@@ -216,6 +216,9 @@ type pairFast struct {
 	radius float64
 	cfg    *config
 	pool   sync.Pool
+	// team, when set by LearnPairwise (from rowSplitMin merged rows),
+	// splits the rows of every value pair's passes among the workers.
+	team *rowTeam
 }
 
 // newPairFast prepares the fast path for s, or returns nil when the problem
@@ -272,8 +275,12 @@ func (pn *pairNode) solve(ctx context.Context, alpha, beta int, rowsA, rowsB []i
 			w[j] = pn.from[beta][j] - pn.from[alpha][j]
 		}
 	}
+	d := nw.design(f.gc, nw.codes, pn.i, false)
+	if f.team != nil {
+		d.split(f.team, &nw.hist)
+	}
 	p := &regression{
-		x:       nw.design(f.gc, nw.codes, pn.i, false),
+		x:       d,
 		y:       y,
 		cw:      nw.cw,
 		radius:  f.radius,

@@ -150,8 +150,9 @@ func WithMinEdgeWeight(eta float64) Option {
 }
 
 // WithWorkers sets the number of goroutines that learn in parallel: they
-// solve nodes (and value pairs) in parallel, or, on the Ising path with
-// 2^18 rows or more, split the rows of each regression. Results do not
+// solve nodes (and value pairs) in parallel, or, from 2^18 distinct rows
+// with the default backends, split the rows of each regression (on the
+// Ising path, and on the pairwise path when λ is given). Results do not
 // depend on p. p must be at least 1; the default is runtime.GOMAXPROCS(0),
 // every core the program may use.
 func WithWorkers(p int) Option {

@@ -76,9 +76,17 @@ func LearnPairwiseContext(ctx context.Context, s *Samples, opts ...Option) (*Res
 		fast = newPairFast(&cfg, s, radius)
 	}
 	data := s
+	nodeCfg := cfg // the nodes' schedule: cfg's workers, or one node at a time
 	var solver solve.Solver[solve.OneHot]
 	if fast != nil {
 		data = fast.s
+		if data.rows >= rowSplitMin {
+			// As on the Ising path (rowsplit.go): one node at a time,
+			// the workers splitting the rows of each value pair.
+			fast.team = newRowTeam(cfg.workers)
+			defer fast.team.stop()
+			nodeCfg.workers = 1
+		}
 	} else {
 		solver = cfg.oneHot
 		if solver == nil {
@@ -93,7 +101,7 @@ func LearnPairwiseContext(ctx context.Context, s *Samples, opts ...Option) (*Res
 	est := make([][]float64, n)
 	fields := make([]float64, n*k)
 	nodes := make([]NodeFit, n)
-	err = forEachNode(ctx, &cfg, n, func(ctx context.Context, i int) error {
+	err = forEachNode(ctx, &nodeCfg, n, func(ctx context.Context, i int) error {
 		// byValue[a] lists the rows with z_i = a.
 		byValue := make([][]int32, k)
 		for m := 0; m < data.rows; m++ {

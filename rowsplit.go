@@ -5,18 +5,19 @@ import (
 	"sync/atomic"
 )
 
-// Row splitting. On the Ising path with many rows, the learners solve the
-// nodes one after another and split every pass over the rows among the
-// workers instead (rowTeam), so that one node's row buffers are held at a
-// time rather than one set a worker: with N = 10⁶ rows those buffers are
-// 64 bytes a row, more than half the size of the samples of 100 binary
-// variables. The rows are cut into a number of chunks that depends on N
-// alone; sums over rows (histograms, bounds) are formed per chunk and added
-// in chunk order, so that the results do not depend on the number of
-// workers.
+// Row splitting. With many rows, the learners' fast paths (LearnIsing with
+// or without λ and η, LearnPairwise with them) solve the nodes one after
+// another and split every pass over the rows among the workers instead
+// (rowTeam), so that one node's row buffers are held at a time rather than
+// one set a worker: with N = 10⁶ rows those buffers are 64 bytes a row on
+// the Ising path, more than half the size of the samples of 100 binary
+// variables. The rows of a regression are cut into a number of chunks that
+// depends on its number of rows alone; sums over rows (histograms, bounds,
+// losses) are formed per chunk and added in chunk order, so that the
+// results do not depend on the number of workers.
 
-// rowSplitMin is the number of (merged) rows from which LearnIsing splits
-// rows instead of nodes among its workers. A variable so that tests can
+// rowSplitMin is the number of (merged) rows from which the learners split
+// rows instead of nodes among their workers. A variable so that tests can
 // exercise row splitting on small data.
 var rowSplitMin = 1 << 18
 

@@ -159,30 +159,67 @@ func TestLearnIsingRowSplit(t *testing.T) {
 			} else {
 				f.stop()
 			}
-			var first *Result
-			for _, p := range []int{1, 2, 3} {
-				res, err := LearnIsing(s, append(tc.opts, WithWorkers(p))...)
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, f := range res.Nodes {
-					if !f.Converged {
-						t.Errorf("workers %d, node %d: not certified: %+v", p, f.Node, f)
-					}
-				}
-				if first == nil {
-					first = res
-					checkCloseResults(t, ref, res) // against the node-parallel learner
-					continue
-				}
-				for i := range res.est {
-					for x := range res.est[i] {
-						if res.est[i][x] != first.est[i][x] {
-							t.Fatalf("workers 1 and %d differ at node %d, entry %d", p, i, x)
-						}
-					}
+			checkSplitWorkers(t, ref, LearnIsing, s, tc.opts)
+		})
+	}
+}
+
+// TestLearnPairwiseRowSplit is TestLearnIsingRowSplit for Algorithm 2 with
+// k = 3 (the paper's λ and η, the default backend), on a model whose pairs
+// take Newton steps and on one whose pairs run fista: the value pairs' rows
+// are split among 1, 2 or 3 workers with the same bits, every regression is
+// certified, and the estimates agree with the node-parallel learner's to
+// what the tolerance allows.
+func TestLearnPairwiseRowSplit(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		rows, cols int
+	}{{"grid=3x3 (Newton)", 3, 3}, {"grid=5x5 (fista)", 5, 5}} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := gridPotts(tc.rows, tc.cols, 3, 0.3, rand.New(rand.NewPCG(23, 3)))
+			s := drawExact(t, m, 6000, rand.NewPCG(24, 3))
+			opts := []Option{WithWidth(m.Width()), WithMinEdgeWeight(m.MinEdgeWeight()), WithTolerance(1e-9)}
+			ref, err := LearnPairwise(s, append(opts, WithWorkers(2))...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			withRowSplit(t, 1000, 250)
+			if r := mergedRows(s).rows; r < rowSplitMin {
+				t.Fatalf("%d merged rows: the learner would not split them", r)
+			}
+			checkSplitWorkers(t, ref, LearnPairwise, s, opts)
+		})
+	}
+}
+
+// checkSplitWorkers learns s with 1, 2 and 3 workers and checks that every
+// node is certified, that the estimates are the same bits for every number
+// of workers, and that they agree with ref, the node-parallel learner's
+// result, as checkCloseResults demands.
+func checkSplitWorkers(t *testing.T, ref *Result, learn func(*Samples, ...Option) (*Result, error), s *Samples, opts []Option) {
+	t.Helper()
+	var first *Result
+	for _, p := range []int{1, 2, 3} {
+		res, err := learn(s, append(opts, WithWorkers(p))...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range res.Nodes {
+			if !f.Converged {
+				t.Errorf("workers %d, node %d: not certified: %+v", p, f.Node, f)
+			}
+		}
+		if first == nil {
+			first = res
+			checkCloseResults(t, ref, res)
+			continue
+		}
+		for i := range res.est {
+			for x := range res.est[i] {
+				if res.est[i][x] != first.est[i][x] {
+					t.Fatalf("workers 1 and %d differ at node %d, entry %d", p, i, x)
 				}
 			}
-		})
+		}
 	}
 }
