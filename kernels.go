@@ -135,7 +135,8 @@ type codedDesign struct {
 	// over the rows run in chunks of chunkRows rows on the team; hist[c]
 	// is the histogram of chunk c+1 (chunk 0 uses full), part holds two
 	// partial sums a chunk, and the pass's arguments wait in the fields
-	// below for runChunk, a method value made once.
+	// below for runChunk, a method value made once. Without a team there
+	// is one chunk, all the rows.
 	team       *rowTeam
 	chunkRows  int
 	chunks     int
@@ -174,7 +175,7 @@ func newCodedDesign(gc *groupCodes, codes []uint16, bias int, spins bool, f []fl
 	}
 	d := &codedDesign{gc: gc, codes: codes, bias: bias, spins: spins,
 		f: f[:gc.n*gc.k], tab: full[:gc.off[gc.groups]], full: full}
-	d.part = d.part0[:]
+	d.part, d.chunks = d.part0[:], 1
 	return d
 }
 
@@ -504,12 +505,8 @@ func (d *codedDesign) marginsBound(dst, w, b, sig, y, cw []float64) (hi, ratio f
 	d.dst, d.b, d.sig, d.y, d.cw = dst, b, sig, y, cw
 	d.pass(opMarginsBound)
 	d.dst, d.b, d.sig, d.y, d.cw = nil, nil, nil, nil, nil
-	chunks := 1
-	if d.team != nil {
-		chunks = d.chunks
-	}
 	s, dmax := 0.0, 0.0
-	for c := range chunks {
+	for c := range d.chunks {
 		s += d.part[2*c]
 		dmax = max(dmax, d.part[2*c+1])
 	}
