@@ -265,36 +265,27 @@ func (d *codedDesign) sumParts() float64 {
 	return s
 }
 
-// bregman is logisticBregman(a, b, sig, y, cw), split over the rows when
-// the design splits them.
+// bregman is logisticBregman(a, b, sig, y, cw), in chunks when the design
+// splits its rows (one chunk, the plain sum, when it does not).
 func (d *codedDesign) bregman(a, b, sig, y, cw []float64) float64 {
-	if d.team == nil {
-		return logisticBregman(a, b, sig, y, cw)
-	}
 	d.dst, d.b, d.sig, d.y, d.cw = a, b, sig, y, cw
 	d.pass(opBregman)
 	d.dst, d.b, d.sig, d.y, d.cw = nil, nil, nil, nil, nil
 	return d.sumParts()
 }
 
-// loss is logisticLoss(u, y, cw), split over the rows when the design
-// splits them.
+// loss is logisticLoss(u, y, cw), in chunks when the design splits its
+// rows.
 func (d *codedDesign) loss(u, y, cw []float64) float64 {
-	if d.team == nil {
-		return logisticLoss(u, y, cw)
-	}
 	d.u, d.y, d.cw = u, y, cw
 	d.pass(opLoss)
 	d.u, d.y, d.cw = nil, nil, nil
 	return d.sumParts()
 }
 
-// curvature is curvature(v, u, y, cw), split over the rows when the design
-// splits them.
+// curvature is curvature(v, u, y, cw), in chunks when the design splits
+// its rows.
 func (d *codedDesign) curvature(v, u, y, cw []float64) float64 {
-	if d.team == nil {
-		return curvature(v, u, y, cw)
-	}
 	d.dst, d.u, d.y, d.cw = v, u, y, cw
 	d.pass(opCurvature)
 	d.dst, d.u, d.y, d.cw = nil, nil, nil, nil
