@@ -45,8 +45,9 @@
 // path) or K-fold cross-validated conditional log-likelihood
 // (CrossValidation). Without WithMinEdgeWeight, the graph keeps the pairs
 // that a Wald test on debiased estimates finds nonzero at a false-edge rate
-// (WithFalseEdgeRate, Bonferroni over the pairs). Result.Tuning reports what
-// was chosen. These rules are ours, not the paper's; docs/tuning in the
+// (WithFalseEdgeRate, Bonferroni over the pairs), and those that stand above
+// the widest gap in the pairs' statistics just below that level
+// (WithEdgeGap). Result.Tuning reports what was chosen. These rules are ours, not the paper's; docs/tuning in the
 // repository measures them against the oracle that knows λ and η.
 //
 // Sparsitron (Klivans and Meka 2017) is available as a baseline backend,

@@ -33,8 +33,9 @@ type config struct {
 	tol       float64
 	maxIter   int
 	symmetric Symmetrization
-	selection Selection // selection.go: WithSelection, WithFalseEdgeRate
+	selection Selection // selection.go: WithSelection, WithFalseEdgeRate, WithEdgeGap
 	alpha     float64
+	noGap     bool
 	sel       *selector
 
 	errs []error // problems found while applying options

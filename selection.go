@@ -73,9 +73,11 @@ const (
 	// DefaultGamma}: IsingFit's default (van Borkulo et al. 2014).
 	DefaultGamma = 0.25
 	// DefaultFalseEdgeRate is the default α of WithFalseEdgeRate: the
-	// probability that the learned graph has at least one false edge,
-	// which the selected threshold bounds (asymptotically, by Bonferroni).
-	DefaultFalseEdgeRate = 0.05
+	// Bonferroni level above which every pair is an edge, so the
+	// probability that a model with no edge is learned with one
+	// (asymptotically). With the gap rule of WithEdgeGap, 0.01 recovered
+	// more graphs exactly than 0.05 on the models of docs/tuning.
+	DefaultFalseEdgeRate = 0.01
 )
 
 // DefaultWidths returns the default grid of candidate widths of the selection
@@ -224,23 +226,26 @@ func widthsString(w []float64) string {
 }
 
 // WithSelection sets the rule that chooses each node's width when WithWidth
-// is not given. A nil s restores the default, CrossValidation{} (5 folds,
-// DefaultWidths). It has no effect when WithWidth is given.
+// is not given. A nil s restores the default, EBIC{Gamma: DefaultGamma}
+// over DefaultWidths. It has no effect when WithWidth is given.
 func WithSelection(s Selection) Option {
 	return optionFunc(func(c *config) { c.selection = s })
 }
 
 // WithFalseEdgeRate sets α, the family-wise false-edge rate of the edge test
-// used when WithMinEdgeWeight is not given: the learned graph contains a pair
-// that is not an edge of the model with probability at most about α.
+// used when WithMinEdgeWeight is not given: every pair whose statistic
+// reaches the Bonferroni critical value z*(α) is an edge, so that a model
+// with no edge is learned with a false edge with probability at most about
+// α. The gap rule of WithEdgeGap (on by default) may add pairs below z*.
 //
 // The test: each node's regressions are refitted by one Newton step from the
 // constrained solution ŵ (the debiased estimate d = ŵ − H⁻¹∇L(ŵ), which
 // removes the shrinkage of the constraint), the sandwich covariance
-// H⁻¹JH⁻¹/N of d gives a standard error for every entry of Ŵ_ij, and the pair
-// (i, j) is an edge when, for some entry (a, b),
+// H⁻¹JH⁻¹/N of d gives a standard error for every entry of Ŵ_ij, and the
+// pair's statistic is max over entries (a, b) of |Ŵ_ij(a, b)|/SE(a, b). It
+// is compared with
 //
-//	|Ŵ_ij(a, b)| ≥ z*·SE(a, b),   z* = Φ⁻¹(1 − α/(2M)),
+//	z*(α) = Φ⁻¹(1 − α/(2M)),
 //
 // with M = k² times the number of pairs for k > 2 and M = the number of
 // pairs for k = 2 (the Bonferroni correction over the entries of all W_ij;
@@ -269,6 +274,34 @@ func WithFalseEdgeRate(alpha float64) Option {
 	})
 }
 
+// WithEdgeGap turns the gap rule of the edge test on (the default) or off.
+//
+// The paper's models have a gap: every edge weighs at least η and every
+// other pair nothing, so the pairs' statistics form two groups, the edges'
+// growing like η√N and the others' staying of order one. Bonferroni's
+// z*(α) alone ignores that: at small N it misses edges whose statistics
+// stand clearly apart from the rest but fall short of z*. The gap rule
+// sorts the statistics in decreasing order, z_(1) ≥ z_(2) ≥ …, and cuts at
+// the widest gap z_(c) − z_(c+1) among the cuts that keep every statistic
+// ≥ z*(α) and none below
+//
+//	z₁ = Φ⁻¹(1 − 1/(2M)),
+//
+// the level that one of the M null statistics is expected to exceed. When
+// no statistic reaches z*(α) the graph is empty, so a model with no edge
+// still gets a false edge with probability at most about α; otherwise up
+// to about one false edge more may be let in, at most when the widest gap
+// lies below a null statistic. Result.Tuning reports z₁ (Lowest) and the
+// threshold used (Threshold).
+//
+// The rule goes beyond the paper and is not a guarantee: it was chosen by
+// measurement (docs/tuning: on the six models of the study, exact recovery
+// in 497 of 560 seeded runs against 464 for Bonferroni alone at α = 0.05,
+// with fewer runs holding a false edge, 21 against 31).
+func WithEdgeGap(on bool) Option {
+	return optionFunc(func(c *config) { c.noGap = !on })
+}
+
 // Tuning reports what a learner chose from the data: the widths when
 // WithWidth was not given, the edge test when WithMinEdgeWeight was not
 // given. Result.Tuning is nil when both were given.
@@ -277,8 +310,8 @@ func WithFalseEdgeRate(alpha float64) Option {
 // chosen λ_i and Result.Width the largest of them (a width bound for the
 // whole model, in the paper's sense: max over nodes). Result.Radius is NaN
 // when the widths were chosen: every node used 2λ_i (or 2λ_i√k).
-// When the edge test chose the graph, Result.MinEdgeWeight is η̂ = 2·z*·SE_min,
-// with SE_min the smallest standard error of any entry of any pair: no pair
+// When the edge test chose the graph, Result.MinEdgeWeight is η̂ = 2·t·SE_min,
+// with t the test's Threshold and SE_min the smallest standard error of any entry of any pair: no pair
 // whose debiased estimate is below η̂/2 in every entry can be an edge, the
 // guarantee the paper's rule gives for η/2. Result.Model holds the
 // constrained (shrunk) estimates of the learned edges; Debiased gives the
@@ -287,9 +320,15 @@ type Tuning struct {
 	// Selection is the rule that chose the widths (NodeFit.Width holds
 	// each node's λ_i); nil when WithWidth was given.
 	Selection Selection
-	// FalseEdgeRate is the α of the edge test and Critical its z*; both
-	// are zero when WithMinEdgeWeight was given.
+	// FalseEdgeRate is the α of the edge test and Critical its
+	// Bonferroni critical value z*(α); both are zero when
+	// WithMinEdgeWeight was given.
 	FalseEdgeRate, Critical float64
+	// Threshold is the statistic a pair needed to be an edge: Critical,
+	// or less when the gap rule of WithEdgeGap lowered it. Lowest is the
+	// gap rule's floor z₁, zero when the rule is off. Both are zero when
+	// WithMinEdgeWeight was given.
+	Threshold, Lowest float64
 
 	n, k    int
 	curves  []curve   // per node, when a Selection ran
@@ -322,7 +361,7 @@ func (t *Tuning) Path(i int) (widths, criterion []float64) {
 // Score returns the test statistic of the pair (i, j) under the configured
 // symmetrisation: max over entries (a, b) of |Ŵ_ij(a, b)|/SE(a, b) for the
 // Average rule, the smaller (And) or larger (Or) of the two nodes' statistics
-// otherwise. The pair is an edge when Score ≥ Critical. It returns NaN when
+// otherwise. The pair is an edge when Score ≥ Threshold. It returns NaN when
 // the edge test did not run and panics if i or j is out of range.
 func (t *Tuning) Score(i, j int) float64 {
 	if i < 0 || i >= t.n || j < 0 || j >= t.n {
@@ -373,6 +412,7 @@ type selector struct {
 	rule    Selection
 	wantEta bool
 	alpha   float64
+	noGap   bool
 	sym     Symmetrization
 	folds   *folds
 
@@ -441,6 +481,7 @@ func (c *config) selectDefaults(fn string, s *Samples) error {
 		s:       s,
 		wantEta: needEta,
 		alpha:   c.alpha,
+		noGap:   c.noGap,
 		sym:     c.symmetric,
 		once:    make([]sync.Once, s.n),
 		nodes:   make([]nodeSelection, s.n),
@@ -536,8 +577,8 @@ func (sel *selector) assemble(cfg *config, n, k int, est [][]float64, fields []f
 		tun.stdErrs[i] = sel.nodes[i].se
 	}
 	kk := k * k
-	minThreshold := math.Inf(1)
-	keep := make(map[[2]int]bool)
+	scores := make([]float64, 0, pairs)
+	minSEs := make([]float64, 0, pairs)
 	for i := 0; i < n; i++ {
 		for j := i + 1; j < n; j++ {
 			di, si := sel.nodes[i].d[j*kk:(j+1)*kk], sel.nodes[i].se[j*kk:(j+1)*kk]
@@ -555,10 +596,24 @@ func (sel *selector) assemble(cfg *config, n, k int, est [][]float64, fields []f
 				score, minSE = maxZ(di, si, dj, sj, k)
 			}
 			tun.scores[i*n+j], tun.scores[j*n+i] = score, score
-			minThreshold = math.Min(minThreshold, tun.Critical*minSE)
-			if score >= tun.Critical {
+			scores, minSEs = append(scores, score), append(minSEs, minSE)
+		}
+	}
+	tun.Threshold = tun.Critical
+	if !sel.noGap {
+		tun.Lowest = -distuv.UnitNormal.Quantile(1 / (2 * tests))
+		tun.Threshold = gapThreshold(scores, tun.Lowest, tun.Critical)
+	}
+	minThreshold := math.Inf(1)
+	keep := make(map[[2]int]bool)
+	p := 0
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			minThreshold = math.Min(minThreshold, tun.Threshold*minSEs[p])
+			if scores[p] >= tun.Threshold {
 				keep[[2]int{i, j}] = true
 			}
+			p++
 		}
 	}
 	edges := res.Edges[:0]
@@ -572,6 +627,36 @@ func (sel *selector) assemble(cfg *config, n, k int, est [][]float64, fields []f
 	res.Edges = edges
 	res.MinEdgeWeight = 2 * minThreshold
 	return res
+}
+
+// gapThreshold returns the threshold of the edge test on the pairs'
+// statistics z: the Bonferroni critical value hi when no statistic reaches
+// it (the graph is empty) or when no statistic lies in [lo, hi); otherwise
+// the statistic z_(c) just above the widest gap z_(c) − z_(c+1) of the
+// statistics sorted in decreasing order, over the cuts c that keep every
+// statistic ≥ hi and none below lo (z_(P+1) = 0 below the smallest). Ties
+// go to the higher cut (fewer edges).
+func gapThreshold(z []float64, lo, hi float64) float64 {
+	zs := append([]float64(nil), z...)
+	sort.Sort(sort.Reverse(sort.Float64Slice(zs)))
+	c := sort.Search(len(zs), func(i int) bool { return zs[i] < hi })
+	if c == 0 {
+		return hi
+	}
+	best, cut := -1.0, c
+	for ; c <= len(zs) && zs[c-1] >= lo; c++ {
+		next := 0.0
+		if c < len(zs) {
+			next = zs[c]
+		}
+		if g := zs[c-1] - next; g > best {
+			best, cut = g, c
+		}
+	}
+	if zs[cut-1] >= hi {
+		return hi
+	}
+	return zs[cut-1]
 }
 
 // maxZ returns max over entries (a, b) of |d(a, b)|/se(a, b) and the smallest

@@ -38,7 +38,7 @@ func ExampleLearn_tuningFree() {
 	fmt.Printf("learned %d edges, the true graph: %v\n", len(res.Edges), same)
 	fmt.Printf("hub widths above the other nodes': %v\n", res.Nodes[0].Width > res.Nodes[4].Width && res.Nodes[9].Width > res.Nodes[4].Width)
 	// Output:
-	// selection: EBIC{Gamma: 0.25}, edge test at α = 0.05
+	// selection: EBIC{Gamma: 0.25}, edge test at α = 0.01
 	// learned 16 edges, the true graph: true
 	// hub widths above the other nodes': true
 }

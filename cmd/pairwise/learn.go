@@ -63,6 +63,7 @@ func runLearn(args []string, stdout, stderr io.Writer) error {
 	folds := fs.Int("folds", 0, "without -lambda, with -select cv: cross-validation `folds` (default: the library's)")
 	gamma := fs.Float64("gamma", 0.25, "without -lambda, with -select ebic: the EBIC `γ` (0 is BIC; 0.25 is IsingFit's choice)")
 	alpha := fs.Float64("alpha", pairwise.DefaultFalseEdgeRate, "without -eta: family-wise false-edge `rate` α of the edge test")
+	gap := fs.Bool("gap", true, "without -eta: let the edge test's gap rule add the pairs above the widest gap in the statistics (-gap=false: Bonferroni at α only)")
 	solver := fs.String("solver", "", "regression `backend`: entropic (Algorithm 3), group (Algorithm 4), or sparsitron (the paper's online\nbaseline; it reads the rows in file order, so it implies -merge=false) (default: entropic for k = 2, group for k > 2)")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "`goroutines` solving nodes in parallel; results do not depend on it")
 	tol := fs.Float64("tol", pairwise.DefaultTolerance, "certified optimality `gap` L(ŵ) - L* of every regression")
@@ -83,7 +84,7 @@ func runLearn(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	sel, err := selectionOptions(set, *selection, *folds, *gamma, *alpha)
+	sel, err := selectionOptions(set, *selection, *folds, *gamma, *alpha, *gap)
 	if err != nil {
 		return err
 	}
@@ -198,7 +199,7 @@ func learnOptions(set map[string]bool, lambda, eta, radius float64, solver strin
 // into options; as in learnOptions, only flags given become options. The
 // flags apply only when -lambda (for -select, -folds, -gamma) or -eta (for
 // -alpha) is missing; giving both is a mistake worth reporting.
-func selectionOptions(set map[string]bool, rule string, folds int, gamma, alpha float64) ([]pairwise.Option, error) {
+func selectionOptions(set map[string]bool, rule string, folds int, gamma, alpha float64, gap bool) ([]pairwise.Option, error) {
 	var opts []pairwise.Option
 	if set["folds"] && folds < 2 {
 		return nil, usageError("-folds %d: want at least 2", folds)
@@ -213,8 +214,10 @@ func selectionOptions(set map[string]bool, rule string, folds int, gamma, alpha 
 			}
 		}
 	}
-	if set["eta"] && set["alpha"] {
-		return nil, usageError("-alpha sets the edge test used without -eta; it has no effect with -eta")
+	for _, name := range []string{"alpha", "gap"} {
+		if set["eta"] && set[name] {
+			return nil, usageError("-%s sets the edge test used without -eta; it has no effect with -eta", name)
+		}
 	}
 	switch rule {
 	case "":
@@ -238,6 +241,9 @@ func selectionOptions(set map[string]bool, rule string, folds int, gamma, alpha 
 	}
 	if set["alpha"] {
 		opts = append(opts, pairwise.WithFalseEdgeRate(alpha))
+	}
+	if set["gap"] {
+		opts = append(opts, pairwise.WithEdgeGap(gap))
 	}
 	return opts, nil
 }
@@ -362,7 +368,7 @@ func summarize(w io.Writer, name string, s *pairwise.Samples, res *pairwise.Resu
 			lambda = fmt.Sprintf("λ_i from %.3g to %.3g chosen by %v", lo, hi, tu.Selection)
 		}
 		if tu.FalseEdgeRate > 0 {
-			eta = fmt.Sprintf("edges by a Wald test at false-edge rate α = %g", tu.FalseEdgeRate)
+			eta = fmt.Sprintf("edges by a Wald test at false-edge rate α = %g, threshold %.3g", tu.FalseEdgeRate, tu.Threshold)
 		}
 	}
 	fmt.Fprintf(w, "%s: %s samples%s of %d variables, k = %d: %d edges learned in %v (%s; %s)\n",
