@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"image/color"
 	"io"
@@ -127,25 +128,46 @@ func tuningIsing(n int, edges [][2]int, lo, hi float64, r *rand.Rand) (*pairwise
 
 // tuningMethods are the learners the study can run.
 var tuningMethods = map[string]string{
-	"oracle":   "the true λ and η given (WithWidth, WithMinEdgeWeight)",
-	"default":  "tuning-free: Learn(samples) with no option",
-	"cv":       "tuning-free with WithSelection(CrossValidation{Folds: 5})",
-	"ebic":     "tuning-free with WithSelection(EBIC{Gamma: 0.25})",
-	"cv+eta":   "true η given, width by CrossValidation{Folds: 5}",
-	"ebic+eta": "true η given, width by EBIC{Gamma: 0.25}",
-	"lambda":   "true λ given, edges by the edge test",
+	"oracle":     "the true λ and η given (WithWidth, WithMinEdgeWeight)",
+	"default":    "tuning-free: Learn(samples) with no option",
+	"cv":         "tuning-free with WithSelection(CrossValidation{Folds: 5})",
+	"ebic":       "tuning-free with WithSelection(EBIC{Gamma: 0.25})",
+	"cv+eta":     "true η given, width by CrossValidation{Folds: 5}",
+	"ebic+eta":   "true η given, width by EBIC{Gamma: 0.25}",
+	"lambda":     "true λ given, edges by the edge test",
+	"bonferroni": "tuning-free with the edge test before the gap rule: WithFalseEdgeRate(0.05), WithEdgeGap(false)",
+	"nogap":      "tuning-free without the gap rule: WithEdgeGap(false) (Bonferroni at the default α)",
+}
+
+// tuningFree reports whether a method needs nothing of the true model, so
+// that it can run on files (-bench).
+func tuningFree(method string) bool {
+	switch method {
+	case "default", "cv", "ebic", "bonferroni", "nogap":
+		return true
+	}
+	return false
 }
 
 func tuningOptions(method string, m *pairwise.Model) []pairwise.Option {
-	lam, eta := pairwise.WithWidth(m.Width()), pairwise.WithMinEdgeWeight(m.MinEdgeWeight())
 	cv, ebic := pairwise.WithSelection(pairwise.CrossValidation{Folds: 5}), pairwise.WithSelection(pairwise.EBIC{Gamma: 0.25})
 	switch method {
-	case "oracle":
-		return []pairwise.Option{lam, eta}
 	case "cv":
 		return []pairwise.Option{cv}
 	case "ebic":
 		return []pairwise.Option{ebic}
+	case "bonferroni":
+		return []pairwise.Option{pairwise.WithFalseEdgeRate(0.05), pairwise.WithEdgeGap(false)}
+	case "nogap":
+		return []pairwise.Option{pairwise.WithEdgeGap(false)}
+	case "default":
+		return nil
+	}
+	// The rest are told part of the truth.
+	lam, eta := pairwise.WithWidth(m.Width()), pairwise.WithMinEdgeWeight(m.MinEdgeWeight())
+	switch method {
+	case "oracle":
+		return []pairwise.Option{lam, eta}
 	case "cv+eta":
 		return []pairwise.Option{cv, eta}
 	case "ebic+eta":
@@ -207,7 +229,7 @@ func runTuning(args []string, stdout, stderr io.Writer) error {
 	sizes := fs.String("N", "", "sample sizes for every model, comma-separated (default: per model)")
 	out := fs.String("out", "docs/tuning", "output `directory` for recovery.csv, recovery.md and the PNG figures")
 	workers := fs.Int("workers", 1, "goroutines per learner")
-	export := fs.String("export", "", "also write every Ising data set as CSV with a truth JSON to this `directory` (for shared/bench's scripts)")
+	export := fs.String("export", "", "also write every data set as CSV with a truth JSON to this `directory` (for shared/bench's scripts: spins ±1 for k = 2, values 0..k-1 otherwise)")
 	bench := fs.String("bench", "", "instead: learn the data sets of a shared/bench `copy` (data/, results/grid.jsonl) and compare with its baselines")
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
@@ -219,7 +241,19 @@ func runTuning(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *bench != "" {
-		return tuningBench(*bench, *out, *workers, stdout)
+		given := false
+		fs.Visit(func(f *flag.Flag) { given = given || f.Name == "methods" })
+		var meths []string
+		for _, m := range strings.Split(*methods, ",") {
+			if m == "oracle" && !given {
+				continue // the default list's oracle needs the true model
+			}
+			if !tuningFree(m) {
+				return usageError("-methods %q: -bench runs only the tuning-free methods (default, bonferroni, nogap, cv, ebic)", m)
+			}
+			meths = append(meths, m)
+		}
+		return tuningBench(*bench, *out, *workers, meths, stdout)
 	}
 	var chosen []tuningModel
 	for _, name := range strings.Split(*models, ",") {
@@ -285,7 +319,7 @@ func runTuning(args []string, stdout, stderr io.Writer) error {
 				if err != nil {
 					return err
 				}
-				if *export != "" && m.Alphabet() == 2 {
+				if *export != "" {
 					if err := tuningExport(*export, tm, m, s, N, seed); err != nil {
 						return err
 					}
@@ -500,7 +534,8 @@ func tuningPlot(path string, tm tuningModel, meths []string, rows []tuningRow) e
 	return p.Save(6*vg.Inch, 4*vg.Inch, path)
 }
 
-// tuningExport writes one Ising data set (spins ±1, no header) and, once,
+// tuningExport writes one data set (no header; spins ±1 for k = 2, values
+// 0..k-1 otherwise) and, once,
 // the truth JSON that shared/bench's scripts read.
 func tuningExport(dir string, tm tuningModel, m *pairwise.Model, s *pairwise.Samples, N, seed int) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -508,27 +543,47 @@ func tuningExport(dir string, tm tuningModel, m *pairwise.Model, s *pairwise.Sam
 	}
 	truthPath := filepath.Join(dir, tm.name+".truth.json")
 	if _, err := os.Stat(truthPath); err != nil {
-		a, _, err := m.Ising()
-		if err != nil {
-			return err
-		}
-		n := m.Vars()
-		A := make([][]float64, n)
-		for i := range A {
-			A[i] = make([]float64, n)
-			for j := range A[i] {
-				A[i][j] = a.At(i, j)
-			}
-		}
+		n, k := m.Vars(), m.Alphabet()
 		var edges [][2]int
 		for _, e := range m.Edges() {
 			edges = append(edges, [2]int{e.I, e.J})
 		}
-		js, _ := json.MarshalIndent(map[string]any{
-			"name": tm.name, "kind": "ising", "n": n, "k": 2, "indexing": "0-based",
-			"edges": edges, "lambda": m.Width(), "eta": m.MinEdgeWeight(), "A": A,
-			"values": []int{-1, 1}, "sampler": "pairwise.ExactSampler (go run ./cmd/pairwise tuning -export)",
-		}, "", " ")
+		truth := map[string]any{
+			"name": tm.name, "n": n, "k": k, "indexing": "0-based",
+			"edges": edges, "lambda": m.Width(), "eta": m.MinEdgeWeight(),
+			"sampler": "pairwise.ExactSampler (go run ./cmd/pairwise tuning -export)",
+		}
+		if k == 2 {
+			a, _, err := m.Ising()
+			if err != nil {
+				return err
+			}
+			A := make([][]float64, n)
+			for i := range A {
+				A[i] = make([]float64, n)
+				for j := range A[i] {
+					A[i][j] = a.At(i, j)
+				}
+			}
+			truth["kind"], truth["A"], truth["values"] = "ising", A, []int{-1, 1}
+		} else {
+			// shared/bench's pairwise layout: values 0..k-1 and W_ij per edge.
+			var ws []map[string]any
+			for _, e := range m.Edges() {
+				c := m.Coupling(e.I, e.J)
+				w := make([][]float64, k)
+				for a := range w {
+					w[a] = mat.Row(nil, a, c)
+				}
+				ws = append(ws, map[string]any{"i": e.I, "j": e.J, "W": w})
+			}
+			values := make([]int, k)
+			for v := range values {
+				values[v] = v
+			}
+			truth["kind"], truth["W"], truth["values"] = "pairwise", ws, values
+		}
+		js, _ := json.MarshalIndent(truth, "", " ")
 		if err := os.WriteFile(truthPath, js, 0o644); err != nil {
 			return err
 		}
@@ -538,7 +593,7 @@ func tuningExport(dir string, tm tuningModel, m *pairwise.Model, s *pairwise.Sam
 		return err
 	}
 	w := bufio.NewWriter(f)
-	if err := writeRows(w, s, true); err != nil {
+	if err := writeRows(w, s, m.Alphabet() == 2); err != nil {
 		f.Close()
 		return err
 	}
@@ -567,7 +622,7 @@ type benchLine struct {
 // k-ary, read with ReadCSV) with the tuning-free default and tabulates it next to the baselines' lines for the
 // same files: their thr_and rule (which uses the true η) and supp_and rule
 // (the lasso support, which does not).
-func tuningBench(dir, out string, workers int, stdout io.Writer) error {
+func tuningBench(dir, out string, workers int, meths []string, stdout io.Writer) error {
 	files, _ := filepath.Glob(filepath.Join(dir, "results", "*.jsonl"))
 	var lines []benchLine
 	for _, fn := range files {
@@ -588,11 +643,7 @@ func tuningBench(dir, out string, workers int, stdout io.Writer) error {
 	if len(lines) == 0 {
 		return fmt.Errorf("-bench %s: no result lines in results/*.jsonl", dir)
 	}
-	type key struct {
-		model  string
-		N      int
-		method string
-	}
+	type key = benchKey
 	type agg struct {
 		runs, exactThr, exactSupp          int
 		fpThr, fnThr, fpSupp, fnSupp, wall float64
@@ -654,18 +705,20 @@ func tuningBench(dir, out string, workers int, stdout io.Writer) error {
 		for _, e := range truth.Edges {
 			tr[[2]int{min(e[0], e[1]), max(e[0], e[1])}] = true
 		}
-		t0 := time.Now()
-		res, err := pairwise.Learn(s, pairwise.WithWorkers(workers))
-		if err != nil {
-			return fmt.Errorf("%s: %v", l.Data, err)
+		for _, meth := range meths {
+			t0 := time.Now()
+			res, err := pairwise.Learn(s, append(tuningOptions(meth, nil), pairwise.WithWorkers(workers))...)
+			if err != nil {
+				return fmt.Errorf("%s: %s: %v", l.Data, meth, err)
+			}
+			wall := time.Since(t0).Seconds()
+			fp, fn := tuningErrors(tr, res.Edges)
+			k = key{l.Model, l.N, "pairwise " + meth}
+			if table[k] == nil {
+				keys = append(keys, k)
+			}
+			add(k, fp+fn == 0, fp, fn, fp+fn == 0, fp, fn, wall)
 		}
-		wall := time.Since(t0).Seconds()
-		fp, fn := tuningErrors(tr, res.Edges)
-		k = key{l.Model, l.N, "pairwise default"}
-		if table[k] == nil {
-			keys = append(keys, k)
-		}
-		add(k, fp+fn == 0, fp, fn, fp+fn == 0, fp, fn, wall)
 	}
 	sort.Slice(keys, func(a, b int) bool {
 		x, y := keys[a], keys[b]
@@ -679,19 +732,30 @@ func tuningBench(dir, out string, workers int, stdout io.Writer) error {
 	})
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Tuning-free learning against cross-validated nodewise l1 logistic regression\n\n")
-	fmt.Fprintf(&b, "Made by `go run ./cmd/pairwise tuning -bench %s`: every data set named in `%s/results/*.jsonl` (lines written\n", dir, dir)
-	fmt.Fprintf(&b, "by shared/bench's `sk_ising.py`, `glmnet_ising.R`, `sk_pairwise.py`, `glmnet_pairwise.R`) learned with `pairwise.Learn(samples)` and no option.\n")
-	fmt.Fprintf(&b, "For the baselines, `thr` keeps |Â_ij| ≥ η/2 with the **true** η (information the tuning-free learner\n")
+	fmt.Fprintf(&b, "Made by `go run ./cmd/pairwise tuning -bench %s -methods %s`: every data set named in `%s/results/*.jsonl` (lines written\n", dir, strings.Join(meths, ","), dir)
+	fmt.Fprintf(&b, "by shared/bench's `sk_ising.py`, `glmnet_ising.R`, `sk_pairwise.py`, `glmnet_pairwise.R`) learned with `pairwise.Learn`, tuning-free:\n\n")
+	for _, m := range meths {
+		fmt.Fprintf(&b, "- **pairwise %s**: %s\n", m, tuningMethods[m])
+	}
+	fmt.Fprintf(&b, "\nFor the baselines, `thr` keeps |Â_ij| ≥ η/2 with the **true** η (information the tuning-free learner\n")
 	fmt.Fprintf(&b, "does not have) and `supp` keeps the nonzero lasso coefficients; both use the AND rule. Cells: exact\n")
 	fmt.Fprintf(&b, "recoveries / runs, then mean FP / FN, and the mean seconds of the learning step.\n")
 	fmt.Fprintf(&b, "The baselines' seconds are the ones their scripts recorded in the results files (on the machine\n")
 	fmt.Fprintf(&b, "that ran them); ours are measured by this command on this machine, so compare them with care.\n\n")
+	tuningBenchSummary(&b, keys, func(k key) (exThr, exSupp, runs int, errThr, errSupp float64) {
+		a := table[k]
+		return a.exactThr, a.exactSupp, a.runs, (a.fpThr + a.fnThr) / float64(a.runs), (a.fpSupp + a.fnSupp) / float64(a.runs)
+	})
 	b.WriteString("| model | N | method | exact (thr) | FP/FN (thr) | exact (supp) | FP/FN (supp) | seconds |\n|---|---|---|---|---|---|---|---|\n")
 	for _, k := range keys {
 		a := table[k]
 		r := float64(a.runs)
-		if k.method == "pairwise default" {
-			fmt.Fprintf(&b, "| %s | %d | **%s** | %d/%d | %.2f / %.2f | (same) | | %.3g |\n", k.model, k.N, k.method, a.exactThr, a.runs, a.fpThr/r, a.fnThr/r, a.wall/r)
+		if strings.HasPrefix(k.method, "pairwise ") {
+			name := k.method
+			if k.method == "pairwise default" {
+				name = "**" + name + "**"
+			}
+			fmt.Fprintf(&b, "| %s | %d | %s | %d/%d | %.2f / %.2f | (same) | | %.3g |\n", k.model, k.N, name, a.exactThr, a.runs, a.fpThr/r, a.fnThr/r, a.wall/r)
 			continue
 		}
 		fmt.Fprintf(&b, "| %s | %d | %s | %d/%d | %.2f / %.2f | %d/%d | %.2f / %.2f | %.3g |\n", k.model, k.N, k.method, a.exactThr, a.runs, a.fpThr/r, a.fnThr/r, a.exactSupp, a.runs, a.fpSupp/r, a.fnSupp/r, a.wall/r)
@@ -702,6 +766,71 @@ func tuningBench(dir, out string, workers int, stdout io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "wrote %s\n", path)
 	return nil
+}
+
+// benchKey names one cell of the -bench table.
+type benchKey struct {
+	model  string
+	N      int
+	method string
+}
+
+// tuningBenchSummary writes, for every model and N of keys (sorted), the
+// default's exact recoveries next to the best cross-validated baseline's
+// (methods whose name has "cv": their thr rule, given the true η, and their
+// supp rule), and whether the default is ahead, level or behind in the
+// rate of exact recovery.
+func tuningBenchSummary(b *strings.Builder, keys []benchKey, get func(benchKey) (exThr, exSupp, runs int, errThr, errSupp float64)) {
+	type best struct {
+		method     string
+		ex, runs   int
+		rate, errs float64
+	}
+	verdict := func(d, o best) string {
+		switch {
+		case o.method == "":
+			return "-"
+		case d.rate > o.rate:
+			return "ahead"
+		case d.rate == o.rate:
+			return "level"
+		}
+		return "**behind**"
+	}
+	cell := func(x best) string {
+		if x.method == "" {
+			return "-"
+		}
+		return fmt.Sprintf("%s %d/%d (FP+FN %.2f)", x.method, x.ex, x.runs, x.errs)
+	}
+	b.WriteString("## Summary: the default against the best cross-validated baseline\n\n")
+	b.WriteString("| model | N | pairwise default | best CV lasso, thr (true η) | vs thr | best CV lasso, supp | vs supp |\n|---|---|---|---|---|---|---|\n")
+	for x := 0; x < len(keys); {
+		y := x
+		var def, thr, supp best
+		for ; y < len(keys) && keys[y].model == keys[x].model && keys[y].N == keys[x].N; y++ {
+			k := keys[y]
+			exT, exS, runs, eT, eS := get(k)
+			rT, rS := float64(exT)/float64(runs), float64(exS)/float64(runs)
+			switch {
+			case k.method == "pairwise default":
+				def = best{k.method, exT, runs, rT, eT}
+			case strings.Contains(k.method, "cv"):
+				if thr.method == "" || rT > thr.rate || rT == thr.rate && eT < thr.errs {
+					thr = best{k.method, exT, runs, rT, eT}
+				}
+				if supp.method == "" || rS > supp.rate || rS == supp.rate && eS < supp.errs {
+					supp = best{k.method, exS, runs, rS, eS}
+				}
+			}
+		}
+		if def.method != "" {
+			fmt.Fprintf(b, "| %s | %d | %d/%d (FP+FN %.2f) | %s | %s | %s | %s |\n", keys[x].model, keys[x].N, def.ex, def.runs, def.errs,
+				cell(thr), verdict(def, thr), cell(supp), verdict(def, supp))
+		}
+		x = y
+	}
+	b.WriteString("\n## All methods\n\n")
 }
 
 // tuningFinite formats v, or "-" when it is not finite.
