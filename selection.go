@@ -311,10 +311,11 @@ func WithEdgeGap(on bool) Option {
 // chosen λ_i and Result.Width the largest of them (a width bound for the
 // whole model, in the paper's sense: max over nodes). Result.Radius is NaN
 // when the widths were chosen: every node used 2λ_i (or 2λ_i√k).
-// When the edge test chose the graph, Result.MinEdgeWeight is η̂ = 2·t·SE_min,
-// with t the test's Threshold and SE_min the smallest standard error of any entry of any pair: no pair
-// whose debiased estimate is below η̂/2 in every entry can be an edge, the
-// guarantee the paper's rule gives for η/2. Result.Model holds the
+// When the edge test chose the graph, Result.MinEdgeWeight is
+// η̂ = 2·t·SE_min, with t the test's Threshold and SE_min the smallest
+// standard error of any entry of any pair: no pair whose debiased estimate
+// is below η̂/2 in every entry can be an edge, the guarantee the paper's
+// rule gives for η/2. Result.Model holds the
 // constrained (shrunk) estimates of the learned edges; Debiased gives the
 // debiased ones the test used.
 type Tuning struct {

@@ -18,6 +18,17 @@ func runCmd(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	return code, out.String(), errb.String()
 }
 
+// runOK runs the command in-process with args, fails the test unless it
+// exits 0, and returns its standard output.
+func runOK(t *testing.T, args ...string) (stdout string) {
+	t.Helper()
+	code, stdout, stderr := runCmd(t, args...)
+	if code != 0 {
+		t.Fatalf("pairwise %s: exit %d\nstdout: %s\nstderr: %s", strings.Join(args, " "), code, stdout, stderr)
+	}
+	return stdout
+}
+
 // writeFile writes content to name in dir and returns its path.
 func writeFile(t *testing.T, dir, name, content string) string {
 	t.Helper()

@@ -42,10 +42,7 @@ func readCSV(t *testing.T, path string) [][]string {
 func TestReproduceSmoke(t *testing.T) {
 	dir := t.TempDir()
 	args := []string{"reproduce", "-runs", "2", "-n", "200,400", "-q", "-workers", "2", "-dpi", "40", "-out", dir}
-	code, stdout, stderr := runCmd(t, args...)
-	if code != 0 {
-		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
-	}
+	stdout := runOK(t, args...)
 	if !strings.Contains(stdout, "wrote") {
 		t.Errorf("stdout %q does not report the files", stdout)
 	}
@@ -118,9 +115,7 @@ func TestReproduceSmoke(t *testing.T) {
 	one := t.TempDir()
 	two := t.TempDir()
 	for _, c := range []struct{ dir, workers string }{{one, "1"}, {two, "2"}} {
-		if code, _, stderr := runCmd(t, "reproduce", "-figures", "2", "-runs", "1", "-n", "300", "-q", "-dpi", "20", "-workers", c.workers, "-out", c.dir); code != 0 {
-			t.Fatalf("-workers %s: exit %d: %s", c.workers, code, stderr)
-		}
+		runOK(t, "reproduce", "-figures", "2", "-runs", "1", "-n", "300", "-q", "-dpi", "20", "-workers", c.workers, "-out", c.dir)
 	}
 	for _, name := range []string{"fig2_grid.csv", "runs.csv"} {
 		a, errA := os.ReadFile(filepath.Join(one, name))

@@ -16,11 +16,8 @@ import (
 // exported data set, whose spins and truth must match the study's model.
 func TestTuningStudy(t *testing.T) {
 	dir := t.TempDir()
-	code, stdout, stderr := runCmd(t, "tuning", "-models", "diamond", "-N", "2000", "-seeds", "2",
+	runOK(t, "tuning", "-models", "diamond", "-N", "2000", "-seeds", "2",
 		"-methods", "oracle,default,bonferroni", "-export", filepath.Join(dir, "data"), "-out", dir)
-	if code != 0 {
-		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
-	}
 	rows := readCSV(t, filepath.Join(dir, "recovery.csv"))
 	if len(rows) != 1+2*3 {
 		t.Fatalf("recovery.csv: %d lines, want a header and 6 runs", len(rows))
@@ -89,11 +86,8 @@ func TestTuningStudy(t *testing.T) {
 // are the model's couplings.
 func TestTuningExportPotts(t *testing.T) {
 	dir := t.TempDir()
-	code, stdout, stderr := runCmd(t, "tuning", "-models", "grid-k4", "-N", "300", "-seeds", "1",
+	runOK(t, "tuning", "-models", "grid-k4", "-N", "300", "-seeds", "1",
 		"-methods", "oracle", "-export", filepath.Join(dir, "data"), "-out", dir)
-	if code != 0 {
-		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
-	}
 	data := readCSV(t, filepath.Join(dir, "data", "grid-k4_N300_seed0.csv"))
 	seen := map[string]bool{}
 	for _, r := range data {
@@ -144,11 +138,8 @@ func TestTuningExportPotts(t *testing.T) {
 func TestTuningBench(t *testing.T) {
 	dir := t.TempDir()
 	study := filepath.Join(dir, "study")
-	code, stdout, stderr := runCmd(t, "tuning", "-models", "grid-k2", "-N", "700", "-seeds", "2",
+	runOK(t, "tuning", "-models", "grid-k2", "-N", "700", "-seeds", "2",
 		"-methods", "default", "-export", filepath.Join(dir, "data"), "-out", study)
-	if code != 0 {
-		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
-	}
 	exact := 0
 	for _, r := range readCSV(t, filepath.Join(study, "recovery.csv"))[1:] {
 		if r[6] == "true" {
@@ -167,10 +158,7 @@ func TestTuningBench(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out")
-	code, stdout, stderr = runCmd(t, "tuning", "-bench", dir, "-methods", "default,nogap", "-out", out)
-	if code != 0 {
-		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
-	}
+	runOK(t, "tuning", "-bench", dir, "-methods", "default,nogap", "-out", out)
 	md, err := os.ReadFile(filepath.Join(out, "baselines.md"))
 	if err != nil {
 		t.Fatal(err)
@@ -195,7 +183,7 @@ func TestTuningBench(t *testing.T) {
 	}
 
 	// -bench runs only what needs no truth.
-	code, _, stderr = runCmd(t, "tuning", "-bench", dir, "-methods", "oracle", "-out", out)
+	code, _, stderr := runCmd(t, "tuning", "-bench", dir, "-methods", "oracle", "-out", out)
 	if code != 1 || !strings.Contains(stderr, "tuning-free") {
 		t.Errorf("-bench -methods oracle: exit %d, stderr %q; want exit 1 naming the tuning-free methods", code, stderr)
 	}
