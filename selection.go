@@ -637,9 +637,14 @@ func (sel *selector) assemble(cfg *config, n, k int, est [][]float64, fields []f
 // the statistic z_(c) just above the widest gap z_(c) − z_(c+1) of the
 // statistics sorted in decreasing order, over the cuts c that keep every
 // statistic ≥ hi and none below lo (z_(P+1) = 0 below the smallest). Ties
-// go to the higher cut (fewer edges).
+// go to the higher cut (fewer edges). NaN statistics take no part.
 func gapThreshold(z []float64, lo, hi float64) float64 {
-	zs := append([]float64(nil), z...)
+	zs := make([]float64, 0, len(z))
+	for _, v := range z {
+		if !math.IsNaN(v) {
+			zs = append(zs, v)
+		}
+	}
 	sort.Sort(sort.Reverse(sort.Float64Slice(zs)))
 	c := sort.Search(len(zs), func(i int) bool { return zs[i] < hi })
 	if c == 0 {

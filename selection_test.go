@@ -405,6 +405,8 @@ func TestGapThreshold(t *testing.T) {
 		{"all between lo and hi but one", []float64{4, 3.4, 3.3, 3.2}, 3.2},
 		{"an infinite statistic's gap is the widest", []float64{math.Inf(1), 3, 0.2}, hi},
 		{"unsorted input", []float64{0.2, 3, 0.1, 4, 3.1}, 3},
+		{"NaN statistics take no part", []float64{math.NaN(), 4, 3.4, 3.3, 3.2}, 3.2},
+		{"no statistic at all", nil, hi},
 	} {
 		if got := gapThreshold(tc.z, lo, hi); got != tc.want {
 			t.Errorf("%s: gapThreshold(%v) = %g, want %g", tc.name, tc.z, got, tc.want)
