@@ -51,7 +51,7 @@ Examples:
 // pairwise.Learn, and writes them in the chosen format.
 func runLearn(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("learn", learnUsage, stderr)
-	format := fs.String("format", "csv", "output `format`: csv (edges), json (edges and matrices), dot (Graphviz), model (the learned model as JSON)")
+	format := fs.String("format", "csv", "output `format`: csv (edges), json (edges and matrices, and without -eta the edge test and each edge's statistic), dot (Graphviz), model (the learned model as JSON)")
 	out := fs.String("o", "", "write the output to `FILE` (default standard output)")
 	modelOut := fs.String("model-out", "", "also write the learned model as JSON to `FILE`, for 'pairwise sample'")
 	histogram := fs.Bool("histogram", false, `the input is a histogram, lines "count,z_1,...,z_n"`)

@@ -75,13 +75,26 @@ type edgeJSON struct {
 	Weight   float64     `json:"weight"`
 	Coupling *float64    `json:"coupling,omitempty"` // k = 2: Â_ij
 	W        [][]float64 `json:"w,omitempty"`        // k > 2: Ŵ_ij
+	Score    *float64    `json:"score,omitempty"`    // the edge test's statistic, when it ran
+}
+
+// tuningJSON is what the tuning-free learner chose, in the json output.
+type tuningJSON struct {
+	Selection     string    `json:"selection,omitempty"`       // the rule that chose the widths
+	Widths        []float64 `json:"widths,omitempty"`          // each node's λ_i
+	FalseEdgeRate float64   `json:"false_edge_rate,omitempty"` // α of the edge test
+	Critical      float64   `json:"critical,omitempty"`        // Bonferroni's z*(α)
+	Threshold     float64   `json:"threshold,omitempty"`       // the statistic an edge needed
+	Lowest        float64   `json:"lowest,omitempty"`          // the gap rule's floor z₁
 }
 
 // writeEdgesJSON writes the learned graph as one JSON object: sizes, names,
 // the number of samples (the total weight) and of stored rows, the λ and η
-// the learner used (absent when not finite), and the edges, one a line,
-// each with the variable names and indices, the weight, and the signed
-// coupling Â_ij (k = 2) or the matrix Ŵ_ij (k > 2).
+// the learner used (absent when not finite), what the tuning-free learner
+// chose (absent when λ and η were given), and the edges, one a line, each
+// with the variable names and indices, the weight, the signed coupling Â_ij
+// (k = 2) or the matrix Ŵ_ij (k > 2), and the edge test's statistic when
+// the test chose the graph.
 func writeEdgesJSON(w io.Writer, res *pairwise.Result, names []string, s *pairwise.Samples) error {
 	k := res.Model.Alphabet()
 	var b []byte
@@ -108,9 +121,25 @@ func writeEdgesJSON(w io.Writer, res *pairwise.Result, names []string, s *pairwi
 			return err
 		}
 	}
+	tu := res.Tuning
+	if tu != nil {
+		tj := tuningJSON{FalseEdgeRate: tu.FalseEdgeRate, Critical: tu.Critical, Threshold: tu.Threshold, Lowest: tu.Lowest}
+		if tu.Selection != nil {
+			tj.Selection = tu.Selection.String()
+			for _, f := range res.Nodes {
+				tj.Widths = append(tj.Widths, f.Width)
+			}
+		}
+		if err := add("tuning", tj); err != nil {
+			return err
+		}
+	}
 	b = append(b, "  \"edges\": ["...)
 	for x, e := range res.Edges {
 		ej := edgeJSON{Source: names[e.I], Target: names[e.J], I: e.I, J: e.J, Weight: e.Weight}
+		if tu != nil && tu.FalseEdgeRate > 0 {
+			ej.Score = finite(tu.Score(e.I, e.J))
+		}
 		wij := res.Model.Coupling(e.I, e.J)
 		if k == 2 {
 			a := isingCoupling(wij)

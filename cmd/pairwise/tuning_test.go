@@ -200,3 +200,54 @@ func readJSON(t *testing.T, path string, v any) {
 		t.Fatalf("%s: %v", path, err)
 	}
 }
+
+// TestLearnJSONTuning checks that -format json reports what the tuning-free
+// learner chose (the rule, each node's width, α, z*, the threshold and the
+// gap rule's floor) and each edge's statistic, and that every edge's
+// statistic reaches the threshold; with λ and η given, neither appears.
+func TestLearnJSONTuning(t *testing.T) {
+	type out struct {
+		Edges []struct {
+			I, J  int
+			Score *float64
+		}
+		Tuning *struct {
+			Selection                   string
+			Widths                      []float64
+			FalseEdgeRate               float64 `json:"false_edge_rate"`
+			Critical, Threshold, Lowest float64
+		}
+	}
+	path := filepath.Join(testdataDir, "grid.csv")
+	var free out
+	if err := json.Unmarshal([]byte(runOK(t, "learn", "-quiet", "-format", "json", path)), &free); err != nil {
+		t.Fatal(err)
+	}
+	tu := free.Tuning
+	if tu == nil || tu.Selection != "EBIC{Gamma: 0.25}" || len(tu.Widths) != 9 || tu.FalseEdgeRate != 0.01 {
+		t.Fatalf("tuning %+v: want EBIC, 9 widths, α = 0.01", tu)
+	}
+	if !(tu.Lowest > 0 && tu.Lowest <= tu.Threshold && tu.Threshold <= tu.Critical) {
+		t.Errorf("floor %g, threshold %g, critical %g: want 0 < floor ≤ threshold ≤ critical", tu.Lowest, tu.Threshold, tu.Critical)
+	}
+	if len(free.Edges) == 0 {
+		t.Fatal("no edges")
+	}
+	for _, e := range free.Edges {
+		if e.Score == nil || *e.Score < tu.Threshold {
+			t.Errorf("edge (%d, %d): score %v below the threshold %g", e.I, e.J, e.Score, tu.Threshold)
+		}
+	}
+	var given out
+	if err := json.Unmarshal([]byte(runOK(t, "learn", "-quiet", "-format", "json", "-lambda", "1", "-eta", "0.2", path)), &given); err != nil {
+		t.Fatal(err)
+	}
+	if given.Tuning != nil || len(given.Edges) == 0 {
+		t.Fatalf("with λ and η: tuning %+v, %d edges; want no tuning and some edges", given.Tuning, len(given.Edges))
+	}
+	for _, e := range given.Edges {
+		if e.Score != nil {
+			t.Errorf("with λ and η: edge (%d, %d) has a score %g", e.I, e.J, *e.Score)
+		}
+	}
+}
