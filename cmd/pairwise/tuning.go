@@ -13,6 +13,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -140,15 +141,9 @@ var tuningMethods = map[string]string{
 	"isingfit":   "IsingFit's rule: EBIC (γ = 0.25) widths and the AND support of the constrained fits (WithMinEdgeWeight(1e-9), WithSymmetrization(And))",
 }
 
-// tuningFree reports whether a method needs nothing of the true model, so
-// that it can run on files (-bench).
-func tuningFree(method string) bool {
-	switch method {
-	case "default", "cv", "ebic", "bonferroni", "nogap", "isingfit":
-		return true
-	}
-	return false
-}
+// tuningFreeMethods are the methods that need nothing of the true model, so
+// that they can run on files (-bench).
+var tuningFreeMethods = []string{"default", "bonferroni", "nogap", "isingfit", "cv", "ebic"}
 
 func tuningOptions(method string, m *pairwise.Model) []pairwise.Option {
 	cv, ebic := pairwise.WithSelection(pairwise.CrossValidation{Folds: 5}), pairwise.WithSelection(pairwise.EBIC{Gamma: 0.25})
@@ -251,8 +246,8 @@ func runTuning(args []string, stdout, stderr io.Writer) error {
 			if m == "oracle" && !given {
 				continue // the default list's oracle needs the true model
 			}
-			if !tuningFree(m) {
-				return usageError("-methods %q: -bench runs only the tuning-free methods (default, bonferroni, nogap, isingfit, cv, ebic)", m)
+			if !slices.Contains(tuningFreeMethods, m) {
+				return usageError("-methods %q: -bench runs only the tuning-free methods (%s)", m, strings.Join(tuningFreeMethods, ", "))
 			}
 			meths = append(meths, m)
 		}
@@ -541,8 +536,8 @@ func tuningPlot(path string, tm tuningModel, meths []string, rows []tuningRow) e
 }
 
 // tuningExport writes one data set (no header; spins ±1 for k = 2, values
-// 0..k-1 otherwise) and, once,
-// the truth JSON that shared/bench's scripts read.
+// 0..k-1 otherwise) and, once, the truth JSON that shared/bench's scripts
+// read.
 func tuningExport(dir string, tm tuningModel, m *pairwise.Model, s *pairwise.Samples, N, seed int) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
