@@ -581,6 +581,7 @@ func (sel *selector) assemble(cfg *config, n, k int, est [][]float64, fields []f
 	kk := k * k
 	scores := make([]float64, 0, pairs)
 	minSEs := make([]float64, 0, pairs)
+	ij := make([][2]int, 0, pairs)
 	for i := 0; i < n; i++ {
 		for j := i + 1; j < n; j++ {
 			di, si := sel.nodes[i].d[j*kk:(j+1)*kk], sel.nodes[i].se[j*kk:(j+1)*kk]
@@ -598,7 +599,7 @@ func (sel *selector) assemble(cfg *config, n, k int, est [][]float64, fields []f
 				score, minSE = maxZ(di, si, dj, sj, k)
 			}
 			tun.scores[i*n+j], tun.scores[j*n+i] = score, score
-			scores, minSEs = append(scores, score), append(minSEs, minSE)
+			scores, minSEs, ij = append(scores, score), append(minSEs, minSE), append(ij, [2]int{i, j})
 		}
 	}
 	tun.Threshold = tun.Critical
@@ -608,14 +609,10 @@ func (sel *selector) assemble(cfg *config, n, k int, est [][]float64, fields []f
 	}
 	minThreshold := math.Inf(1)
 	keep := make(map[[2]int]bool)
-	p := 0
-	for i := 0; i < n; i++ {
-		for j := i + 1; j < n; j++ {
-			minThreshold = math.Min(minThreshold, tun.Threshold*minSEs[p])
-			if scores[p] >= tun.Threshold {
-				keep[[2]int{i, j}] = true
-			}
-			p++
+	for p, score := range scores {
+		minThreshold = math.Min(minThreshold, tun.Threshold*minSEs[p])
+		if score >= tun.Threshold {
+			keep[ij[p]] = true
 		}
 	}
 	edges := res.Edges[:0]
