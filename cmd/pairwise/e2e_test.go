@@ -398,6 +398,7 @@ func TestLearnFlags(t *testing.T) {
 		{"data-driven λ and η", []string{"learn", "-quiet"}, lines},
 		{"EBIC", []string{"learn", "-quiet", "-select", "ebic", "-gamma", "0.5", "-eta", "0.4"}, lines},
 		{"cross-validation", []string{"learn", "-quiet", "-select", "cv", "-folds", "3", "-alpha", "0.01"}, lines},
+		{"Bonferroni alone", []string{"learn", "-quiet", "-alpha", "0.05", "-gap=false"}, lines},
 	} {
 		t.Run(test.name, func(t *testing.T) {
 			code, out, stderr := runCmd(t, append(test.args, data)...)

@@ -198,7 +198,7 @@ func learnOptions(set map[string]bool, lambda, eta, radius float64, solver strin
 // selectionOptions turns the flags of the data-driven choice of λ and η
 // into options; as in learnOptions, only flags given become options. The
 // flags apply only when -lambda (for -select, -folds, -gamma) or -eta (for
-// -alpha) is missing; giving both is a mistake worth reporting.
+// -alpha, -gap) is missing; giving both is a mistake worth reporting.
 func selectionOptions(set map[string]bool, rule string, folds int, gamma, alpha float64, gap bool) ([]pairwise.Option, error) {
 	var opts []pairwise.Option
 	if set["folds"] && folds < 2 {
