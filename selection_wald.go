@@ -292,7 +292,10 @@ func waldOneHot(s *Samples, i int, tasks []pathTask, ws [][]float64) (d, se []fl
 	se = make([]float64, n*kk)
 	hinvs := make([][]float64, len(tasks))
 	totals := make([]float64, len(tasks))
-	resid := make([][]float64, len(tasks)) // by sample row
+	// resid[m*k+b] is the score s_m of row m in the pair of its own value
+	// of z_i and b: a row enters only the k-1 pairs of its value, so this
+	// keeps N·k numbers, not one a row for each of the k(k-1)/2 pairs.
+	resid := make([]float64, s.rows*k)
 	var act []int
 	u := make([]float64, 0)
 	uc := make([]float64, n*k)
@@ -309,7 +312,6 @@ func waldOneHot(s *Samples, i int, tasks []pathTask, ws [][]float64) (d, se []fl
 		task.x.Margins(u, ws[t])
 		h := make([]float64, dim*dim)
 		g := make([]float64, dim)
-		resid[t] = make([]float64, s.rows)
 		for r := 0; r < rows; r++ {
 			c := 1.0
 			if task.c != nil {
@@ -320,7 +322,11 @@ func waldOneHot(s *Samples, i int, tasks []pathTask, ws [][]float64) (d, se []fl
 			sg := solve.Sigmoid(u[r])
 			sm := -y * solve.Sigmoid(-y*u[r])
 			m := int(task.rows[r])
-			resid[t][m] = sm
+			other := task.beta
+			if int(s.b8[m*n+i]) == task.beta {
+				other = task.alpha
+			}
+			resid[m*k+other] = sm
 			act = active(act, m)
 			hv := ch * sg * (1 - sg)
 			for _, p := range act {
@@ -393,7 +399,7 @@ func waldOneHot(s *Samples, i int, tasks []pathTask, ws [][]float64) (d, se []fl
 				continue
 			}
 			touched = true
-			coef := resid[t][m] / totals[t]
+			coef := resid[m*k+beta] / totals[t]
 			clear(q)
 			for _, p := range act {
 				col := hinvs[t][p*dim : (p+1)*dim]
