@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat/distuv"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -648,14 +649,16 @@ func tuningBench(dir, out string, workers int, meths []string, stdout io.Writer)
 	type agg struct {
 		runs, exactThr, exactSupp          int
 		fpThr, fnThr, fpSupp, fnSupp, wall float64
+		thr, supp                          map[string]bool // by data set
 	}
 	table := map[key]*agg{}
-	add := func(k key, exThr bool, fpT, fnT int, exSupp bool, fpS, fnS int, wall float64) {
+	add := func(k key, data string, exThr bool, fpT, fnT int, exSupp bool, fpS, fnS int, wall float64) {
 		a := table[k]
 		if a == nil {
-			a = &agg{}
+			a = &agg{thr: map[string]bool{}, supp: map[string]bool{}}
 			table[k] = a
 		}
+		a.thr[data], a.supp[data] = exThr, exSupp
 		a.runs++
 		if exThr {
 			a.exactThr++
@@ -677,7 +680,7 @@ func tuningBench(dir, out string, workers int, meths []string, stdout io.Writer)
 			keys = append(keys, k)
 		}
 		thr, supp := l.Rules["thr_and"], l.Rules["supp_and"]
-		add(k, thr.Exact, thr.FP, thr.FN, supp.Exact, supp.FP, supp.FN, l.Wall)
+		add(k, l.Data, thr.Exact, thr.FP, thr.FN, supp.Exact, supp.FP, supp.FN, l.Wall)
 		if done[l.Data] {
 			continue
 		}
@@ -718,7 +721,7 @@ func tuningBench(dir, out string, workers int, meths []string, stdout io.Writer)
 			if table[k] == nil {
 				keys = append(keys, k)
 			}
-			add(k, fp+fn == 0, fp, fn, fp+fn == 0, fp, fn, wall)
+			add(k, l.Data, fp+fn == 0, fp, fn, fp+fn == 0, fp, fn, wall)
 		}
 	}
 	sort.Slice(keys, func(a, b int) bool {
@@ -743,9 +746,9 @@ func tuningBench(dir, out string, workers int, meths []string, stdout io.Writer)
 	fmt.Fprintf(&b, "recoveries / runs, then mean FP / FN, and the mean seconds of the learning step.\n")
 	fmt.Fprintf(&b, "The baselines' seconds are the ones their scripts recorded in the results files (on the machine\n")
 	fmt.Fprintf(&b, "that ran them); ours are measured by this command on this machine, so compare them with care.\n\n")
-	tuningBenchSummary(&b, keys, func(k key) (exThr, exSupp, runs int, errThr, errSupp float64) {
+	tuningBenchSummary(&b, keys, func(k key) benchCell {
 		a := table[k]
-		return a.exactThr, a.exactSupp, a.runs, (a.fpThr + a.fnThr) / float64(a.runs), (a.fpSupp + a.fnSupp) / float64(a.runs)
+		return benchCell{a.exactThr, a.exactSupp, a.runs, (a.fpThr + a.fnThr) / float64(a.runs), (a.fpSupp + a.fnSupp) / float64(a.runs), a.thr, a.supp}
 	})
 	b.WriteString("| model | N | method | exact (thr) | FP/FN (thr) | exact (supp) | FP/FN (supp) | seconds |\n|---|---|---|---|---|---|---|---|\n")
 	for _, k := range keys {
@@ -776,27 +779,69 @@ type benchKey struct {
 	method string
 }
 
+// benchCell is one cell of the -bench table: exact recoveries under the thr
+// and supp rules, the runs, the mean FP+FN under each, and which data sets
+// each rule recovered exactly.
+type benchCell struct {
+	exThr, exSupp, runs int
+	errThr, errSupp     float64
+	thr, supp           map[string]bool
+}
+
+// pairedExact compares two learners run on the same data sets: a is the
+// number of data sets that x recovers exactly and y does not, b the
+// reverse, and p the two-sided exact McNemar p-value of a against b (under
+// "equally accurate" each discordant data set goes either way with
+// probability ½). Data sets only one of them ran are skipped.
+func pairedExact(x, y map[string]bool) (a, b int, p float64) {
+	for data, ex := range x {
+		ey, ok := y[data]
+		switch {
+		case !ok || ex == ey:
+		case ex:
+			a++
+		default:
+			b++
+		}
+	}
+	return a, b, mcnemar(a, b)
+}
+
+// mcnemar returns the two-sided exact McNemar p-value of a and b discordant
+// pairs: 2·P(X ≤ min(a, b)) for X ~ Binomial(a+b, ½), at most 1.
+func mcnemar(a, b int) float64 {
+	if a+b == 0 {
+		return 1
+	}
+	return math.Min(1, 2*distuv.Binomial{N: float64(a + b), P: 0.5}.CDF(float64(min(a, b))))
+}
+
 // tuningBenchSummary writes, for every model and N of keys (sorted), the
 // default's exact recoveries next to the best cross-validated baseline's
 // (methods whose name has "cv": their thr rule, given the true η, and their
 // supp rule), and whether the default is ahead, level or behind in the
-// rate of exact recovery.
-func tuningBenchSummary(b *strings.Builder, keys []benchKey, get func(benchKey) (exThr, exSupp, runs int, errThr, errSupp float64)) {
+// rate of exact recovery, with the paired test of pairedExact; then the
+// totals of every method with the same paired test against the default.
+func tuningBenchSummary(b *strings.Builder, keys []benchKey, get func(benchKey) benchCell) {
 	type best struct {
 		method     string
 		ex, runs   int
 		rate, errs float64
+		exact      map[string]bool
 	}
 	verdict := func(d, o best) string {
-		switch {
-		case o.method == "":
+		if o.method == "" {
 			return "-"
-		case d.rate > o.rate:
-			return "ahead"
-		case d.rate == o.rate:
-			return "level"
 		}
-		return "**behind**"
+		a, c, p := pairedExact(d.exact, o.exact)
+		v := "**behind**"
+		switch {
+		case d.rate > o.rate:
+			v = "ahead"
+		case d.rate == o.rate:
+			v = "level"
+		}
+		return fmt.Sprintf("%s (%d:%d, p %.2g)", v, a, c, p)
 	}
 	cell := func(x best) string {
 		if x.method == "" {
@@ -805,23 +850,28 @@ func tuningBenchSummary(b *strings.Builder, keys []benchKey, get func(benchKey) 
 		return fmt.Sprintf("%s %d/%d (FP+FN %.2f)", x.method, x.ex, x.runs, x.errs)
 	}
 	b.WriteString("## Summary: the default against the best cross-validated baseline\n\n")
+	b.WriteString("Every comparison is paired: both learners ran on the same data sets. After each verdict, d:b counts\n")
+	b.WriteString("the data sets the default recovers exactly and the baseline does not (d) and the reverse (b), and p\n")
+	b.WriteString("is the two-sided exact McNemar test of d against b (each such data set goes either way with\n")
+	b.WriteString("probability ½ if the two are equally accurate). The best baseline is picked per cell after the\n")
+	b.WriteString("fact, which favours the baselines.\n\n")
 	b.WriteString("| model | N | pairwise default | best CV lasso, thr (true η) | vs thr | best CV lasso, supp | vs supp |\n|---|---|---|---|---|---|---|\n")
 	for x := 0; x < len(keys); {
 		y := x
 		var def, thr, supp best
 		for ; y < len(keys) && keys[y].model == keys[x].model && keys[y].N == keys[x].N; y++ {
 			k := keys[y]
-			exT, exS, runs, eT, eS := get(k)
-			rT, rS := float64(exT)/float64(runs), float64(exS)/float64(runs)
+			c := get(k)
+			rT, rS := float64(c.exThr)/float64(c.runs), float64(c.exSupp)/float64(c.runs)
 			switch {
 			case k.method == "pairwise default":
-				def = best{k.method, exT, runs, rT, eT}
+				def = best{k.method, c.exThr, c.runs, rT, c.errThr, c.thr}
 			case strings.Contains(k.method, "cv"):
-				if thr.method == "" || rT > thr.rate || rT == thr.rate && eT < thr.errs {
-					thr = best{k.method, exT, runs, rT, eT}
+				if thr.method == "" || rT > thr.rate || rT == thr.rate && c.errThr < thr.errs {
+					thr = best{k.method, c.exThr, c.runs, rT, c.errThr, c.thr}
 				}
-				if supp.method == "" || rS > supp.rate || rS == supp.rate && eS < supp.errs {
-					supp = best{k.method, exS, runs, rS, eS}
+				if supp.method == "" || rS > supp.rate || rS == supp.rate && c.errSupp < supp.errs {
+					supp = best{k.method, c.exSupp, c.runs, rS, c.errSupp, c.supp}
 				}
 			}
 		}
@@ -832,26 +882,46 @@ func tuningBenchSummary(b *strings.Builder, keys []benchKey, get func(benchKey) 
 		x = y
 	}
 	// Totals over every cell, method by method.
-	type total struct{ exThr, exSupp, runs int }
+	type total struct {
+		exThr, exSupp, runs int
+		thr, supp           map[string]bool
+	}
 	totals := map[string]*total{}
 	var names []string
 	for _, k := range keys {
-		exT, exS, runs, _, _ := get(k)
+		c := get(k)
 		t := totals[k.method]
 		if t == nil {
-			t = &total{}
+			t = &total{thr: map[string]bool{}, supp: map[string]bool{}}
 			totals[k.method] = t
 			names = append(names, k.method)
 		}
-		t.exThr, t.exSupp, t.runs = t.exThr+exT, t.exSupp+exS, t.runs+runs
+		t.exThr, t.exSupp, t.runs = t.exThr+c.exThr, t.exSupp+c.exSupp, t.runs+c.runs
+		for data, ex := range c.thr {
+			t.thr[data] = ex
+		}
+		for data, ex := range c.supp {
+			t.supp[data] = ex
+		}
 	}
 	sort.Strings(names)
-	b.WriteString("\nTotals over all the cells above, method by method (exact recoveries / runs; the pairwise methods\nhave one rule, shown under both):\n\n")
-	b.WriteString("| method | exact (thr, true η) | exact (supp) |\n|---|---|---|\n")
+	b.WriteString("\nTotals over all the cells above, method by method (exact recoveries / runs; the pairwise methods\n")
+	b.WriteString("have one rule, shown under both), each with the paired test against the default (d:m, p) over the\n")
+	b.WriteString("data sets both ran:\n\n")
+	b.WriteString("| method | exact (thr, true η) | default vs it (thr) | exact (supp) | default vs it (supp) |\n|---|---|---|---|---|\n")
+	def := totals["pairwise default"]
+	paired := func(m map[string]bool, own bool) string {
+		if def == nil || own {
+			return "-"
+		}
+		a, c, p := pairedExact(def.thr, m)
+		return fmt.Sprintf("%d:%d, p %.2g", a, c, p)
+	}
 	for _, name := range names {
 		t := totals[name]
-		fmt.Fprintf(b, "| %s | %d/%d (%.0f%%) | %d/%d (%.0f%%) |\n", name, t.exThr, t.runs, 100*float64(t.exThr)/float64(t.runs),
-			t.exSupp, t.runs, 100*float64(t.exSupp)/float64(t.runs))
+		own := name == "pairwise default"
+		fmt.Fprintf(b, "| %s | %d/%d (%.0f%%) | %s | %d/%d (%.0f%%) | %s |\n", name, t.exThr, t.runs, 100*float64(t.exThr)/float64(t.runs),
+			paired(t.thr, own), t.exSupp, t.runs, 100*float64(t.exSupp)/float64(t.runs), paired(t.supp, own))
 	}
 	b.WriteString("\n## All methods\n\n")
 }

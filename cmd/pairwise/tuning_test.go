@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -170,6 +171,9 @@ func TestTuningBench(t *testing.T) {
 	if exact == 0 {
 		vsSupp = "level"
 	}
+	// The paired counts: sk_cv's thr recovers both data sets, its supp none.
+	vsThr += fmt.Sprintf(" (0:%d, p %.2g)", 2-exact, mcnemar(0, 2-exact))
+	vsSupp += fmt.Sprintf(" (%d:0, p %.2g)", exact, mcnemar(exact, 0))
 	for _, want := range []string{
 		fmt.Sprintf("| grid-k2 | 700 | %d/2 ", exact),
 		"| sk_cv 2/2 (FP+FN 0.00) | " + vsThr + " | sk_cv 0/2 (FP+FN 3.00) | " + vsSupp + " |",
@@ -249,5 +253,31 @@ func TestLearnJSONTuning(t *testing.T) {
 		if e.Score != nil {
 			t.Errorf("with λ and η: edge (%d, %d) has a score %g", e.I, e.J, *e.Score)
 		}
+	}
+}
+
+// TestMcNemar checks the exact McNemar p-values against hand-computed
+// binomial tails: with a+b discordant pairs, p = 2·Σ_{x ≤ min} C(a+b, x)/2^(a+b).
+func TestMcNemar(t *testing.T) {
+	for _, c := range []struct {
+		a, b int
+		want float64
+	}{
+		{0, 0, 1},
+		{0, 3, 2.0 / 8},            // 2·(1/8)
+		{3, 0, 2.0 / 8},            // symmetric
+		{1, 5, 2 * 7.0 / 64},       // 2·(1+6)/64
+		{2, 2, 1},                  // 2·11/16 > 1
+		{0, 10, 2.0 / 1024},        // 2/2^10
+		{3, 12, 2 * 576.0 / 32768}, // 2·(1+15+105+455)/2^15
+	} {
+		if got := mcnemar(c.a, c.b); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("mcnemar(%d, %d) = %.15g, want %.15g", c.a, c.b, got, c.want)
+		}
+	}
+	x := map[string]bool{"a": true, "b": true, "c": false, "d": false, "e": true}
+	y := map[string]bool{"a": true, "b": false, "c": true, "d": false, "f": true}
+	if a, b, p := pairedExact(x, y); a != 1 || b != 1 || p != 1 {
+		t.Errorf("pairedExact = %d, %d, %g; want 1, 1, 1 (e and f ran on one side only)", a, b, p)
 	}
 }
