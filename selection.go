@@ -471,6 +471,20 @@ type pairSolution struct {
 	st solve.Stats
 }
 
+// maxWaldBytes bounds the memory the k-ary edge test may take a worker: it
+// keeps the inverse Hessian of every value pair of a node, k(k-1)/2
+// matrices of side (n-1)(k-1)+1, which at k = 21 and n = 100 is 6.6 GB and
+// a few hours of inversions. Above the bound the tuning-free learner
+// returns an error asking for η rather than exhaust the machine's memory.
+const maxWaldBytes = 4e9
+
+// waldOneHotBytes returns the bytes of the inverse Hessians waldOneHot
+// keeps for one node of n variables with k values.
+func waldOneHotBytes(n, k int) float64 {
+	dim := float64((n-1)*(k-1) + 1)
+	return float64(k*(k-1)/2) * dim * dim * 8
+}
+
 // selectDefaults is prepare's hook: when λ or η is missing, it sets up the
 // selection and routes the regressions through the selecting solvers. With
 // both given it does nothing, so the paper's path is unchanged.
@@ -478,6 +492,12 @@ func (c *config) selectDefaults(fn string, s *Samples) error {
 	needLambda, needEta := math.IsNaN(c.lambda) && math.IsNaN(c.radius), math.IsNaN(c.eta)
 	if !needLambda && !needEta {
 		return nil
+	}
+	if needEta && s.k > 2 {
+		if b := waldOneHotBytes(s.n, s.k); b > maxWaldBytes {
+			return fmt.Errorf("pairwise: %s: the edge test that chooses the edges when η is not given needs about %.1f GB a worker at n = %d, k = %d (the inverse Hessians of a node's %d value pairs), more than the %.0f GB it may use: give the minimum edge weight with WithMinEdgeWeight",
+				fn, b/1e9, s.n, s.k, s.k*(s.k-1)/2, maxWaldBytes/1e9)
+		}
 	}
 	sel := &selector{
 		s:       s,

@@ -599,6 +599,17 @@ func TestSelectionGivenBoth(t *testing.T) {
 func TestSelectionErrors(t *testing.T) {
 	s := exactDraws(t, diamondIsing(5, 0.3), 50, 1)
 	tiny, _ := NewSpinSamples([][]int{{1, -1, 1}, {-1, -1, 1}})
+	rows := make([][]int, 21)
+	for m := range rows {
+		rows[m] = make([]int, 100)
+		for i := range rows[m] {
+			rows[m][i] = (m + i) % 21
+		}
+	}
+	wide, err := NewSamples(21, rows)
+	if err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		name string
 		opts []Option
@@ -613,6 +624,9 @@ func TestSelectionErrors(t *testing.T) {
 		{"α one", []Option{WithFalseEdgeRate(1)}, s, "WithFalseEdgeRate(1)"},
 		{"α NaN", []Option{WithFalseEdgeRate(math.NaN())}, s, "WithFalseEdgeRate(NaN)"},
 		{"too few rows for the folds", []Option{WithSelection(CrossValidation{})}, tiny, "fewer than the 5 folds"},
+		// n = 100, k = 21: 210 inverse Hessians of side 1981, 6.6 GB.
+		{"edge test too large", nil, wide, "6.6 GB a worker at n = 100, k = 21"},
+		{"edge test too large, width given", []Option{WithWidth(1)}, wide, "WithMinEdgeWeight"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
