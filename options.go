@@ -36,6 +36,7 @@ type config struct {
 	selection Selection // selection.go: WithSelection, WithFalseEdgeRate, WithEdgeGap
 	alpha     float64
 	noGap     bool
+	noRefit   bool
 	sel       *selector
 
 	errs []error // problems found while applying options
