@@ -399,6 +399,7 @@ func TestLearnFlags(t *testing.T) {
 		{"EBIC", []string{"learn", "-quiet", "-select", "ebic", "-gamma", "0.5", "-eta", "0.4"}, lines},
 		{"cross-validation", []string{"learn", "-quiet", "-select", "cv", "-folds", "3", "-alpha", "0.01"}, lines},
 		{"Bonferroni alone", []string{"learn", "-quiet", "-alpha", "0.05", "-gap=false"}, lines},
+		{"one stage", []string{"learn", "-quiet", "-refit=false"}, lines},
 	} {
 		t.Run(test.name, func(t *testing.T) {
 			code, out, stderr := runCmd(t, append(test.args, data)...)

@@ -86,6 +86,8 @@ type tuningJSON struct {
 	Critical      float64   `json:"critical,omitempty"`        // Bonferroni's z*(α)
 	Threshold     float64   `json:"threshold,omitempty"`       // the statistic an edge needed
 	Lowest        float64   `json:"lowest,omitempty"`          // the gap rule's floor z₁
+	Refit         bool      `json:"refit,omitempty"`           // whether the Ising refit stage ran
+	Screen        float64   `json:"screen,omitempty"`          // the statistic a pair needed to be refit
 }
 
 // writeEdgesJSON writes the learned graph as one JSON object: sizes, names,
@@ -123,7 +125,7 @@ func writeEdgesJSON(w io.Writer, res *pairwise.Result, names []string, s *pairwi
 	}
 	tu := res.Tuning
 	if tu != nil {
-		tj := tuningJSON{FalseEdgeRate: tu.FalseEdgeRate, Critical: tu.Critical, Threshold: tu.Threshold, Lowest: tu.Lowest}
+		tj := tuningJSON{FalseEdgeRate: tu.FalseEdgeRate, Critical: tu.Critical, Threshold: tu.Threshold, Lowest: tu.Lowest, Refit: tu.Refit, Screen: tu.Screen}
 		if tu.Selection != nil {
 			tj.Selection = tu.Selection.String()
 			for _, f := range res.Nodes {

@@ -137,14 +137,15 @@ var tuningMethods = map[string]string{
 	"cv+eta":     "true η given, width by CrossValidation{Folds: 5}",
 	"ebic+eta":   "true η given, width by EBIC{Gamma: 0.25}",
 	"lambda":     "true λ given, edges by the edge test",
-	"bonferroni": "tuning-free with the edge test before the gap rule: WithFalseEdgeRate(0.05), WithEdgeGap(false)",
+	"bonferroni": "tuning-free with the edge test before the gap rule and the refit: WithFalseEdgeRate(0.05), WithEdgeGap(false), WithRefit(false)",
+	"norefit":    "tuning-free without the Ising refit stage: WithRefit(false) (the gap rule on the first stage's statistics)",
 	"nogap":      "tuning-free without the gap rule: WithEdgeGap(false) (Bonferroni at the default α)",
 	"isingfit":   "IsingFit's rule: EBIC (γ = 0.25) widths and the AND support of the constrained fits (WithMinEdgeWeight(1e-9), WithSymmetrization(And))",
 }
 
 // tuningFreeMethods are the methods that need nothing of the true model, so
 // that they can run on files (-bench).
-var tuningFreeMethods = []string{"default", "bonferroni", "nogap", "isingfit", "cv", "ebic"}
+var tuningFreeMethods = []string{"default", "bonferroni", "norefit", "nogap", "isingfit", "cv", "ebic"}
 
 func tuningOptions(method string, m *pairwise.Model) []pairwise.Option {
 	cv, ebic := pairwise.WithSelection(pairwise.CrossValidation{Folds: 5}), pairwise.WithSelection(pairwise.EBIC{Gamma: 0.25})
@@ -154,7 +155,9 @@ func tuningOptions(method string, m *pairwise.Model) []pairwise.Option {
 	case "ebic":
 		return []pairwise.Option{ebic}
 	case "bonferroni":
-		return []pairwise.Option{pairwise.WithFalseEdgeRate(0.05), pairwise.WithEdgeGap(false)}
+		return []pairwise.Option{pairwise.WithFalseEdgeRate(0.05), pairwise.WithEdgeGap(false), pairwise.WithRefit(false)}
+	case "norefit":
+		return []pairwise.Option{pairwise.WithRefit(false)}
 	case "nogap":
 		return []pairwise.Option{pairwise.WithEdgeGap(false)}
 	case "isingfit":

@@ -206,8 +206,8 @@ func readJSON(t *testing.T, path string, v any) {
 }
 
 // TestLearnJSONTuning checks that -format json reports what the tuning-free
-// learner chose (the rule, each node's width, α, z*, the threshold and the
-// gap rule's floor) and each edge's statistic, and that every edge's
+// learner chose (the rule, each node's width, α, z*, the threshold, the
+// gap rule's floor and the refit's screen) and each edge's statistic, and that every edge's
 // statistic reaches the threshold; with λ and η given, neither appears.
 func TestLearnJSONTuning(t *testing.T) {
 	type out struct {
@@ -220,6 +220,8 @@ func TestLearnJSONTuning(t *testing.T) {
 			Widths                      []float64
 			FalseEdgeRate               float64 `json:"false_edge_rate"`
 			Critical, Threshold, Lowest float64
+			Refit                       bool
+			Screen                      float64
 		}
 	}
 	path := filepath.Join(testdataDir, "grid.csv")
@@ -230,6 +232,9 @@ func TestLearnJSONTuning(t *testing.T) {
 	tu := free.Tuning
 	if tu == nil || tu.Selection != "EBIC{Gamma: 0.25}" || len(tu.Widths) != 9 || tu.FalseEdgeRate != 0.01 {
 		t.Fatalf("tuning %+v: want EBIC, 9 widths, α = 0.01", tu)
+	}
+	if !tu.Refit || tu.Screen != 1.5 {
+		t.Errorf("refit %v, screen %g: want the refit stage at 1.5 on Ising data", tu.Refit, tu.Screen)
 	}
 	if !(tu.Lowest > 0 && tu.Lowest <= tu.Threshold && tu.Threshold <= tu.Critical) {
 		t.Errorf("floor %g, threshold %g, critical %g: want 0 < floor ≤ threshold ≤ critical", tu.Lowest, tu.Threshold, tu.Critical)
