@@ -47,9 +47,12 @@
 // that a Wald test on debiased estimates finds nonzero at a false-edge rate
 // (WithFalseEdgeRate, Bonferroni over the pairs), and those that stand above
 // the widest gap in the pairs' statistics just below that level
-// (WithEdgeGap). Result.Tuning reports what was chosen. These rules are
-// ours, not the paper's; docs/tuning in the repository measures them against
-// the oracle that knows λ and η. For k > 2 the test keeps an inverse Hessian
+// (WithEdgeGap). On Ising data the pairs whose statistic passes a loose
+// screen are tested again after each node is refit, without constraint, on
+// them alone (WithRefit), and the cut is made on those statistics.
+// Result.Tuning reports what was chosen. These rules are ours, not the
+// paper's; docs/tuning in the repository measures them against the oracle
+// that knows λ and η. For k > 2 the test keeps an inverse Hessian
 // for each of a node's k(k-1)/2 value pairs; where that would pass 4 GB a
 // worker (k = 21 with n ≥ 79), Learn returns an error asking for
 // WithMinEdgeWeight instead.

@@ -4,6 +4,7 @@ import (
 	"math"
 	"sync"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -43,41 +44,22 @@ func refitSpins(s *Samples, i int, nb []int) (d, se []float64, ok bool) {
 	if total <= 0 {
 		return nil, nil, false
 	}
+	xs, ys, cs := refitPatterns(s, i, nb)
 	w := make([]float64, p)
 	step := make([]float64, p)
 	z := mat.NewDense(refitChunk, p, nil)
-	x := make([]float64, p)
-	row := func(m int) (y, c float64) {
-		c = 1
-		if s.weights != nil {
-			c = s.weights[m]
-		}
-		b := s.b8[m*n : (m+1)*n]
-		x[0] = 1
-		for a, j := range nb {
-			x[a+1] = float64(2*int(b[j]) - 1)
-		}
-		return float64(2*int(b[i]) - 1), c
-	}
 	// loss returns the weighted mean logistic loss at v.
 	loss := func(v []float64) float64 {
 		l := 0.0
-		for m := 0; m < s.rows; m++ {
-			y, c := row(m)
-			if c == 0 {
-				continue
-			}
-			u := 0.0
-			for a, xv := range x {
-				u += v[a] * xv
-			}
-			l += c * softplus(-y*u)
+		for m, y := range ys {
+			l += cs[m] * softplus(-y*floats.Dot(v, xs[m*p:(m+1)*p]))
 		}
 		return l / total
 	}
 	var chol mat.Cholesky
 	h := mat.NewSymDense(p, nil)
 	g := make([]float64, p)
+	next := make([]float64, p)
 	cur := loss(w)
 	const maxNewton = 50
 	for it := 0; it < maxNewton; it++ {
@@ -85,35 +67,18 @@ func refitSpins(s *Samples, i int, nb []int) (d, se []float64, ok bool) {
 		h.Zero()
 		clear(g)
 		r := 0
-		flush := func() {
-			if r > 0 {
+		for m, y := range ys {
+			x := xs[m*p : (m+1)*p]
+			u := floats.Dot(w, x)
+			ch := cs[m] / total
+			sg := sigmoid(u)
+			floats.AddScaled(g, -y*sigmoid(-y*u)*ch, x)
+			floats.ScaleTo(z.RawRowView(r), math.Sqrt(ch*sg*(1-sg)), x)
+			if r++; r == refitChunk || m == len(ys)-1 {
 				h.SymRankK(h, 1, z.Slice(0, r, 0, p).T())
 				r = 0
 			}
 		}
-		for m := 0; m < s.rows; m++ {
-			y, c := row(m)
-			if c == 0 {
-				continue
-			}
-			u := 0.0
-			for a, xv := range x {
-				u += w[a] * xv
-			}
-			ch := c / total
-			sg := sigmoid(u)
-			gm := -y * sigmoid(-y*u) * ch
-			sc := math.Sqrt(ch * sg * (1 - sg))
-			zr := z.RawRowView(r)
-			for a, xv := range x {
-				g[a] += gm * xv
-				zr[a] = sc * xv
-			}
-			if r++; r == refitChunk {
-				flush()
-			}
-		}
-		flush()
 		if !chol.Factorize(h) {
 			return nil, nil, false
 		}
@@ -122,26 +87,20 @@ func refitSpins(s *Samples, i int, nb []int) (d, se []float64, ok bool) {
 			return nil, nil, false
 		}
 		// Newton step with halving until the loss does not increase.
-		next := make([]float64, p)
 		t := 1.0
 		var nl float64
 		for half := 0; ; half++ {
-			for a := range w {
-				next[a] = w[a] - t*step[a]
-			}
+			floats.AddScaledTo(next, w, -t, step)
 			nl = loss(next)
 			if nl <= cur || half == 30 {
 				break
 			}
 			t /= 2
 		}
-		size := 0.0
-		for a := range w {
-			size = math.Max(size, math.Abs(w[a]-next[a]))
-		}
+		size := floats.Distance(w, next, math.Inf(1))
 		copy(w, next)
 		cur = nl
-		if size < 1e-9*(1+floatsMaxAbs(w)) {
+		if size < 1e-9*(1+floats.Norm(w, math.Inf(1))) {
 			// Converged: the Hessian just factorised is the one at the
 			// previous iterate, a step of at most 1e-9 away.
 			var inv mat.SymDense
@@ -158,11 +117,61 @@ func refitSpins(s *Samples, i int, nb []int) (d, se []float64, ok bool) {
 			}
 			return d, se, true
 		}
-		if floatsMaxAbs(w) > 50 {
+		if floats.Norm(w, math.Inf(1)) > 50 {
 			return nil, nil, false // a separating spin: no finite estimate
 		}
 	}
 	return nil, nil, false
+}
+
+// refitPatterns returns the distinct patterns of (x_i, x_nb) in the rows of
+// s, as spins ±1, with their total weights: xs holds one design row a
+// pattern (1, x_nb), ys the pattern's x_i and cs its weight. The refit's
+// loss depends on the data only through these, and with few screened spins
+// there are far fewer patterns than rows. Patterns of up to 63 spins are
+// keyed by their bits; beyond that every row is its own pattern.
+func refitPatterns(s *Samples, i int, nb []int) (xs, ys, cs []float64) {
+	n, p := s.n, len(nb)+1
+	add := func(b []uint8, c float64) {
+		xs = append(xs, 1)
+		for _, j := range nb {
+			xs = append(xs, float64(2*int(b[j])-1))
+		}
+		ys, cs = append(ys, float64(2*int(b[i])-1)), append(cs, c)
+	}
+	weight := func(m int) float64 {
+		if s.weights != nil {
+			return s.weights[m]
+		}
+		return 1
+	}
+	if p > 63 {
+		for m := 0; m < s.rows; m++ {
+			if c := weight(m); c > 0 {
+				add(s.b8[m*n:(m+1)*n], c)
+			}
+		}
+		return xs, ys, cs
+	}
+	index := make(map[uint64]int)
+	for m := 0; m < s.rows; m++ {
+		c := weight(m)
+		if c == 0 {
+			continue
+		}
+		b := s.b8[m*n : (m+1)*n]
+		key := uint64(b[i])
+		for a, j := range nb {
+			key |= uint64(b[j]) << (a + 1)
+		}
+		if at, seen := index[key]; seen {
+			cs[at] += c
+			continue
+		}
+		index[key] = len(ys)
+		add(b, c)
+	}
+	return xs, ys, cs
 }
 
 // softplus returns log(1 + e^v) without overflow.
@@ -180,15 +189,6 @@ func sigmoid(v float64) float64 {
 	}
 	e := math.Exp(v)
 	return e / (1 + e)
-}
-
-// floatsMaxAbs returns max |v_i|.
-func floatsMaxAbs(v []float64) float64 {
-	m := 0.0
-	for _, x := range v {
-		m = math.Max(m, math.Abs(x))
-	}
-	return m
 }
 
 // refitAll runs refitSpins for every node on the pairs whose first-stage
