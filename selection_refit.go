@@ -129,7 +129,8 @@ func refitSpins(s *Samples, i int, nb []int) (d, se []float64, ok bool) {
 // pattern (1, x_nb), ys the pattern's x_i and cs its weight. The refit's
 // loss depends on the data only through these, and with few screened spins
 // there are far fewer patterns than rows. Patterns of up to 63 spins are
-// keyed by their bits; beyond that every row is its own pattern.
+// keyed by their bits (in a table up to 11 spins, in a map above); beyond
+// 63 every row is its own pattern.
 func refitPatterns(s *Samples, i int, nb []int) (xs, ys, cs []float64) {
 	n, p := s.n, len(nb)+1
 	add := func(b []uint8, c float64) {
@@ -153,7 +154,17 @@ func refitPatterns(s *Samples, i int, nb []int) (xs, ys, cs []float64) {
 		}
 		return xs, ys, cs
 	}
-	index := make(map[uint64]int)
+	// Up to 2^12 patterns, a table; beyond, a map.
+	var table []int32
+	var index map[uint64]int
+	if p <= 12 {
+		table = make([]int32, 1<<p)
+		for x := range table {
+			table[x] = -1
+		}
+	} else {
+		index = make(map[uint64]int)
+	}
 	for m := 0; m < s.rows; m++ {
 		c := weight(m)
 		if c == 0 {
@@ -164,11 +175,21 @@ func refitPatterns(s *Samples, i int, nb []int) (xs, ys, cs []float64) {
 		for a, j := range nb {
 			key |= uint64(b[j]) << (a + 1)
 		}
-		if at, seen := index[key]; seen {
+		at, seen := 0, false
+		if table != nil {
+			at, seen = int(table[key]), table[key] >= 0
+		} else {
+			at, seen = index[key]
+		}
+		if seen {
 			cs[at] += c
 			continue
 		}
-		index[key] = len(ys)
+		if table != nil {
+			table[key] = int32(len(ys))
+		} else {
+			index[key] = len(ys)
+		}
 		add(b, c)
 	}
 	return xs, ys, cs
