@@ -6,6 +6,8 @@ import (
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/mrfkit/pairwise/solve"
 )
 
 // The second stage of the Ising edge test (WithRefit). The first stage's
@@ -52,7 +54,7 @@ func refitSpins(s *Samples, i int, nb []int) (d, se []float64, ok bool) {
 	loss := func(v []float64) float64 {
 		l := 0.0
 		for m, y := range ys {
-			l += cs[m] * softplus(-y*floats.Dot(v, xs[m*p:(m+1)*p]))
+			l += cs[m] * solve.Softplus(-y*floats.Dot(v, xs[m*p:(m+1)*p]))
 		}
 		return l / total
 	}
@@ -71,8 +73,8 @@ func refitSpins(s *Samples, i int, nb []int) (d, se []float64, ok bool) {
 			x := xs[m*p : (m+1)*p]
 			u := floats.Dot(w, x)
 			ch := cs[m] / total
-			sg := sigmoid(u)
-			floats.AddScaled(g, -y*sigmoid(-y*u)*ch, x)
+			sg := solve.Sigmoid(u)
+			floats.AddScaled(g, -y*solve.Sigmoid(-y*u)*ch, x)
 			floats.ScaleTo(z.RawRowView(r), math.Sqrt(ch*sg*(1-sg)), x)
 			if r++; r == refitChunk || m == len(ys)-1 {
 				h.SymRankK(h, 1, z.Slice(0, r, 0, p).T())
@@ -193,23 +195,6 @@ func refitPatterns(s *Samples, i int, nb []int) (xs, ys, cs []float64) {
 		add(b, c)
 	}
 	return xs, ys, cs
-}
-
-// softplus returns log(1 + e^v) without overflow.
-func softplus(v float64) float64 {
-	if v > 0 {
-		return v + math.Log1p(math.Exp(-v))
-	}
-	return math.Log1p(math.Exp(v))
-}
-
-// sigmoid returns 1/(1 + e^-v).
-func sigmoid(v float64) float64 {
-	if v >= 0 {
-		return 1 / (1 + math.Exp(-v))
-	}
-	e := math.Exp(v)
-	return e / (1 + e)
 }
 
 // refitAll runs refitSpins for every node on the pairs whose first-stage

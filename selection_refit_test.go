@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/mrfkit/pairwise/solve"
 )
 
 // TestRefitSpinsClosedForm checks the refit against the closed form of a
@@ -107,7 +109,7 @@ func TestRefitMatchesBruteForce(t *testing.T) {
 			for b := 0; b < 2; b++ {
 				for c := 0; c < 2; c++ {
 					u := w[0] + w[1]*float64(2*b-1) + w[2]*float64(2*c-1)
-					l += cnt[a][b][c] * softplus(-float64(2*a-1)*u)
+					l += cnt[a][b][c] * solve.Softplus(-float64(2*a-1)*u)
 				}
 			}
 		}
