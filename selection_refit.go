@@ -28,6 +28,18 @@ import (
 // took no part in the choice.
 const refitScreen = 1.5
 
+// refitDecrement is the Newton decrement gᵀH⁻¹g (twice the loss a full
+// Newton step would still gain, per unit of weight) below which the refit
+// takes the full step and stops: the step is then of order 1e-6 and, Newton
+// converging quadratically, the error after it of order 1e-12. Above it the
+// gain, 5e-13 or more, is well clear of the loss's rounding (about 1e-16
+// times the loss), so the line search can see it.
+const refitDecrement = 1e-12
+
+// refitMaxWeight bounds a refit coefficient (twice |Â_ij|): beyond it the
+// data separate node i's values and there is no finite estimate.
+const refitMaxWeight = 20
+
 // refitChunk is the number of rows whose design rows refitSpins stacks
 // before one symmetric rank-k update of the Hessian.
 const refitChunk = 1024
@@ -41,21 +53,27 @@ const refitChunk = 1024
 // separating spin, a singular Hessian): the caller then keeps the first
 // stage.
 func refitSpins(s *Samples, i int, nb []int) (d, se []float64, ok bool) {
+	return refitSpinsTable(s, i, nb, maxRefitTable)
+}
+
+// refitSpinsTable is refitSpins gathering patterns up to maxTable screened
+// spins (tests compare the two ways of reading the data).
+func refitSpinsTable(s *Samples, i int, nb []int, maxTable int) (d, se []float64, ok bool) {
 	n, p := s.n, len(nb)+1
 	total := s.total
 	if total <= 0 {
 		return nil, nil, false
 	}
-	xs, ys, cs := refitPatterns(s, i, nb)
+	data := newRefitData(s, i, nb, maxTable)
 	w := make([]float64, p)
 	step := make([]float64, p)
 	z := mat.NewDense(refitChunk, p, nil)
 	// loss returns the weighted mean logistic loss at v.
 	loss := func(v []float64) float64 {
 		l := 0.0
-		for m, y := range ys {
-			l += cs[m] * solve.Softplus(-y*floats.Dot(v, xs[m*p:(m+1)*p]))
-		}
+		data.each(func(x []float64, y, c float64) {
+			l += c * solve.Softplus(-y*floats.Dot(v, x))
+		})
 		return l / total
 	}
 	var chol mat.Cholesky
@@ -64,23 +82,32 @@ func refitSpins(s *Samples, i int, nb []int) (d, se []float64, ok bool) {
 	next := make([]float64, p)
 	cur := loss(w)
 	const maxNewton = 50
-	for it := 0; it < maxNewton; it++ {
-		// H = Σ ĉ σ(u)σ(-u) x xᵀ and g = Σ ĉ (-y σ(-y u)) x, ĉ = c/N.
+	// hessian sets h to H = Σ ĉ σ(u)σ(-u) x xᵀ and g to
+	// Σ ĉ (-y σ(-y u)) x at v, ĉ = c/N.
+	hessian := func(v []float64) {
 		h.Zero()
 		clear(g)
 		r := 0
-		for m, y := range ys {
-			x := xs[m*p : (m+1)*p]
-			u := floats.Dot(w, x)
-			ch := cs[m] / total
-			sg := solve.Sigmoid(u)
-			floats.AddScaled(g, -y*solve.Sigmoid(-y*u)*ch, x)
-			floats.ScaleTo(z.RawRowView(r), math.Sqrt(ch*sg*(1-sg)), x)
-			if r++; r == refitChunk || m == len(ys)-1 {
+		flush := func() {
+			if r > 0 {
 				h.SymRankK(h, 1, z.Slice(0, r, 0, p).T())
 				r = 0
 			}
 		}
+		data.each(func(x []float64, y, c float64) {
+			u := floats.Dot(v, x)
+			ch := c / total
+			sg := solve.Sigmoid(u)
+			floats.AddScaled(g, -y*solve.Sigmoid(-y*u)*ch, x)
+			floats.ScaleTo(z.RawRowView(r), math.Sqrt(ch*sg*(1-sg)), x)
+			if r++; r == refitChunk {
+				flush()
+			}
+		})
+		flush()
+	}
+	for it := 0; it < maxNewton; it++ {
+		hessian(w)
 		if !chol.Factorize(h) {
 			return nil, nil, false
 		}
@@ -88,23 +115,20 @@ func refitSpins(s *Samples, i int, nb []int) (d, se []float64, ok bool) {
 		if err := chol.SolveVecTo(sv, mat.NewVecDense(p, g)); err != nil && !isCondition(err) {
 			return nil, nil, false
 		}
-		// Newton step with halving until the loss does not increase.
-		t := 1.0
-		var nl float64
-		for half := 0; ; half++ {
-			floats.AddScaledTo(next, w, -t, step)
-			nl = loss(next)
-			if nl <= cur || half == 30 {
-				break
+		// The Newton decrement gᵀH⁻¹g is twice the loss a full step would
+		// gain. Once it is below refitDecrement the full step is taken and
+		// the estimate is final: near rounding level the loss is too flat
+		// for a line search to tell one point from another.
+		if floats.Dot(g, step) < refitDecrement {
+			floats.Sub(w, step)
+			if floats.Norm(w, math.Inf(1)) > refitMaxWeight {
+				return nil, nil, false
 			}
-			t /= 2
-		}
-		size := floats.Distance(w, next, math.Inf(1))
-		copy(w, next)
-		cur = nl
-		if size < 1e-9*(1+floats.Norm(w, math.Inf(1))) {
-			// Converged: the Hessian just factorised is the one at the
-			// previous iterate, a step of at most 1e-9 away.
+			// The standard errors at the final estimate.
+			hessian(w)
+			if !chol.Factorize(h) {
+				return nil, nil, false
+			}
 			var inv mat.SymDense
 			if err := chol.InverseTo(&inv); err != nil && !isCondition(err) {
 				return nil, nil, false
@@ -119,82 +143,119 @@ func refitSpins(s *Samples, i int, nb []int) (d, se []float64, ok bool) {
 			}
 			return d, se, true
 		}
-		if floats.Norm(w, math.Inf(1)) > 50 {
+		// Otherwise a damped step: halve it until the loss does not grow.
+		t := 1.0
+		var nl float64
+		for half := 0; ; half++ {
+			floats.AddScaledTo(next, w, -t, step)
+			nl = loss(next)
+			if nl <= cur {
+				break
+			}
+			if half == 30 {
+				return nil, nil, false
+			}
+			t /= 2
+		}
+		copy(w, next)
+		cur = nl
+		if floats.Norm(w, math.Inf(1)) > refitMaxWeight {
 			return nil, nil, false // a separating spin: no finite estimate
 		}
 	}
 	return nil, nil, false
 }
 
-// refitPatterns returns the distinct patterns of (x_i, x_nb) in the rows of
-// s, as spins ±1, with their total weights: xs holds one design row a
-// pattern (1, x_nb), ys the pattern's x_i and cs its weight. The refit's
-// loss depends on the data only through these, and with few screened spins
-// there are far fewer patterns than rows. Patterns of up to 63 spins are
-// keyed by their bits (in a table up to 11 spins, in a map above); beyond
-// 63 every row is its own pattern.
-func refitPatterns(s *Samples, i int, nb []int) (xs, ys, cs []float64) {
+// refitData is what node i's refit reads: the rows of s seen through the
+// spins (x_i, x_nb) as ±1, with their weights. The loss depends on the
+// data only through the distinct patterns of those spins, and with up to
+// maxRefitTable screened spins the patterns (at most 2^(1+len(nb)), far
+// fewer than the rows at large N) are gathered once, each kept as its bits
+// (x_i in bit 0, x_nb[a] in bit a+1) and its total weight, about a
+// megabyte at most; with more spins the rows are read directly on every
+// pass. Either way the refit keeps no copy of the data (the memory bound
+// of a 10^6-row file holds).
+type refitData struct {
+	s  *Samples
+	i  int
+	nb []int
+	// keys and cs hold the patterns and their weights; nil when the rows
+	// are read.
+	keys []uint32
+	cs   []float64
+	x    []float64 // scratch design row (1, x_nb)
+}
+
+// maxRefitTable is the number of screened spins up to which refitData
+// gathers patterns: a table of 2^16 entries and at most 2^16 patterns.
+const maxRefitTable = 15
+
+// newRefitData gathers the patterns when nb has at most maxTable spins.
+func newRefitData(s *Samples, i int, nb []int, maxTable int) *refitData {
 	n, p := s.n, len(nb)+1
-	add := func(b []uint8, c float64) {
-		xs = append(xs, 1)
-		for _, j := range nb {
-			xs = append(xs, float64(2*int(b[j])-1))
-		}
-		ys, cs = append(ys, float64(2*int(b[i])-1)), append(cs, c)
+	d := &refitData{s: s, i: i, nb: nb, x: make([]float64, p)}
+	if len(nb) > maxTable {
+		return d
 	}
-	weight := func(m int) float64 {
-		if s.weights != nil {
-			return s.weights[m]
-		}
-		return 1
+	table := make([]int32, 1<<p)
+	for x := range table {
+		table[x] = -1
 	}
-	if p > 63 {
-		for m := 0; m < s.rows; m++ {
-			if c := weight(m); c > 0 {
-				add(s.b8[m*n:(m+1)*n], c)
-			}
-		}
-		return xs, ys, cs
-	}
-	// Up to 2^12 patterns, a table; beyond, a map.
-	var table []int32
-	var index map[uint64]int
-	if p <= 12 {
-		table = make([]int32, 1<<p)
-		for x := range table {
-			table[x] = -1
-		}
-	} else {
-		index = make(map[uint64]int)
-	}
+	d.keys = []uint32{}
 	for m := 0; m < s.rows; m++ {
-		c := weight(m)
+		c := d.weight(m)
 		if c == 0 {
 			continue
 		}
 		b := s.b8[m*n : (m+1)*n]
-		key := uint64(b[i])
+		key := uint32(b[i])
 		for a, j := range nb {
-			key |= uint64(b[j]) << (a + 1)
+			key |= uint32(b[j]) << (a + 1)
 		}
-		at, seen := 0, false
-		if table != nil {
-			at, seen = int(table[key]), table[key] >= 0
-		} else {
-			at, seen = index[key]
-		}
-		if seen {
-			cs[at] += c
+		if at := table[key]; at >= 0 {
+			d.cs[at] += c
 			continue
 		}
-		if table != nil {
-			table[key] = int32(len(ys))
-		} else {
-			index[key] = len(ys)
-		}
-		add(b, c)
+		table[key] = int32(len(d.keys))
+		d.keys, d.cs = append(d.keys, key), append(d.cs, c)
 	}
-	return xs, ys, cs
+	return d
+}
+
+// weight returns row m's weight.
+func (d *refitData) weight(m int) float64 {
+	if d.s.weights != nil {
+		return d.s.weights[m]
+	}
+	return 1
+}
+
+// each calls f with every pattern's (or row's) design row (1, x_nb), x_i
+// and weight. f must not keep x.
+func (d *refitData) each(f func(x []float64, y, c float64)) {
+	x := d.x
+	x[0] = 1
+	if d.keys != nil {
+		for m, key := range d.keys {
+			for a := range d.nb {
+				x[a+1] = float64(int(key>>(a+1)&1)*2 - 1)
+			}
+			f(x, float64(int(key&1)*2-1), d.cs[m])
+		}
+		return
+	}
+	n := d.s.n
+	for m := 0; m < d.s.rows; m++ {
+		c := d.weight(m)
+		if c == 0 {
+			continue
+		}
+		b := d.s.b8[m*n : (m+1)*n]
+		for a, j := range d.nb {
+			x[a+1] = float64(2*int(b[j]) - 1)
+		}
+		f(x, float64(2*int(b[d.i])-1), c)
+	}
 }
 
 // refitAll runs refitSpins for every node on the pairs whose first-stage

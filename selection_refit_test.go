@@ -198,3 +198,23 @@ func TestRefitPower(t *testing.T) {
 		t.Errorf("refit exact in %d of 20 (false edges in %d), first stage alone %d (%d): want ≥ 4 more and no more than one more run with a false edge", with, fpWith, without, fpWithout)
 	}
 }
+
+// TestRefitRowsAndPatterns checks that reading the rows directly (the way
+// of more than maxRefitTable screened spins) and gathering the distinct
+// patterns give the same refit, on a weighted sample with repeated rows.
+func TestRefitRowsAndPatterns(t *testing.T) {
+	m := gridIsing(3, 3, rand.New(rand.NewPCG(3, 4)), 0.2, 0.5)
+	s := exactDraws(t, m, 4000, 21)
+	for _, nb := range [][]int{{1, 3}, {1, 2, 3, 4, 5, 6, 7, 8}} {
+		dp, sp, okp := refitSpinsTable(s, 0, nb, maxRefitTable)
+		dr, sr, okr := refitSpinsTable(s, 0, nb, 0)
+		if !okp || !okr {
+			t.Fatalf("nb %v: refit failed (patterns %v, rows %v)", nb, okp, okr)
+		}
+		for x := range dp {
+			if math.Abs(dp[x]-dr[x]) > 1e-10 || math.Abs(sp[x]-sr[x]) > 1e-10 {
+				t.Errorf("nb %v, entry %d: patterns %.12g ± %.12g, rows %.12g ± %.12g", nb, x, dp[x], sp[x], dr[x], sr[x])
+			}
+		}
+	}
+}
