@@ -669,15 +669,13 @@ func (sel *selector) assemble(cfg *config, n, k int, est [][]float64, fields []f
 			if d[i] == nil {
 				continue
 			}
-			// Keep the first stage for the pairs node i did not refit.
-			di, si := append([]float64(nil), tun.debias[i]...), append([]float64(nil), tun.stdErrs[i]...)
+			// The first stage stands for the pairs node i did not refit.
 			for j := 0; j < n; j++ {
 				if screened[i*n+j] {
-					copy(di[j*kk:(j+1)*kk], d[i][j*kk:(j+1)*kk])
-					copy(si[j*kk:(j+1)*kk], se[i][j*kk:(j+1)*kk])
+					copy(tun.debias[i][j*kk:(j+1)*kk], d[i][j*kk:(j+1)*kk])
+					copy(tun.stdErrs[i][j*kk:(j+1)*kk], se[i][j*kk:(j+1)*kk])
 				}
 			}
-			tun.debias[i], tun.stdErrs[i] = di, si
 		}
 		gapScores = make([]float64, len(scores))
 		for p, e := range ij {
@@ -686,7 +684,7 @@ func (sel *selector) assemble(cfg *config, n, k int, est [][]float64, fields []f
 			}
 			z, minSE := score(e[0], e[1])
 			tun.scores[e[0]*n+e[1]], tun.scores[e[1]*n+e[0]] = z, z
-			scores[p], minSEs[p], gapScores[p] = z, minSE, z
+			minSEs[p], gapScores[p] = minSE, z
 		}
 		tun.Refit, tun.Screen = true, screen
 	}
