@@ -136,7 +136,10 @@ func LearnIsingContext(ctx context.Context, s *Samples, opts ...Option) (*Result
 	if err != nil {
 		return nil, err
 	}
-	res := assemble(&cfg, n, 2, est, fields, nodes)
+	res, err := assemble(ctx, &cfg, n, 2, est, fields, nodes)
+	if err != nil {
+		return nil, err
+	}
 	res.Radius = cfg.resultRadius(radius)
 	return res, nil
 }

@@ -175,9 +175,10 @@ func forEachNode(parent context.Context, cfg *config, n int, fit func(ctx contex
 
 // assemble symmetrises the per-node estimates, thresholds them at η/2 with
 // the configured rule, and builds the Result. fields[i*k+a] holds θ̂_i(a).
-func assemble(cfg *config, n, k int, est [][]float64, fields []float64, nodes []NodeFit) *Result {
+// Its only error is ctx's, when the edge test's refit stage is cancelled.
+func assemble(ctx context.Context, cfg *config, n, k int, est [][]float64, fields []float64, nodes []NodeFit) (*Result, error) {
 	if cfg.sel != nil {
-		return cfg.sel.assemble(cfg, n, k, est, fields, nodes) // selection.go
+		return cfg.sel.assemble(ctx, cfg, n, k, est, fields, nodes) // selection.go
 	}
 	kk := k * k
 	m, _ := NewModel(n, k)
@@ -218,7 +219,7 @@ func assemble(cfg *config, n, k int, est [][]float64, fields []float64, nodes []
 			}
 		}
 	}
-	return res
+	return res, nil
 }
 
 // noteStats folds one regression's stats into a node's fit.

@@ -195,7 +195,10 @@ func LearnPairwiseContext(ctx context.Context, s *Samples, opts ...Option) (*Res
 	if err != nil {
 		return nil, err
 	}
-	res := assemble(&cfg, n, k, est, fields, nodes)
+	res, err := assemble(ctx, &cfg, n, k, est, fields, nodes)
+	if err != nil {
+		return nil, err
+	}
 	res.Radius = cfg.resultRadius(radius)
 	return res, nil
 }

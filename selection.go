@@ -1,6 +1,7 @@
 package pairwise
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"sort"
@@ -589,7 +590,7 @@ func (c *config) selectDefaults(fn string, s *Samples) error {
 // assemble is the learners' assemble when a selector ran: the selected
 // widths, and the edge test in place of the η/2 threshold when η was not
 // given.
-func (sel *selector) assemble(cfg *config, n, k int, est [][]float64, fields []float64, nodes []NodeFit) *Result {
+func (sel *selector) assemble(ctx context.Context, cfg *config, n, k int, est [][]float64, fields []float64, nodes []NodeFit) (*Result, error) {
 	plain := *cfg
 	plain.sel = nil
 	tun := &Tuning{n: n, k: k}
@@ -604,15 +605,21 @@ func (sel *selector) assemble(cfg *config, n, k int, est [][]float64, fields []f
 		}
 	}
 	if !sel.wantEta {
-		res := assemble(&plain, n, k, est, fields, nodes)
+		res, err := assemble(ctx, &plain, n, k, est, fields, nodes)
+		if err != nil {
+			return nil, err
+		}
 		res.Tuning = tun
-		return res
+		return res, nil
 	}
 	// Keep every pair with a nonzero estimate, then drop those that fail
 	// the test.
 	plain.eta = math.SmallestNonzeroFloat64
 	plain.symmetric = Average
-	res := assemble(&plain, n, k, est, fields, nodes)
+	res, err := assemble(ctx, &plain, n, k, est, fields, nodes)
+	if err != nil {
+		return nil, err
+	}
 	res.Tuning = tun
 	tun.FalseEdgeRate = sel.alpha
 	pairs := n * (n - 1) / 2
@@ -664,7 +671,10 @@ func (sel *selector) assemble(cfg *config, n, k int, est [][]float64, fields []f
 	gapScores := scores
 	if k == 2 && !sel.noRefit {
 		screen := math.Min(refitScreen, lowest)
-		d, se, screened := refitAll(sel.s, tun.scores, screen, cfg.workers)
+		d, se, screened, err := refitAll(ctx, sel.s, tun.scores, screen, cfg.workers)
+		if err != nil {
+			return nil, err
+		}
 		for i := range d {
 			if d[i] == nil {
 				continue
@@ -711,7 +721,7 @@ func (sel *selector) assemble(cfg *config, n, k int, est [][]float64, fields []f
 	}
 	res.Edges = edges
 	res.MinEdgeWeight = 2 * minThreshold
-	return res
+	return res, nil
 }
 
 // gapThreshold returns the threshold of the edge test on the pairs'

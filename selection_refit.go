@@ -1,6 +1,7 @@
 package pairwise
 
 import (
+	"context"
 	"math"
 	"sync"
 
@@ -52,13 +53,13 @@ const refitChunk = 1024
 // maximum likelihood estimate does not exist or was not reached (a
 // separating spin, a singular Hessian): the caller then keeps the first
 // stage.
-func refitSpins(s *Samples, i int, nb []int) (d, se []float64, ok bool) {
-	return refitSpinsTable(s, i, nb, maxRefitTable)
+func refitSpins(ctx context.Context, s *Samples, i int, nb []int) (d, se []float64, ok bool) {
+	return refitSpinsTable(ctx, s, i, nb, maxRefitTable)
 }
 
 // refitSpinsTable is refitSpins gathering patterns up to maxTable screened
 // spins (tests compare the two ways of reading the data).
-func refitSpinsTable(s *Samples, i int, nb []int, maxTable int) (d, se []float64, ok bool) {
+func refitSpinsTable(ctx context.Context, s *Samples, i int, nb []int, maxTable int) (d, se []float64, ok bool) {
 	n, p := s.n, len(nb)+1
 	total := s.total
 	if total <= 0 {
@@ -107,6 +108,9 @@ func refitSpinsTable(s *Samples, i int, nb []int, maxTable int) (d, se []float64
 		flush()
 	}
 	for it := 0; it < maxNewton; it++ {
+		if ctx.Err() != nil {
+			return nil, nil, false
+		}
 		hessian(w)
 		if !chol.Factorize(h) {
 			return nil, nil, false
@@ -261,8 +265,9 @@ func (d *refitData) each(f func(x []float64, y, c float64)) {
 // refitAll runs refitSpins for every node on the pairs whose first-stage
 // statistic (scores, n×n) reaches screen, on up to workers goroutines, and
 // returns each node's estimates and standard errors (nil where the refit
-// failed or screened nothing) and which pairs were screened.
-func refitAll(s *Samples, scores []float64, screen float64, workers int) (d, se [][]float64, screened []bool) {
+// failed or screened nothing) and which pairs were screened; once ctx is
+// done it stops and returns ctx.Err().
+func refitAll(ctx context.Context, s *Samples, scores []float64, screen float64, workers int) (d, se [][]float64, screened []bool, err error) {
 	n := s.n
 	d, se = make([][]float64, n), make([][]float64, n)
 	screened = make([]bool, n*n)
@@ -282,10 +287,10 @@ func refitAll(s *Samples, scores []float64, screen float64, workers int) (d, se 
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				if len(nbs[i]) == 0 {
+				if len(nbs[i]) == 0 || ctx.Err() != nil {
 					continue
 				}
-				if di, si, ok := refitSpins(s, i, nbs[i]); ok {
+				if di, si, ok := refitSpins(ctx, s, i, nbs[i]); ok {
 					d[i], se[i] = di, si
 				}
 			}
@@ -296,5 +301,8 @@ func refitAll(s *Samples, scores []float64, screen float64, workers int) (d, se 
 	}
 	close(next)
 	wg.Wait()
-	return d, se, screened
+	if err := ctx.Err(); err != nil {
+		return nil, nil, nil, err
+	}
+	return d, se, screened, nil
 }

@@ -1,6 +1,8 @@
 package pairwise
 
 import (
+	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -41,7 +43,7 @@ func TestRefitSpinsClosedForm(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, s := range map[string]*Samples{"rows": plain, "weights": weighted} {
-		d, se, ok := refitSpins(s, 0, []int{1})
+		d, se, ok := refitSpins(context.Background(), s, 0, []int{1})
 		if !ok {
 			t.Fatalf("%s: refit failed", name)
 		}
@@ -81,7 +83,7 @@ func TestRefitSpinsSeparation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d, _, ok := refitSpins(s, 0, []int{1, 2}); ok {
+	if d, _, ok := refitSpins(context.Background(), s, 0, []int{1, 2}); ok {
 		t.Errorf("refit on a separating spin succeeded with Â_01 = %g", d[4])
 	}
 }
@@ -94,7 +96,7 @@ func TestRefitSpinsSeparation(t *testing.T) {
 func TestRefitMatchesBruteForce(t *testing.T) {
 	m := diamondIsing(4, 0.3) // spins 0 and 3 both joined to 1 and 2
 	s := exactDraws(t, m, 3000, 11)
-	d, _, ok := refitSpins(s, 0, []int{1, 2})
+	d, _, ok := refitSpins(context.Background(), s, 0, []int{1, 2})
 	if !ok {
 		t.Fatal("refit failed")
 	}
@@ -206,8 +208,8 @@ func TestRefitRowsAndPatterns(t *testing.T) {
 	m := gridIsing(3, 3, rand.New(rand.NewPCG(3, 4)), 0.2, 0.5)
 	s := exactDraws(t, m, 4000, 21)
 	for _, nb := range [][]int{{1, 3}, {1, 2, 3, 4, 5, 6, 7, 8}} {
-		dp, sp, okp := refitSpinsTable(s, 0, nb, maxRefitTable)
-		dr, sr, okr := refitSpinsTable(s, 0, nb, 0)
+		dp, sp, okp := refitSpinsTable(context.Background(), s, 0, nb, maxRefitTable)
+		dr, sr, okr := refitSpinsTable(context.Background(), s, 0, nb, 0)
 		if !okp || !okr {
 			t.Fatalf("nb %v: refit failed (patterns %v, rows %v)", nb, okp, okr)
 		}
@@ -216,5 +218,31 @@ func TestRefitRowsAndPatterns(t *testing.T) {
 				t.Errorf("nb %v, entry %d: patterns %.12g ± %.12g, rows %.12g ± %.12g", nb, x, dp[x], sp[x], dr[x], sr[x])
 			}
 		}
+	}
+}
+
+// TestRefitCancel checks that the refit stage, which runs after every
+// node's fit, honours cancellation: cancelled as the last node reports
+// progress, Learn must return context.Canceled rather than a result, and
+// refitAll itself must stop on a done context.
+func TestRefitCancel(t *testing.T) {
+	m := gridIsing(3, 3, rand.New(rand.NewPCG(5, 6)), 0.2, 0.5)
+	s := exactDraws(t, m, 2000, 3)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	res, err := LearnContext(ctx, s, WithProgress(func(done, total int) {
+		if done == total {
+			cancel()
+		}
+	}))
+	if !errors.Is(err, context.Canceled) || res != nil {
+		t.Errorf("cancelled at the last node: result %v, error %v; want no result and context.Canceled", res != nil, err)
+	}
+	scores := make([]float64, 81)
+	for x := range scores {
+		scores[x] = 5 // every pair screened
+	}
+	if _, _, _, err := refitAll(ctx, s, scores, 1.5, 2); !errors.Is(err, context.Canceled) {
+		t.Errorf("refitAll on a done context: error %v, want context.Canceled", err)
 	}
 }
