@@ -107,6 +107,7 @@ func refitSpinsTable(ctx context.Context, s *Samples, i int, nb []int, maxTable 
 		})
 		flush()
 	}
+	sv, gv := mat.NewVecDense(p, step), mat.NewVecDense(p, g)
 	for it := 0; it < maxNewton; it++ {
 		if ctx.Err() != nil {
 			return nil, nil, false
@@ -115,8 +116,7 @@ func refitSpinsTable(ctx context.Context, s *Samples, i int, nb []int, maxTable 
 		if !chol.Factorize(h) {
 			return nil, nil, false
 		}
-		sv := mat.NewVecDense(p, step)
-		if err := chol.SolveVecTo(sv, mat.NewVecDense(p, g)); err != nil && !isCondition(err) {
+		if err := chol.SolveVecTo(sv, gv); err != nil && !isCondition(err) {
 			return nil, nil, false
 		}
 		// The Newton decrement gᵀH⁻¹g is twice the loss a full step would
@@ -140,10 +140,7 @@ func refitSpinsTable(ctx context.Context, s *Samples, i int, nb []int, maxTable 
 			d = make([]float64, 4*n)
 			se = make([]float64, 4*n)
 			for a, j := range nb {
-				av := w[a+1] / 2
-				sd := math.Sqrt(math.Max(inv.At(a+1, a+1), 0)/total) / 2
-				d[4*j], d[4*j+1], d[4*j+2], d[4*j+3] = av, -av, -av, av
-				se[4*j], se[4*j+1], se[4*j+2], se[4*j+3] = sd, sd, sd, sd
+				setIsingEntry(d, se, j, w[a+1]/2, math.Sqrt(math.Max(inv.At(a+1, a+1), 0)/total)/2)
 			}
 			return d, se, true
 		}

@@ -82,12 +82,18 @@ func waldSpins(s *Samples, task *pathTask, w, u []float64) (d, se []float64) {
 		}
 		dl := delta.AtVec(c)
 		v = (v - dl*dl) / total
-		av := (w[c] - dl) / 2 // Â_ij = d_j/2 as in Algorithm 1
-		sv := math.Sqrt(math.Max(v, 0)) / 2
-		d[4*c], d[4*c+1], d[4*c+2], d[4*c+3] = av, -av, -av, av
-		se[4*c], se[4*c+1], se[4*c+2], se[4*c+3] = sv, sv, sv, sv
+		// Â_ij = d_j/2 as in Algorithm 1
+		setIsingEntry(d, se, c, (w[c]-dl)/2, math.Sqrt(math.Max(v, 0))/2)
 	}
 	return d, se
+}
+
+// setIsingEntry writes neighbour j's estimate a and standard error sd in
+// the Ising form [[a, -a], [-a, a]] that Result.est uses (4 entries a
+// neighbour).
+func setIsingEntry(d, se []float64, j int, a, sd float64) {
+	d[4*j], d[4*j+1], d[4*j+2], d[4*j+3] = a, -a, -a, a
+	se[4*j], se[4*j+1], se[4*j+2], se[4*j+3] = sd, sd, sd, sd
 }
 
 // waldMoments are the sums over some rows that waldSpins needs: the upper
