@@ -37,6 +37,7 @@ type config struct {
 	alpha     float64
 	noGap     bool
 	noRefit   bool
+	noMixture bool
 	sel       *selector
 
 	errs []error // problems found while applying options

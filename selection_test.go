@@ -431,11 +431,11 @@ func TestEdgeGapSmallSamples(t *testing.T) {
 	with, without := 0, 0
 	for r := 0; r < 40; r++ {
 		s := exactDraws(t, m, 500, uint64(400+r))
-		on, err := Learn(s)
+		on, err := Learn(s, WithEdgeMixture(false))
 		if err != nil {
 			t.Fatal(err)
 		}
-		off, err := Learn(s, WithEdgeGap(false))
+		off, err := Learn(s, WithEdgeMixture(false), WithEdgeGap(false))
 		if err != nil {
 			t.Fatal(err)
 		}

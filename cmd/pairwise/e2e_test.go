@@ -400,6 +400,7 @@ func TestLearnFlags(t *testing.T) {
 		{"cross-validation", []string{"learn", "-quiet", "-select", "cv", "-folds", "3", "-alpha", "0.01"}, lines},
 		{"Bonferroni alone", []string{"learn", "-quiet", "-alpha", "0.05", "-gap=false"}, lines},
 		{"one stage", []string{"learn", "-quiet", "-refit=false"}, lines},
+		{"gap rule", []string{"learn", "-quiet", "-mixture=false"}, lines},
 	} {
 		t.Run(test.name, func(t *testing.T) {
 			code, out, stderr := runCmd(t, append(test.args, data)...)

@@ -109,6 +109,7 @@ func TestCommandErrors(t *testing.T) {
 		{"alpha out of range", []string{"learn", "-alpha", "2", good}, []string{"-alpha 2: want α in (0, 1)"}},
 		{"gap with eta", []string{"learn", "-eta", "0.2", "-gap=false", good}, []string{"-gap sets the edge test used without -eta"}},
 		{"refit with eta", []string{"learn", "-eta", "0.2", "-refit=false", good}, []string{"-refit sets the edge test used without -eta"}},
+		{"mixture with eta", []string{"learn", "-eta", "0.2", "-mixture=false", good}, []string{"-mixture sets the edge test used without -eta"}},
 		{"folds without a rule", []string{"learn", "-folds", "3", good}, []string{"-folds: say which rule it is for with -select"}},
 		{"bad flag value", []string{"learn", "-lambda", "abc", good}, []string{`invalid value "abc" for flag -lambda`}},
 		{"unknown flag", []string{"learn", "-lamda", "1", good}, []string{"flag provided but not defined: -lamda"}},

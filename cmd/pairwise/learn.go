@@ -64,6 +64,7 @@ func runLearn(args []string, stdout, stderr io.Writer) error {
 	gamma := fs.Float64("gamma", 0.25, "without -lambda, with -select ebic: the EBIC `γ` (0 is BIC; 0.25 is IsingFit's choice)")
 	alpha := fs.Float64("alpha", pairwise.DefaultFalseEdgeRate, "without -eta: family-wise false-edge `rate` α of the edge test")
 	gap := fs.Bool("gap", true, "without -eta: let the edge test's gap rule add the pairs above the widest gap in the statistics (-gap=false: Bonferroni at α only)")
+	mixture := fs.Bool("mixture", true, "without -eta, Ising data: keep the pairs whose statistic a two-group mixture fit says is more likely an edge than not\n(-mixture=false: the gap rule of -gap)")
 	refit := fs.Bool("refit", true, "without -eta, Ising data: test the pairs again after refitting each node on the pairs whose statistic reaches 1.5 (-refit=false: one stage)")
 	solver := fs.String("solver", "", "regression `backend`: entropic (Algorithm 3), group (Algorithm 4), or sparsitron (the paper's online\nbaseline; it reads the rows in file order, so it implies -merge=false) (default: entropic for k = 2, group for k > 2)")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "`goroutines` solving nodes in parallel; results do not depend on it")
@@ -85,7 +86,7 @@ func runLearn(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	sel, err := selectionOptions(set, *selection, *folds, *gamma, *alpha, *gap, *refit)
+	sel, err := selectionOptions(set, *selection, *folds, *gamma, *alpha, *gap, *refit, *mixture)
 	if err != nil {
 		return err
 	}
@@ -199,8 +200,8 @@ func learnOptions(set map[string]bool, lambda, eta, radius float64, solver strin
 // selectionOptions turns the flags of the data-driven choice of λ and η
 // into options; as in learnOptions, only flags given become options. The
 // flags apply only when -lambda (for -select, -folds, -gamma) or -eta (for
-// -alpha, -gap, -refit) is missing; giving both is a mistake worth reporting.
-func selectionOptions(set map[string]bool, rule string, folds int, gamma, alpha float64, gap, refit bool) ([]pairwise.Option, error) {
+// -alpha, -gap, -refit, -mixture) is missing; giving both is a mistake worth reporting.
+func selectionOptions(set map[string]bool, rule string, folds int, gamma, alpha float64, gap, refit, mixture bool) ([]pairwise.Option, error) {
 	var opts []pairwise.Option
 	if set["folds"] && folds < 2 {
 		return nil, usageError("-folds %d: want at least 2", folds)
@@ -215,7 +216,7 @@ func selectionOptions(set map[string]bool, rule string, folds int, gamma, alpha 
 			}
 		}
 	}
-	for _, name := range []string{"alpha", "gap", "refit"} {
+	for _, name := range []string{"alpha", "gap", "refit", "mixture"} {
 		if set["eta"] && set[name] {
 			return nil, usageError("-%s sets the edge test used without -eta; it has no effect with -eta", name)
 		}
@@ -248,6 +249,9 @@ func selectionOptions(set map[string]bool, rule string, folds int, gamma, alpha 
 	}
 	if set["refit"] {
 		opts = append(opts, pairwise.WithRefit(refit))
+	}
+	if set["mixture"] {
+		opts = append(opts, pairwise.WithEdgeMixture(mixture))
 	}
 	return opts, nil
 }
@@ -375,6 +379,9 @@ func summarize(w io.Writer, name string, s *pairwise.Samples, res *pairwise.Resu
 			eta = fmt.Sprintf("edges by a Wald test at false-edge rate α = %g, threshold %.3g", tu.FalseEdgeRate, tu.Threshold)
 			if tu.Refit {
 				eta += fmt.Sprintf(" after a refit on the pairs ≥ %.3g", tu.Screen)
+			}
+			if mx := tu.Mixture; mx != nil {
+				eta += fmt.Sprintf(", cut by a mixture fit (%.3g of the pairs edges)", mx.EdgeShare)
 			}
 		}
 	}

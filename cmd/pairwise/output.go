@@ -88,6 +88,14 @@ type tuningJSON struct {
 	Lowest        float64   `json:"lowest,omitempty"`          // the gap rule's floor z₁
 	Refit         bool      `json:"refit,omitempty"`           // whether the Ising refit stage ran
 	Screen        float64   `json:"screen,omitempty"`          // the statistic a pair needed to be refit
+	Mixture       *mixJSON  `json:"mixture,omitempty"`         // the two-group fit that cut the Ising statistics
+}
+
+// mixJSON is pairwise.EdgeMixture in the json output.
+type mixJSON struct {
+	EdgeShare float64 `json:"edge_share"` // π̂₁, the share of pairs that are edges
+	LogMean   float64 `json:"log_mean"`   // mean of log z over the edges
+	LogSD     float64 `json:"log_sd"`     // standard deviation of log z over the edges
 }
 
 // writeEdgesJSON writes the learned graph as one JSON object: sizes, names,
@@ -126,6 +134,9 @@ func writeEdgesJSON(w io.Writer, res *pairwise.Result, names []string, s *pairwi
 	tu := res.Tuning
 	if tu != nil {
 		tj := tuningJSON{FalseEdgeRate: tu.FalseEdgeRate, Critical: tu.Critical, Threshold: tu.Threshold, Lowest: tu.Lowest, Refit: tu.Refit, Screen: tu.Screen}
+		if mx := tu.Mixture; mx != nil {
+			tj.Mixture = &mixJSON{EdgeShare: mx.EdgeShare, LogMean: mx.LogMean, LogSD: mx.LogSD}
+		}
 		if tu.Selection != nil {
 			tj.Selection = tu.Selection.String()
 			for _, f := range res.Nodes {

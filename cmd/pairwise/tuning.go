@@ -137,15 +137,16 @@ var tuningMethods = map[string]string{
 	"cv+eta":     "true η given, width by CrossValidation{Folds: 5}",
 	"ebic+eta":   "true η given, width by EBIC{Gamma: 0.25}",
 	"lambda":     "true λ given, edges by the edge test",
-	"bonferroni": "tuning-free with the edge test before the gap rule and the refit: WithFalseEdgeRate(0.05), WithEdgeGap(false), WithRefit(false)",
-	"norefit":    "tuning-free without the Ising refit stage: WithRefit(false) (the gap rule on the first stage's statistics)",
-	"nogap":      "tuning-free without the gap rule: WithEdgeGap(false) (Bonferroni at the default α)",
+	"bonferroni": "tuning-free with the edge test before the gap rule, the refit and the mixture: WithFalseEdgeRate(0.05), WithEdgeGap(false), WithRefit(false), WithEdgeMixture(false)",
+	"norefit":    "tuning-free without the Ising refit stage: WithRefit(false) (the mixture cut on the first stage's statistics)",
+	"gap":        "tuning-free with the gap rule in place of the Ising mixture cut: WithEdgeMixture(false) (the default until 2026-11-24, late evening)",
+	"nogap":      "tuning-free with Bonferroni at the default α alone: WithEdgeMixture(false), WithEdgeGap(false)",
 	"isingfit":   "IsingFit's rule: EBIC (γ = 0.25) widths and the AND support of the constrained fits (WithMinEdgeWeight(1e-9), WithSymmetrization(And))",
 }
 
 // tuningFreeMethods are the methods that need nothing of the true model, so
 // that they can run on files (-bench).
-var tuningFreeMethods = []string{"default", "bonferroni", "norefit", "nogap", "isingfit", "cv", "ebic"}
+var tuningFreeMethods = []string{"default", "bonferroni", "norefit", "gap", "nogap", "isingfit", "cv", "ebic"}
 
 func tuningOptions(method string, m *pairwise.Model) []pairwise.Option {
 	cv, ebic := pairwise.WithSelection(pairwise.CrossValidation{Folds: 5}), pairwise.WithSelection(pairwise.EBIC{Gamma: 0.25})
@@ -155,11 +156,13 @@ func tuningOptions(method string, m *pairwise.Model) []pairwise.Option {
 	case "ebic":
 		return []pairwise.Option{ebic}
 	case "bonferroni":
-		return []pairwise.Option{pairwise.WithFalseEdgeRate(0.05), pairwise.WithEdgeGap(false), pairwise.WithRefit(false)}
+		return []pairwise.Option{pairwise.WithFalseEdgeRate(0.05), pairwise.WithEdgeGap(false), pairwise.WithRefit(false), pairwise.WithEdgeMixture(false)}
 	case "norefit":
 		return []pairwise.Option{pairwise.WithRefit(false)}
+	case "gap":
+		return []pairwise.Option{pairwise.WithEdgeMixture(false)}
 	case "nogap":
-		return []pairwise.Option{pairwise.WithEdgeGap(false)}
+		return []pairwise.Option{pairwise.WithEdgeMixture(false), pairwise.WithEdgeGap(false)}
 	case "isingfit":
 		return []pairwise.Option{pairwise.WithMinEdgeWeight(1e-9), pairwise.WithSymmetrization(pairwise.And)}
 	case "default":

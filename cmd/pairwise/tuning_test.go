@@ -207,8 +207,9 @@ func readJSON(t *testing.T, path string, v any) {
 
 // TestLearnJSONTuning checks that -format json reports what the tuning-free
 // learner chose (the rule, each node's width, α, z*, the threshold, the
-// gap rule's floor and the refit's screen) and each edge's statistic, and that every edge's
-// statistic reaches the threshold; with λ and η given, neither appears.
+// refit's screen and the mixture fit, or with -mixture=false the gap rule's floor) and
+// each edge's statistic, and that every edge's statistic reaches the threshold; with λ
+// and η given, neither appears.
 func TestLearnJSONTuning(t *testing.T) {
 	type out struct {
 		Edges []struct {
@@ -222,6 +223,11 @@ func TestLearnJSONTuning(t *testing.T) {
 			Critical, Threshold, Lowest float64
 			Refit                       bool
 			Screen                      float64
+			Mixture                     *struct {
+				EdgeShare float64 `json:"edge_share"`
+				LogMean   float64 `json:"log_mean"`
+				LogSD     float64 `json:"log_sd"`
+			}
 		}
 	}
 	path := filepath.Join(testdataDir, "grid.csv")
@@ -236,8 +242,17 @@ func TestLearnJSONTuning(t *testing.T) {
 	if !tu.Refit || tu.Screen != 1.5 {
 		t.Errorf("refit %v, screen %g: want the refit stage at 1.5 on Ising data", tu.Refit, tu.Screen)
 	}
-	if !(tu.Lowest > 0 && tu.Lowest <= tu.Threshold && tu.Threshold <= tu.Critical) {
-		t.Errorf("floor %g, threshold %g, critical %g: want 0 < floor ≤ threshold ≤ critical", tu.Lowest, tu.Threshold, tu.Critical)
+	// The grid has 12 edges among 36 pairs: the fit's share must be near
+	// 1/3 and its edges' statistics well above the nulls'.
+	if mx := tu.Mixture; mx == nil || mx.EdgeShare < 0.2 || mx.EdgeShare > 0.5 || mx.LogMean < 1 || mx.LogSD < 0.1 || tu.Lowest != 0 || !(tu.Threshold > 0) {
+		t.Errorf("mixture %+v, floor %g, threshold %g: want a share near 1/3, no floor, a positive threshold", mx, tu.Lowest, tu.Threshold)
+	}
+	var gap out
+	if err := json.Unmarshal([]byte(runOK(t, "learn", "-quiet", "-format", "json", "-mixture=false", path)), &gap); err != nil {
+		t.Fatal(err)
+	}
+	if tg := gap.Tuning; tg == nil || tg.Mixture != nil || !(tg.Lowest > 0 && tg.Lowest <= tg.Threshold && tg.Threshold <= tg.Critical) {
+		t.Errorf("-mixture=false: tuning %+v: want no mixture and 0 < floor ≤ threshold ≤ critical", tg)
 	}
 	if len(free.Edges) == 0 {
 		t.Fatal("no edges")

@@ -1,0 +1,219 @@
+package pairwise
+
+import (
+	"math"
+	"sort"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// EdgeMixture is the two-group model that the Ising edge test fits to its
+// pairs' statistics when WithEdgeMixture is on (Efron's local false
+// discovery rate, with the theoretical null). A pair that is not an edge
+// has a statistic z distributed as |N(0, 1)|, the half-normal law f₀ the
+// Wald statistics follow under the null; an edge's statistic follows a
+// lognormal law f₁ with parameters LogMean and LogSD (log z ~ N(LogMean,
+// LogSD²)); a share EdgeShare (π₁) of the pairs are edges. Given the
+// fitted model, the posterior probability that a pair with statistic z is
+// an edge is
+//
+//	π₁f₁(z) / (π₁f₁(z) + (1 − π₁)f₀(z)),
+//
+// and the test keeps the pairs where it exceeds 1/2: the Bayes rule for
+// the number of misclassified pairs, false edges plus missed ones.
+type EdgeMixture struct {
+	// EdgeShare is π̂₁, the estimated share of the pairs that are edges.
+	EdgeShare float64
+	// LogMean and LogSD are the mean and standard deviation of log z over
+	// the edges' statistics.
+	LogMean, LogSD float64
+	// Iterations is the number of EM iterations the fit took.
+	Iterations int
+}
+
+const (
+	// mixtureMinLogSD is the floor of the lognormal's LogSD: with one or
+	// two edges the maximum-likelihood spread would otherwise collapse
+	// onto them. On the log scale 0.1 is a tenth of an e-fold, narrower
+	// than the spread of any study's edge statistics.
+	mixtureMinLogSD = 0.1
+	// mixtureMaxIter bounds the EM iterations; the fits of the study
+	// converge in tens to a few hundred.
+	mixtureMaxIter = 2000
+	// mixtureTol is the change of (π₁, LogMean, LogSD) below which EM
+	// stops.
+	mixtureTol = 1e-10
+	// mixtureCapShare sets the statistic above which a pair is an edge
+	// whatever the mixture says: z*(α·mixtureCapShare), a level a null
+	// statistic reaches with family-wise probability α/100. It guards
+	// against a lognormal fitted to the strong edges of a model that
+	// also has weak ones far above the noise.
+	mixtureCapShare = 0.01
+)
+
+// logHalfNormal and logLognormal are the log densities of the mixture's
+// two groups at z > 0 (lz = log z).
+func logHalfNormal(z float64) float64 {
+	return math.Log(2) - z*z/2 - 0.5*math.Log(2*math.Pi)
+}
+
+func logLognormal(z, lz, mu, sd float64) float64 {
+	d := (lz - mu) / sd
+	return -d*d/2 - math.Log(sd) - 0.5*math.Log(2*math.Pi) - lz
+}
+
+// Posterior returns the probability under the mixture that a pair with
+// statistic z is an edge: 0 for z ≤ 0 (the lognormal has no mass there),
+// 1 for z = +Inf, NaN for NaN.
+func (m *EdgeMixture) Posterior(z float64) float64 {
+	switch {
+	case math.IsNaN(z):
+		return math.NaN()
+	case z <= 0 || m.EdgeShare <= 0:
+		return 0
+	case math.IsInf(z, 1):
+		return 1
+	}
+	lo := math.Log(m.EdgeShare) + logLognormal(z, math.Log(z), m.LogMean, m.LogSD) -
+		math.Log1p(-m.EdgeShare) - logHalfNormal(z)
+	return 1 / (1 + math.Exp(-lo))
+}
+
+// fitEdgeMixture fits the EdgeMixture to the finite, positive-or-zero
+// statistics z by maximum likelihood with EM (Dempster, Laird and Rubin
+// 1977), starting from the split at init: the statistics ≥ init as edges.
+// Non-finite statistics take no part. It reports false when no finite
+// statistic reaches init or the fit loses every edge.
+func fitEdgeMixture(z []float64, init float64) (EdgeMixture, bool) {
+	zs := make([]float64, 0, len(z))
+	for _, v := range z {
+		if !math.IsNaN(v) && !math.IsInf(v, 0) && v >= 0 {
+			zs = append(zs, v)
+		}
+	}
+	m := float64(len(zs))
+	lz := make([]float64, len(zs))
+	l0 := make([]float64, len(zs))
+	var n1, s1, s2 float64
+	for i, v := range zs {
+		l0[i] = logHalfNormal(v)
+		if v > 0 {
+			lz[i] = math.Log(v)
+		}
+		if v >= init && v > 0 {
+			n1++
+			s1 += lz[i]
+			s2 += lz[i] * lz[i]
+		}
+	}
+	if n1 == 0 {
+		return EdgeMixture{}, false
+	}
+	// share keeps π₁ inside (0, 1) so that both groups stay in the model
+	// (with every statistic an edge, as with one pair, π₁ = 1 − 1/(2m)).
+	share := func(p float64) float64 { return math.Min(math.Max(p, 1/(2*m)), 1-1/(2*m)) }
+	mu := s1 / n1
+	fit := EdgeMixture{
+		EdgeShare: share(n1 / m),
+		LogMean:   mu,
+		LogSD:     math.Max(math.Sqrt(math.Max(s2/n1-mu*mu, 0)), mixtureMinLogSD),
+	}
+	for fit.Iterations < mixtureMaxIter {
+		fit.Iterations++
+		lp1, lp0 := math.Log(fit.EdgeShare), math.Log1p(-fit.EdgeShare)
+		var r0, r1, r2 float64
+		for i, v := range zs {
+			if v <= 0 {
+				continue
+			}
+			lo := lp1 + logLognormal(v, lz[i], fit.LogMean, fit.LogSD) - lp0 - l0[i]
+			r := 1 / (1 + math.Exp(-lo))
+			r0 += r
+			r1 += r * lz[i]
+			r2 += r * lz[i] * lz[i]
+		}
+		if r0 < 1e-300 {
+			return fit, false
+		}
+		mu := r1 / r0
+		next := EdgeMixture{
+			EdgeShare:  share(r0 / m),
+			LogMean:    mu,
+			LogSD:      math.Max(math.Sqrt(math.Max(r2/r0-mu*mu, 0)), mixtureMinLogSD),
+			Iterations: fit.Iterations,
+		}
+		change := math.Abs(next.EdgeShare-fit.EdgeShare) + math.Abs(next.LogMean-fit.LogMean) + math.Abs(next.LogSD-fit.LogSD)
+		fit = next
+		if change < mixtureTol {
+			break
+		}
+	}
+	return fit, true
+}
+
+// mixtureThreshold returns the smallest statistic of the run of largest
+// statistics whose posterior under fit exceeds 1/2: scanning z in
+// decreasing order, it stops at the first pair more likely null than edge.
+// It returns +Inf when the largest statistic is already more likely null.
+func mixtureThreshold(z []float64, fit *EdgeMixture) float64 {
+	zs := make([]float64, 0, len(z))
+	for _, v := range z {
+		if !math.IsNaN(v) {
+			zs = append(zs, v)
+		}
+	}
+	sort.Sort(sort.Reverse(sort.Float64Slice(zs)))
+	t := math.Inf(1)
+	for _, v := range zs {
+		if fit.Posterior(v) <= 0.5 {
+			break
+		}
+		t = v
+	}
+	return t
+}
+
+// logLikelihood returns the log-likelihood of the finite non-negative
+// statistics z under the mixture (for tests).
+func (m *EdgeMixture) logLikelihood(z []float64) float64 {
+	var ll float64
+	for _, v := range z {
+		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+			continue
+		}
+		if v == 0 {
+			ll += math.Log1p(-m.EdgeShare) + logHalfNormal(0)
+			continue
+		}
+		a := math.Log(m.EdgeShare) + logLognormal(v, math.Log(v), m.LogMean, m.LogSD)
+		b := math.Log1p(-m.EdgeShare) + logHalfNormal(v)
+		hi := math.Max(a, b)
+		ll += hi + math.Log(math.Exp(a-hi)+math.Exp(b-hi))
+	}
+	return ll
+}
+
+// mixtureCut returns the threshold of the Ising edge test under
+// WithEdgeMixture: the Bonferroni value tun.Critical when no statistic
+// reaches it (the graph is empty), otherwise the mixture's cut, but never
+// above z*(α/100). The mixture is fitted to mixScores from the split at
+// lowest; it records the fit in tun.
+func (sel *selector) mixtureCut(tun *Tuning, scores, mixScores []float64, tests, lowest float64) float64 {
+	reached := false
+	for _, z := range scores {
+		if z >= tun.Critical {
+			reached = true
+			break
+		}
+	}
+	if !reached {
+		return tun.Critical
+	}
+	capZ := -distuv.UnitNormal.Quantile(sel.alpha * mixtureCapShare / (2 * tests))
+	fit, ok := fitEdgeMixture(mixScores, lowest)
+	if !ok {
+		return capZ
+	}
+	tun.Mixture = &fit
+	return math.Min(capZ, mixtureThreshold(mixScores, &fit))
+}
