@@ -45,11 +45,13 @@
 // path) or K-fold cross-validated conditional log-likelihood
 // (CrossValidation). Without WithMinEdgeWeight, the graph keeps the pairs
 // that a Wald test on debiased estimates finds nonzero at a false-edge rate
-// (WithFalseEdgeRate, Bonferroni over the pairs), and those that stand above
-// the widest gap in the pairs' statistics just below that level
-// (WithEdgeGap). On Ising data the pairs whose statistic passes a loose
-// screen are tested again after each node is refit, without constraint, on
-// them alone (WithRefit), and the cut is made on those statistics.
+// (WithFalseEdgeRate, Bonferroni over the pairs). On Ising data the pairs
+// whose statistic passes a loose screen are tested again after each node is
+// refit, without constraint, on them alone (WithRefit), and the statistics
+// are cut where a two-group mixture fitted to them (half-normal nulls,
+// lognormal edges; EdgeMixture) says an edge is more likely than not
+// (WithEdgeMixture). On k-ary data the test also keeps the pairs that stand
+// above the widest gap in the statistics just below z*(α) (WithEdgeGap).
 // Result.Tuning reports what was chosen. These rules are ours, not the
 // paper's; docs/tuning in the repository measures them against the oracle
 // that knows λ and η. For k > 2 the test keeps an inverse Hessian

@@ -276,6 +276,7 @@ func WithFalseEdgeRate(alpha float64) Option {
 }
 
 // WithEdgeGap turns the gap rule of the edge test on (the default) or off.
+// It applies to k-ary data, and to Ising data when WithEdgeMixture is off.
 //
 // The paper's models have a gap: every edge weighs at least η and every
 // other pair nothing, so the pairs' statistics form two groups, the edges'
@@ -312,20 +313,20 @@ func WithEdgeGap(on bool) Option {
 // The rule fits the two-group model of EdgeMixture to the pairs'
 // statistics (after the refit stage of WithRefit): a half-normal law for
 // the pairs that are not edges, the law the Wald statistics follow under
-// the null, and a lognormal one, fitted by EM, for the edges. A pair is an
-// edge when its posterior probability of being one exceeds 1/2 (the local
-// false discovery rate of Efron, Tibshirani, Storey and Tusher 2001 below
-// 1/2, with the theoretical null), the Bayes rule for the number of false
-// plus missed edges. As with the gap rule, the graph is empty when no
-// statistic reaches z*(α), so a model with no edge keeps about α as its
-// false-edge rate; and every statistic above z*(α/100) is an edge whatever
-// the fit says. Result.Tuning.Mixture reports the fit and Threshold the
-// cut.
+// the null, and a lognormal one, fitted by EM, for the edges. Below
+// Bonferroni's z*(α), a pair is an edge when its posterior probability of
+// being one exceeds 1/2 (the local false discovery rate of Efron,
+// Tibshirani, Storey and Tusher 2001 below 1/2, with the theoretical
+// null), the Bayes rule for the number of false plus missed edges. Every
+// pair that reaches z*(α) is an edge whatever the fit says, and, as with
+// the gap rule, the graph is empty when none does, so a model with no
+// edge keeps about α as its false-edge rate. Result.Tuning.Mixture reports
+// the fit and Threshold the cut.
 //
 // The rule goes beyond the paper and is not a guarantee: it was chosen by
 // measurement (docs/tuning). On 1400 seeded runs of the study's four Ising
-// models (N = 500 to 20000) it was exact in 1195 against 1175 for the gap
-// rule, and it missed far fewer edges: 200 against 441, for 152 false
+// models (N = 500 to 20000) it was exact in 1184 against 1175 for the gap
+// rule, and it missed far fewer edges: 198 against 441, for 169 false
 // edges against 89.
 func WithEdgeMixture(on bool) Option {
 	return optionFunc(func(c *config) { c.noMixture = !on })
@@ -380,10 +381,10 @@ type Tuning struct {
 	// WithMinEdgeWeight was given.
 	FalseEdgeRate, Critical float64
 	// Threshold is the statistic a pair needed to be an edge: Critical,
-	// or less when the gap rule of WithEdgeGap lowered it, or the cut of
-	// WithEdgeMixture, which may lie above Critical (up to z*(α/100)).
-	// Lowest is the gap rule's floor z₁, zero when that rule did not
-	// run. Both are zero when WithMinEdgeWeight was given.
+	// or less when the gap rule of WithEdgeGap or the mixture cut of
+	// WithEdgeMixture lowered it. Lowest is the gap rule's floor z₁, zero
+	// when that rule did not run. Both are zero when WithMinEdgeWeight
+	// was given.
 	Threshold, Lowest float64
 	// Refit reports whether the second stage of WithRefit ran (Ising data
 	// only), and Screen the first-stage statistic a pair needed to enter
@@ -742,7 +743,7 @@ func (sel *selector) assemble(ctx context.Context, cfg *config, n, k int, est []
 		for p, e := range ij {
 			mixScores[p] = tun.scores[e[0]*n+e[1]]
 		}
-		tun.Threshold = sel.mixtureCut(tun, gapScores, mixScores, tests, lowest)
+		tun.Threshold = sel.mixtureCut(tun, gapScores, mixScores, lowest)
 	case !sel.noGap:
 		tun.Lowest = lowest
 		tun.Threshold = gapThreshold(gapScores, tun.Lowest, tun.Critical)

@@ -3,8 +3,6 @@ package pairwise
 import (
 	"math"
 	"sort"
-
-	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // EdgeMixture is the two-group model that the Ising edge test fits to its
@@ -43,12 +41,6 @@ const (
 	// mixtureTol is the change of (π₁, LogMean, LogSD) below which EM
 	// stops.
 	mixtureTol = 1e-10
-	// mixtureCapShare sets the statistic above which a pair is an edge
-	// whatever the mixture says: z*(α·mixtureCapShare), a level a null
-	// statistic reaches with family-wise probability α/100. It guards
-	// against a lognormal fitted to the strong edges of a model that
-	// also has weak ones far above the noise.
-	mixtureCapShare = 0.01
 )
 
 // logHalfNormal and logLognormal are the log densities of the mixture's
@@ -196,9 +188,11 @@ func (m *EdgeMixture) logLikelihood(z []float64) float64 {
 // mixtureCut returns the threshold of the Ising edge test under
 // WithEdgeMixture: the Bonferroni value tun.Critical when no statistic
 // reaches it (the graph is empty), otherwise the mixture's cut, but never
-// above z*(α/100). The mixture is fitted to mixScores from the split at
-// lowest; it records the fit in tun.
-func (sel *selector) mixtureCut(tun *Tuning, scores, mixScores []float64, tests, lowest float64) float64 {
+// above tun.Critical: a pair significant at the family-wise rate α is an
+// edge whatever the fit says, and the mixture decides only below it. The
+// mixture is fitted to mixScores from the split at lowest; it records the
+// fit in tun.
+func (sel *selector) mixtureCut(tun *Tuning, scores, mixScores []float64, lowest float64) float64 {
 	reached := false
 	for _, z := range scores {
 		if z >= tun.Critical {
@@ -209,11 +203,10 @@ func (sel *selector) mixtureCut(tun *Tuning, scores, mixScores []float64, tests,
 	if !reached {
 		return tun.Critical
 	}
-	capZ := -distuv.UnitNormal.Quantile(sel.alpha * mixtureCapShare / (2 * tests))
 	fit, ok := fitEdgeMixture(mixScores, lowest)
 	if !ok {
-		return capZ
+		return tun.Critical
 	}
 	tun.Mixture = &fit
-	return math.Min(capZ, mixtureThreshold(mixScores, &fit))
+	return math.Min(tun.Critical, mixtureThreshold(mixScores, &fit))
 }

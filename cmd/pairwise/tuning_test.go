@@ -244,8 +244,8 @@ func TestLearnJSONTuning(t *testing.T) {
 	}
 	// The grid has 12 edges among 36 pairs: the fit's share must be near
 	// 1/3 and its edges' statistics well above the nulls'.
-	if mx := tu.Mixture; mx == nil || mx.EdgeShare < 0.2 || mx.EdgeShare > 0.5 || mx.LogMean < 1 || mx.LogSD < 0.1 || tu.Lowest != 0 || !(tu.Threshold > 0) {
-		t.Errorf("mixture %+v, floor %g, threshold %g: want a share near 1/3, no floor, a positive threshold", mx, tu.Lowest, tu.Threshold)
+	if mx := tu.Mixture; mx == nil || mx.EdgeShare < 0.2 || mx.EdgeShare > 0.5 || mx.LogMean < 1 || mx.LogSD < 0.1 || tu.Lowest != 0 || !(tu.Threshold > 0 && tu.Threshold <= tu.Critical) {
+		t.Errorf("mixture %+v, floor %g, threshold %g, critical %g: want a share near 1/3, no floor, 0 < threshold ≤ critical", mx, tu.Lowest, tu.Threshold, tu.Critical)
 	}
 	var gap out
 	if err := json.Unmarshal([]byte(runOK(t, "learn", "-quiet", "-format", "json", "-mixture=false", path)), &gap); err != nil {
