@@ -743,7 +743,7 @@ func (sel *selector) assemble(ctx context.Context, cfg *config, n, k int, est []
 		for p, e := range ij {
 			mixScores[p] = tun.scores[e[0]*n+e[1]]
 		}
-		tun.Threshold = sel.mixtureCut(tun, gapScores, mixScores, lowest)
+		tun.Threshold = mixtureCut(tun, gapScores, mixScores, lowest)
 	case !sel.noGap:
 		tun.Lowest = lowest
 		tun.Threshold = gapThreshold(gapScores, tun.Lowest, tun.Critical)

@@ -144,18 +144,19 @@ func fitEdgeMixture(z []float64, init float64) (EdgeMixture, bool) {
 }
 
 // mixtureThreshold returns the smallest statistic of the run of largest
-// statistics whose posterior under fit exceeds 1/2: scanning z in
-// decreasing order, it stops at the first pair more likely null than edge.
-// It returns +Inf when the largest statistic is already more likely null.
-func mixtureThreshold(z []float64, fit *EdgeMixture) float64 {
+// statistics below the level below whose posterior under fit exceeds 1/2:
+// scanning the statistics under below in decreasing order, it stops at the
+// first pair more likely null than edge. It returns below when the first
+// is already more likely null.
+func mixtureThreshold(z []float64, fit *EdgeMixture, below float64) float64 {
 	zs := make([]float64, 0, len(z))
 	for _, v := range z {
-		if !math.IsNaN(v) {
+		if v < below { // NaN is not
 			zs = append(zs, v)
 		}
 	}
 	sort.Sort(sort.Reverse(sort.Float64Slice(zs)))
-	t := math.Inf(1)
+	t := below
 	for _, v := range zs {
 		if fit.Posterior(v) <= 0.5 {
 			break
@@ -192,7 +193,7 @@ func (m *EdgeMixture) logLikelihood(z []float64) float64 {
 // edge whatever the fit says, and the mixture decides only below it. The
 // mixture is fitted to mixScores from the split at lowest; it records the
 // fit in tun.
-func (sel *selector) mixtureCut(tun *Tuning, scores, mixScores []float64, lowest float64) float64 {
+func mixtureCut(tun *Tuning, scores, mixScores []float64, lowest float64) float64 {
 	reached := false
 	for _, z := range scores {
 		if z >= tun.Critical {
@@ -208,5 +209,5 @@ func (sel *selector) mixtureCut(tun *Tuning, scores, mixScores []float64, lowest
 		return tun.Critical
 	}
 	tun.Mixture = &fit
-	return math.Min(tun.Critical, mixtureThreshold(mixScores, &fit))
+	return mixtureThreshold(mixScores, &fit, tun.Critical)
 }

@@ -101,7 +101,7 @@ func TestEdgeMixturePosterior(t *testing.T) {
 		t.Errorf("Posterior at 0, +Inf, NaN: %g %g %g", m.Posterior(0), m.Posterior(math.Inf(1)), m.Posterior(math.NaN()))
 	}
 	z, _ := drawMixture(rand.New(rand.NewPCG(5, 5)), 200, 0.2, 1.3, 0.4)
-	cut := mixtureThreshold(z, &m)
+	cut := mixtureThreshold(z, &m, math.Inf(1))
 	below := math.Inf(-1)
 	for _, v := range z {
 		if v >= cut && m.Posterior(v) <= 0.5 {
@@ -151,7 +151,7 @@ func TestEdgeMixtureOddInputs(t *testing.T) {
 		if fit.EdgeShare <= 0 || fit.EdgeShare >= 1 || fit.LogSD < mixtureMinLogSD {
 			t.Errorf("%s: fit %+v out of its domain", tc.name, fit)
 		}
-		if got := mixtureThreshold(tc.z, &fit); math.IsNaN(got) {
+		if got := mixtureThreshold(tc.z, &fit, math.Inf(1)); math.IsNaN(got) {
 			t.Errorf("%s: threshold NaN", tc.name)
 		}
 	}
@@ -199,5 +199,36 @@ func TestEdgeMixtureSmallSamples(t *testing.T) {
 	t.Logf("40 runs: mixture %d errors, %d exact; gap rule %d errors, %d exact", errMix, exMix, errGap, exGap)
 	if float64(errMix) > 0.8*float64(errGap) || exMix < exGap-2 {
 		t.Errorf("mixture: %d false+missed edges and %d exact; gap rule: %d and %d", errMix, exMix, errGap, exGap)
+	}
+}
+
+// TestMixtureCutKeepsSignificant is the case of shared/bench's 3x3 grid
+// (N = 1000, seed 2) that set the cut's ceiling: eleven edges whose
+// statistics lie near 8.9, one at 3.89 above z* = 3.64, and 24 nulls. The
+// lognormal fitted to the eleven gives the twelfth a posterior near zero,
+// yet it is significant at the family-wise rate and must stay an edge.
+// With no statistic at z* the graph is empty whatever the fit would say.
+func TestMixtureCutKeepsSignificant(t *testing.T) {
+	edges := []float64{7.48, 7.69, 7.86, 8.25, 8.6, 8.92, 9.09, 9.09, 9.28, 9.79, 12.18, 3.89}
+	r := rand.New(rand.NewPCG(9, 9))
+	z := append([]float64(nil), edges...)
+	for range 24 {
+		z = append(z, math.Min(math.Abs(r.NormFloat64()), 3))
+	}
+	tun := &Tuning{Critical: 3.64}
+	cut := mixtureCut(tun, z, z, 2.29)
+	if tun.Mixture == nil {
+		t.Fatal("no mixture fitted")
+	}
+	if p := tun.Mixture.Posterior(3.89); p > 0.5 {
+		t.Errorf("posterior of 3.89 = %g: the case needs a fit that misses it", p)
+	}
+	if cut > 3.89 {
+		t.Errorf("cut %g drops the edge at 3.89 > z* = 3.64 (fit %+v)", cut, *tun.Mixture)
+	}
+	low := []float64{3.5, 3.2, 1, 0.5, 0.2}
+	tun = &Tuning{Critical: 3.64}
+	if cut := mixtureCut(tun, low, low, 2.29); cut != 3.64 || tun.Mixture != nil {
+		t.Errorf("no statistic at z*: cut %g, mixture %v; want 3.64 and none", cut, tun.Mixture)
 	}
 }
