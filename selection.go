@@ -320,8 +320,12 @@ func WithEdgeGap(on bool) Option {
 // null), the Bayes rule for the number of false plus missed edges. Every
 // pair that reaches z*(α) is an edge whatever the fit says, and, as with
 // the gap rule, the graph is empty when none does, so a model with no
-// edge keeps about α as its false-edge rate. Result.Tuning.Mixture reports
-// the fit and Threshold the cut.
+// edge keeps about α as its false-edge rate. The pairs at z*(α) are what
+// place the lognormal, so the mixture decides only when at least five of
+// them reach it; with fewer (a sparse or weakly coupled model) the gap
+// rule of WithEdgeGap cuts instead, or z*(α) alone when that is off.
+// Result.Tuning.Mixture reports the fit (nil when it did not decide) and
+// Threshold the cut.
 //
 // The rule goes beyond the paper and is not a guarantee: it was chosen by
 // measurement (docs/tuning). On 1400 seeded runs of the study's four Ising
@@ -734,8 +738,8 @@ func (sel *selector) assemble(ctx context.Context, cfg *config, n, k int, est []
 		tun.Refit, tun.Screen = true, screen
 	}
 	tun.Threshold = tun.Critical
-	switch {
-	case k == 2 && !sel.noMix:
+	mixed := false
+	if k == 2 && !sel.noMix {
 		// The mixture sees every pair's statistic: the refit's for the
 		// screened pairs, the first stage's for the others (which are
 		// not edges whatever it says: they are zero in gapScores).
@@ -743,8 +747,9 @@ func (sel *selector) assemble(ctx context.Context, cfg *config, n, k int, est []
 		for p, e := range ij {
 			mixScores[p] = tun.scores[e[0]*n+e[1]]
 		}
-		tun.Threshold = mixtureCut(tun, gapScores, mixScores, lowest)
-	case !sel.noGap:
+		tun.Threshold, mixed = mixtureCut(tun, gapScores, mixScores, lowest)
+	}
+	if !mixed && !sel.noGap {
 		tun.Lowest = lowest
 		tun.Threshold = gapThreshold(gapScores, tun.Lowest, tun.Critical)
 	}

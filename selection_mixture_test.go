@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -179,8 +180,8 @@ func TestEdgeMixtureSmallSamples(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if mix.Tuning.Mixture == nil && mix.Tuning.Threshold != mix.Tuning.Critical {
-			t.Errorf("run %d: no mixture reported but threshold %g below z* %g", r, mix.Tuning.Threshold, mix.Tuning.Critical)
+		if mix.Tuning.Mixture == nil && mix.Tuning.Threshold != gap.Tuning.Threshold {
+			t.Errorf("run %d: no mixture reported but threshold %g, not the gap rule's %g", r, mix.Tuning.Threshold, gap.Tuning.Threshold)
 		}
 		if gap.Tuning.Mixture != nil {
 			t.Errorf("run %d: mixture reported with WithEdgeMixture(false)", r)
@@ -202,6 +203,41 @@ func TestEdgeMixtureSmallSamples(t *testing.T) {
 	}
 }
 
+// TestEdgeMixtureFewEdges is the sparse case that set mixtureMinEdges: one
+// edge (0.3) among 12 spins, 66 pairs. With a single statistic at z*, the
+// lognormal fitted without the floor settles on the nulls' upper tail and
+// calls some of them edges: on these 100 runs, 35 false edges. With the
+// floor the gap rule cuts, and a false edge needs a null above z*(α) or a
+// wide gap under one: 3 false edges on these runs. The bound, 8, leaves
+// room for the gap rule's own rate of a few per hundred runs and fails the
+// unguarded mixture by far.
+func TestEdgeMixtureFewEdges(t *testing.T) {
+	a := mat.NewSymDense(12, nil)
+	a.SetSym(0, 1, 0.3)
+	m, err := NewIsing(a, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fps, fns, fitted int
+	for _, N := range []int{1000, 2000} {
+		for r := 0; r < 50; r++ {
+			res, err := Learn(exactDraws(t, m, N, uint64(900+r)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			fp, fn := edgeErrors(m, res.Edges)
+			fps, fns = fps+fp, fns+fn
+			if res.Tuning.Mixture != nil {
+				fitted++
+			}
+		}
+	}
+	t.Logf("100 runs: %d false edges, %d missed, %d mixture fits", fps, fns, fitted)
+	if fps > 8 || fns > 0 || fitted > 0 {
+		t.Errorf("100 runs: %d false edges (want ≤ 8), %d missed (want 0), %d mixture fits (want 0: one pair reaches z*)", fps, fns, fitted)
+	}
+}
+
 // TestMixtureCutKeepsSignificant is the case of shared/bench's 3x3 grid
 // (N = 1000, seed 2) that set the cut's ceiling: eleven edges whose
 // statistics lie near 8.9, one at 3.89 above z* = 3.64, and 24 nulls. The
@@ -216,8 +252,8 @@ func TestMixtureCutKeepsSignificant(t *testing.T) {
 		z = append(z, math.Min(math.Abs(r.NormFloat64()), 3))
 	}
 	tun := &Tuning{Critical: 3.64}
-	cut := mixtureCut(tun, z, z, 2.29)
-	if tun.Mixture == nil {
+	cut, ok := mixtureCut(tun, z, z, 2.29)
+	if !ok || tun.Mixture == nil {
 		t.Fatal("no mixture fitted")
 	}
 	if p := tun.Mixture.Posterior(3.89); p > 0.5 {
@@ -228,7 +264,13 @@ func TestMixtureCutKeepsSignificant(t *testing.T) {
 	}
 	low := []float64{3.5, 3.2, 1, 0.5, 0.2}
 	tun = &Tuning{Critical: 3.64}
-	if cut := mixtureCut(tun, low, low, 2.29); cut != 3.64 || tun.Mixture != nil {
-		t.Errorf("no statistic at z*: cut %g, mixture %v; want 3.64 and none", cut, tun.Mixture)
+	if cut, ok := mixtureCut(tun, low, low, 2.29); ok || cut != 3.64 || tun.Mixture != nil {
+		t.Errorf("no statistic at z*: cut %g, decided %v, mixture %v; want 3.64, false and none", cut, ok, tun.Mixture)
+	}
+	// Four statistics at z*, one short of mixtureMinEdges: no fit.
+	few := append([]float64{9, 8.5, 8, 7.5}, z[12:]...)
+	tun = &Tuning{Critical: 3.64}
+	if cut, ok := mixtureCut(tun, few, few, 2.29); ok || cut != 3.64 || tun.Mixture != nil {
+		t.Errorf("four statistics at z*: cut %g, decided %v, mixture %v; want 3.64, false and none", cut, ok, tun.Mixture)
 	}
 }
