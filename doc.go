@@ -50,8 +50,10 @@
 // refit, without constraint, on them alone (WithRefit), and the statistics
 // are cut where a two-group mixture fitted to them (half-normal nulls,
 // lognormal edges; EdgeMixture) says an edge is more likely than not
-// (WithEdgeMixture). On k-ary data the test also keeps the pairs that stand
-// above the widest gap in the statistics just below z*(α) (WithEdgeGap).
+// (WithEdgeMixture), once five pairs reach z*(α) to place the fit. On k-ary
+// data, and on sparse Ising data with fewer such pairs, the test keeps the
+// pairs that stand above the widest gap in the statistics just below z*(α)
+// (WithEdgeGap).
 // Result.Tuning reports what was chosen. These rules are ours, not the
 // paper's; docs/tuning in the repository measures them against the oracle
 // that knows λ and η. For k > 2 the test keeps an inverse Hessian

@@ -276,7 +276,8 @@ func WithFalseEdgeRate(alpha float64) Option {
 }
 
 // WithEdgeGap turns the gap rule of the edge test on (the default) or off.
-// It applies to k-ary data, and to Ising data when WithEdgeMixture is off.
+// It applies to k-ary data, and to Ising data when WithEdgeMixture is off
+// or when fewer than five pairs reach z*(α), too few for the mixture.
 //
 // The paper's models have a gap: every edge weighs at least η and every
 // other pair nothing, so the pairs' statistics form two groups, the edges'

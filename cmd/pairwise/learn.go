@@ -64,7 +64,7 @@ func runLearn(args []string, stdout, stderr io.Writer) error {
 	gamma := fs.Float64("gamma", 0.25, "without -lambda, with -select ebic: the EBIC `γ` (0 is BIC; 0.25 is IsingFit's choice)")
 	alpha := fs.Float64("alpha", pairwise.DefaultFalseEdgeRate, "without -eta: family-wise false-edge `rate` α of the edge test")
 	gap := fs.Bool("gap", true, "without -eta: let the edge test's gap rule add the pairs above the widest gap in the statistics (-gap=false: Bonferroni at α only)")
-	mixture := fs.Bool("mixture", true, "without -eta, Ising data: keep the pairs whose statistic a two-group mixture fit says is more likely an edge than not\n(-mixture=false: the gap rule of -gap)")
+	mixture := fs.Bool("mixture", true, "without -eta, Ising data: keep the pairs whose statistic a two-group mixture fit says is more likely an edge than not,\nonce five pairs reach the Bonferroni value (-mixture=false, or fewer pairs: the gap rule of -gap)")
 	refit := fs.Bool("refit", true, "without -eta, Ising data: test the pairs again after refitting each node on the pairs whose statistic reaches 1.5 (-refit=false: one stage)")
 	solver := fs.String("solver", "", "regression `backend`: entropic (Algorithm 3), group (Algorithm 4), or sparsitron (the paper's online\nbaseline; it reads the rows in file order, so it implies -merge=false) (default: entropic for k = 2, group for k > 2)")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "`goroutines` solving nodes in parallel; results do not depend on it")
@@ -382,6 +382,8 @@ func summarize(w io.Writer, name string, s *pairwise.Samples, res *pairwise.Resu
 			}
 			if mx := tu.Mixture; mx != nil {
 				eta += fmt.Sprintf(", cut by a mixture fit (%.3g of the pairs edges)", mx.EdgeShare)
+			} else if tu.Lowest > 0 {
+				eta += fmt.Sprintf(", cut at the widest gap above %.3g", tu.Lowest)
 			}
 		}
 	}

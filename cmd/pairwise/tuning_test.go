@@ -278,6 +278,49 @@ func TestLearnJSONTuning(t *testing.T) {
 
 // TestMcNemar checks the exact McNemar p-values against hand-computed
 // binomial tails: with a+b discordant pairs, p = 2·Σ_{x ≤ min} C(a+b, x)/2^(a+b).
+// TestTuningModels checks every model of the study against its
+// description: its size, its number of edges, and for the drawn ones that
+// the couplings lie in ±[0.2, 0.5) on distinct pairs.
+func TestTuningModels(t *testing.T) {
+	want := map[string][3]int{ // n, k, edges
+		"diamond": {10, 2, 16}, "grid-k2": {9, 2, 12}, "grid-k4": {9, 4, 12}, "grid-k6": {9, 6, 12},
+		"grid7x7": {49, 2, 84}, "regular30": {30, 2, 45},
+		"sparse12": {12, 2, 1}, "star15": {15, 2, 4}, "random40": {40, 2, 20},
+	}
+	if len(tuningModels) != len(want) {
+		t.Errorf("%d models, want %d", len(tuningModels), len(want))
+	}
+	for _, tm := range tuningModels {
+		m, err := tm.build()
+		if err != nil {
+			t.Fatalf("%s: %v", tm.name, err)
+		}
+		w, ok := want[tm.name]
+		if !ok {
+			t.Errorf("unexpected model %q", tm.name)
+			continue
+		}
+		edges := m.Edges()
+		if m.Vars() != w[0] || m.Alphabet() != w[1] || len(edges) != w[2] {
+			t.Errorf("%s: n = %d, k = %d, %d edges; want %v", tm.name, m.Vars(), m.Alphabet(), len(edges), w)
+		}
+		if tm.name == "star15" || tm.name == "random40" || tm.name == "grid7x7" || tm.name == "regular30" {
+			a, _, err := m.Ising()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range edges {
+				if v := math.Abs(a.At(e.I, e.J)); v < 0.2 || v >= 0.5 {
+					t.Errorf("%s: |A_%d%d| = %g, want in [0.2, 0.5)", tm.name, e.I, e.J, v)
+				}
+			}
+		}
+	}
+	if _, err := tuningRandomIsing(4, 7, 0.2, 0.5, 1); err == nil {
+		t.Error("7 edges on 4 nodes: no error")
+	}
+}
+
 func TestMcNemar(t *testing.T) {
 	for _, c := range []struct {
 		a, b int
