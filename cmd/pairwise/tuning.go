@@ -120,9 +120,7 @@ func tuningRegularIsing(n, d int, lo, hi float64, seed uint64) (*pairwise.Model,
 			edges = append(edges, [2]int{a, b})
 		}
 		if ok {
-			sort.Slice(edges, func(x, y int) bool {
-				return edges[x][0] < edges[y][0] || edges[x][0] == edges[y][0] && edges[x][1] < edges[y][1]
-			})
+			sortPairs(edges)
 			return tuningIsing(n, edges, lo, hi, r)
 		}
 	}
@@ -148,10 +146,16 @@ func tuningRandomIsing(n, m int, lo, hi float64, seed uint64) (*pairwise.Model, 
 		seen[e] = true
 		edges = append(edges, e)
 	}
+	sortPairs(edges)
+	return tuningIsing(n, edges, lo, hi, r)
+}
+
+// sortPairs sorts pairs (i, j) by i, then j, so that the couplings drawn
+// for them do not depend on the order the pairs were found in.
+func sortPairs(edges [][2]int) {
 	sort.Slice(edges, func(x, y int) bool {
 		return edges[x][0] < edges[y][0] || edges[x][0] == edges[y][0] && edges[x][1] < edges[y][1]
 	})
-	return tuningIsing(n, edges, lo, hi, r)
 }
 
 // tuningIsing returns the zero-field Ising model on edges with |A_ij| ~
