@@ -276,11 +276,9 @@ func TestLearnJSONTuning(t *testing.T) {
 	}
 }
 
-// TestMcNemar checks the exact McNemar p-values against hand-computed
-// binomial tails: with a+b discordant pairs, p = 2·Σ_{x ≤ min} C(a+b, x)/2^(a+b).
 // TestTuningModels checks every model of the study against its
 // description: its size, its number of edges, and for the drawn ones that
-// the couplings lie in ±[0.2, 0.5) on distinct pairs.
+// the couplings lie in ±[0.2, 0.5).
 func TestTuningModels(t *testing.T) {
 	want := map[string][3]int{ // n, k, edges
 		"diamond": {10, 2, 16}, "grid-k2": {9, 2, 12}, "grid-k4": {9, 4, 12}, "grid-k6": {9, 6, 12},
@@ -321,6 +319,8 @@ func TestTuningModels(t *testing.T) {
 	}
 }
 
+// TestMcNemar checks the exact McNemar p-values against hand-computed
+// binomial tails: with a+b discordant pairs, p = 2·Σ_{x ≤ min} C(a+b, x)/2^(a+b).
 func TestMcNemar(t *testing.T) {
 	for _, c := range []struct {
 		a, b int
