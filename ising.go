@@ -3,8 +3,7 @@ package pairwise
 import (
 	"context"
 	"fmt"
-
-	"github.com/mrfkit/pairwise/solve"
+	"math"
 )
 
 // LearnIsing learns an Ising model with Algorithm 1 of the paper. For every
@@ -40,95 +39,35 @@ func LearnIsing(s *Samples, opts ...Option) (*Result, error) {
 // promptly once ctx is done.
 func LearnIsingContext(ctx context.Context, s *Samples, opts ...Option) (*Result, error) {
 	const fn = "LearnIsing"
-	cfg, err := prepare(fn, s, opts)
+	r, err := newRun(fn, s, opts, true)
 	if err != nil {
 		return nil, err
 	}
-	if s.k != 2 {
-		return nil, fmt.Errorf("pairwise: %s: alphabet size k = %d, want 2 (use LearnPairwise or Learn)", fn, s.k)
-	}
+	defer r.stop()
 	n := s.n
-	radius := cfg.regressionRadius(2, false)
-	// solveNode fits node i's regression into w (zero on entry): on the
-	// fast path (learn_fast.go) with the default backends, else with the
-	// configured solver on the plain layout.
-	var solveNode func(ctx context.Context, i int, w []float64) (solve.Stats, error)
-	nodeCfg := cfg // the nodes' schedule: cfg's workers, or one node at a time
-	if cfg.fastSpins() {
-		if f := newIsingFast(&cfg, s, radius); f != nil {
-			solveNode = f.solve
-			defer f.stop()
-			if f.team != nil {
-				nodeCfg.workers = 1 // the workers split the rows instead
-			}
-		}
-	}
-	if solveNode == nil && cfg.sel != nil {
-		// The selecting solver reads only the node, the radius and the
-		// stopping rule of a problem: the data are the selector's, so the
-		// ±1 design is not built here.
-		sel := cfg.sel
-		if sel.fastSpins {
-			if d := sel.data(true); d.gc != nil && d.s.rows >= rowSplitMin {
-				sel.team = newRowTeam(cfg.workers)
-				defer sel.team.stop()
-				nodeCfg.workers = 1 // the workers split the rows instead
-			}
-		}
-		solveNode = func(ctx context.Context, i int, w []float64) (solve.Stats, error) {
-			p := &solve.Problem[solve.Spins]{
-				X:       solve.Spins{Cols: n, Bias: i},
-				Radius:  radius,
-				Tol:     cfg.tol,
-				MaxIter: cfg.maxIter,
-			}
-			return cfg.spins.Solve(ctx, p, w)
-		}
-	}
-	if solveNode == nil {
-		solver := cfg.spins
-		if solver == nil {
-			b := cfg.solver
-			if b == nil {
-				b = EntropicMirror{}
-			}
-			solver = b.spinsSolver()
-		}
-		enc := encodeSpins(s)
-		solveNode = func(ctx context.Context, i int, w []float64) (solve.Stats, error) {
-			p := &solve.Problem[solve.Spins]{
-				X:       solve.Spins{X: enc.x, Cols: n, Bias: i},
-				Y:       enc.column(i),
-				C:       enc.c,
-				Radius:  radius,
-				Tol:     cfg.tol,
-				MaxIter: cfg.maxIter,
-			}
-			return solver.Solve(ctx, p, w)
-		}
-	}
-
+	radius := r.cfg.regressionRadius(2, false)
+	width := func(lambda float64) float64 { return 2 * lambda } // radius 2λ
+	logD := math.Log(float64(max(n-1, 1)))
 	est := make([][]float64, n)
 	fields := make([]float64, 2*n)
 	nodes := make([]NodeFit, n)
-	err = forEachNode(ctx, &nodeCfg, n, func(ctx context.Context, i int) error {
-		w := make([]float64, n)
-		st, err := solveNode(ctx, i, w)
+	err = r.eachNode(ctx, func(ctx context.Context, e *engine, i int) error {
+		fit := NodeFit{Node: i, Converged: true}
+		ws, err := r.fitNode(ctx, e, i, []pathTask{e.spinTask(i)}, radius, width, 1, logD, &fit)
 		if err != nil {
 			return fmt.Errorf("pairwise: %s: node %d: %w", fn, i, err)
 		}
-		fit := NodeFit{Node: i, Converged: true}
-		fit.noteStats(st)
 		nodes[i] = fit
-		e := make([]float64, 4*n)
+		w := ws[0]
+		ei := make([]float64, 4*n)
 		for j := 0; j < n; j++ {
 			if j == i {
 				continue
 			}
 			a := w[j] / 2 // Â_ij = ŵ_j/2 (Algorithm 1, line 4)
-			e[4*j], e[4*j+1], e[4*j+2], e[4*j+3] = a, -a, -a, a
+			ei[4*j], ei[4*j+1], ei[4*j+2], ei[4*j+3] = a, -a, -a, a
 		}
-		est[i] = e
+		est[i] = ei
 		t := w[i] / 2 // θ̂_i = ŵ_bias/2 (Fact 1)
 		fields[2*i], fields[2*i+1] = -t, t
 		return nil
@@ -136,12 +75,7 @@ func LearnIsingContext(ctx context.Context, s *Samples, opts ...Option) (*Result
 	if err != nil {
 		return nil, err
 	}
-	res, err := assemble(ctx, &cfg, n, 2, est, fields, nodes)
-	if err != nil {
-		return nil, err
-	}
-	res.Radius = cfg.resultRadius(radius)
-	return res, nil
+	return r.assemble(ctx, 2, est, fields, nodes, radius)
 }
 
 // spinEncoding is the ±1 design shared by all nodes of the Ising path.
@@ -162,14 +96,4 @@ func encodeSpins(s *Samples) spinEncoding {
 		e.c = s.weights
 	}
 	return e
-}
-
-// column returns the labels y^m = z_i^m.
-func (e spinEncoding) column(i int) []float64 {
-	rows := len(e.x) / e.n
-	y := make([]float64, rows)
-	for m := range y {
-		y[m] = e.x[m*e.n+i]
-	}
-	return y
 }

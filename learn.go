@@ -110,7 +110,209 @@ func prepare(fn string, s *Samples, opts []Option) (config, error) {
 	if len(cfg.errs) > 0 {
 		return cfg, errors.Join(cfg.errs...)
 	}
-	return cfg, cfg.selectDefaults(fn, s) // selection.go: choose λ and η from the data when not given
+	return cfg, nil
+}
+
+// run is one learner call: the options resolved against the samples, the
+// engine's data, and what the stages around the fits learn node by node.
+type run struct {
+	cfg config
+	s   *Samples // as given
+	b   backend
+	d   *nodeData
+	// spec is the width search of the Selection rule, and folds its
+	// cross-validation split of d's rows; spec is nil when λ (or the
+	// radius) was given.
+	spec    *selSpec
+	rule    Selection
+	folds   *folds
+	wantEta bool // the edge test chooses the graph (η not given)
+	nodes   []nodeSelection
+	pool    workPool
+}
+
+// nodeSelection is what the stages around the fits learned about node i.
+// Only the worker fitting node i writes it.
+type nodeSelection struct {
+	lambda float64
+	curve  curve
+	// d and se hold the debiased Ŵ_ij(a, b) and its standard error, laid
+	// out like Result.est; nil when η was given.
+	d, se []float64
+}
+
+// newRun validates the inputs, resolves the options and prepares the
+// engine's data. When λ or η is missing it sets up their choice from the
+// data: a Selection's width search, the edge test, or both. With both
+// given the learners run the paper's algorithms unchanged.
+func newRun(fn string, s *Samples, opts []Option, ising bool) (*run, error) {
+	cfg, err := prepare(fn, s, opts)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case ising && s.k != 2:
+		return nil, fmt.Errorf("pairwise: %s: alphabet size k = %d, want 2 (use LearnPairwise or Learn)", fn, s.k)
+	case s.k > 256:
+		return nil, fmt.Errorf("pairwise: %s: alphabet size k = %d, the learner supports at most 256", fn, s.k)
+	}
+	r := &run{s: s, b: cfg.backend(), wantEta: math.IsNaN(cfg.eta), nodes: make([]nodeSelection, s.n)}
+	if r.wantEta && s.k > 2 {
+		if b := waldOneHotBytes(s.n, s.k); b > maxWaldBytes {
+			return nil, fmt.Errorf("pairwise: %s: the edge test that chooses the edges when η is not given needs about %.1f GB a worker at n = %d, k = %d (the inverse Hessians of a node's %d value pairs), more than the %.0f GB it may use: give the minimum edge weight with WithMinEdgeWeight",
+				fn, b/1e9, s.n, s.k, s.k*(s.k-1)/2, maxWaldBytes/1e9)
+		}
+	}
+	if r.wantEta && cfg.alpha == 0 {
+		cfg.alpha = DefaultFalseEdgeRate
+	}
+	var f *folds
+	if math.IsNaN(cfg.lambda) && math.IsNaN(cfg.radius) {
+		rule := cfg.selection
+		if rule == nil {
+			rule = EBIC{Gamma: DefaultGamma}
+		}
+		sp, err := rule.spec()
+		if err != nil {
+			return nil, err
+		}
+		r.spec, r.rule = &sp, rule
+		if !sp.ebic {
+			if f, err = makeFolds(s, sp.folds); err != nil {
+				return nil, fmt.Errorf("pairwise: %s: %v: %w", fn, rule, err)
+			}
+		}
+		cfg.lambda = placeholderWidth
+	}
+	r.cfg = cfg
+	r.d = newNodeData(s, r.b, ising, cfg.workers)
+	if f != nil && r.d.into != nil {
+		f = f.merge(r.d.into, r.d.s.rows)
+	}
+	r.folds = f
+	return r, nil
+}
+
+// stop releases the run's goroutines.
+func (r *run) stop() { r.d.stop() }
+
+// eachNode runs fit for every node with a driver of its own, on the
+// workers, or one node at a time when the data split their rows among the
+// workers instead (rowsplit.go).
+func (r *run) eachNode(ctx context.Context, fit func(ctx context.Context, e *engine, i int) error) error {
+	sched := r.cfg
+	if r.d.team != nil {
+		sched.workers = 1
+	}
+	return forEachNode(ctx, &sched, r.s.n, func(ctx context.Context, i int) error {
+		wk := r.pool.get()
+		defer r.pool.put(wk)
+		e := &engine{b: r.b, d: r.d, tol: r.cfg.tol, maxIter: r.cfg.maxIter, work: wk}
+		return fit(ctx, e, i)
+	})
+}
+
+// fitNode solves node i's regressions, the tasks: at the given radius when
+// the width was given, else at the width λ_i that the Selection picks along
+// its path (runPath; perWidth is the radius of a unit width, dfPerGroup and
+// logD EBIC's count per nonzero group and ln d), the final fits starting
+// from the path's solutions. A value pair (α, β) with α ≥ 1 that has no
+// such start begins at w^{0,β} − w^{0,α}: the log-odds of α against β is
+// the difference of those of 0 against β and 0 against α, so this is the
+// population solution whenever the constraint is not active, and a close
+// start otherwise. When η is to be chosen, it prepares node i's edge test.
+// It returns the solutions and adds their Stats to fit.
+func (r *run) fitNode(ctx context.Context, e *engine, i int, tasks []pathTask, radius float64, widthRadius func(float64) float64, dfPerGroup, logD float64, fit *NodeFit) ([][]float64, error) {
+	ns := &r.nodes[i]
+	warm := make([][]float64, len(tasks))
+	iters := 0
+	if r.spec != nil && len(tasks) > 0 {
+		res, err := runPath(ctx, e, r.spec, r.folds, tasks, widthRadius(1), dfPerGroup, logD, r.d.s.total)
+		if err != nil {
+			return nil, err
+		}
+		ns.lambda, ns.curve, iters, warm = res.lambda, res.curve, res.iters, res.warm
+		radius = widthRadius(res.lambda)
+	} else if r.spec != nil {
+		ns.lambda = placeholderWidth
+	}
+	ws := make([][]float64, len(tasks))
+	from := make(map[[2]int]int, len(tasks)) // the task of each value pair
+	for t := range tasks {
+		task := &tasks[t]
+		from[[2]int{task.alpha, task.beta}] = t
+		w := make([]float64, task.x.Dim())
+		if warm[t] != nil {
+			copy(w, warm[t])
+		} else if a, ok := from[[2]int{0, task.alpha}]; ok && task.alpha > 0 {
+			if b, ok := from[[2]int{0, task.beta}]; ok {
+				for x := range w {
+					w[x] = ws[b][x] - ws[a][x]
+				}
+			}
+		}
+		st, err := e.fit(ctx, task, task.c, radius, w)
+		if t == 0 {
+			st.Iterations += iters
+		}
+		if err != nil {
+			if task.beta > 0 { // a value pair of Algorithm 2
+				return nil, fmt.Errorf("values (%d, %d): %w", task.alpha, task.beta, err)
+			}
+			return nil, err
+		}
+		fit.noteStats(st)
+		ws[t] = w
+	}
+	if r.wantEta && len(tasks) > 0 {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if tasks[0].beta == 0 { // the node of Algorithm 1
+			ns.d, ns.se = waldSpins(r.d.s, &tasks[0], ws[0], e.work.ws.rows(len(tasks[0].y))[0])
+		} else {
+			ns.d, ns.se = waldOneHot(r.d.s, i, tasks, ws)
+		}
+	}
+	return ws, nil
+}
+
+// assemble is the stage after the fits: it symmetrises the per-node
+// estimates into the Result, records the chosen widths, and picks the
+// graph: the pairs whose weight reaches η/2 when η was given, else those
+// the edge test keeps. radius is the regressions' radius when the width was
+// given. fields[i*k+a] holds θ̂_i(a).
+func (r *run) assemble(ctx context.Context, k int, est [][]float64, fields []float64, nodes []NodeFit, radius float64) (*Result, error) {
+	n := r.s.n
+	lambda, eta, sym := r.cfg.lambda, r.cfg.eta, r.cfg.symmetric
+	var tun *Tuning
+	if r.spec != nil || r.wantEta {
+		tun = &Tuning{n: n, k: k}
+	}
+	if r.spec != nil {
+		tun.Selection = r.rule
+		tun.curves = make([]curve, n)
+		lambda = 0
+		for i := range nodes {
+			nodes[i].Width = r.nodes[i].lambda
+			lambda = math.Max(lambda, r.nodes[i].lambda)
+			tun.curves[i] = r.nodes[i].curve
+		}
+		radius = math.NaN() // every node used its own 2λ_i or 2λ_i√k
+	}
+	if r.wantEta {
+		// Keep every pair with a nonzero estimate; the edge test drops
+		// those that fail it.
+		eta, sym = math.SmallestNonzeroFloat64, Average
+	}
+	res := symmetrise(n, k, est, fields, nodes, eta, sym)
+	res.Width, res.Radius, res.Tuning = lambda, radius, tun
+	if r.wantEta {
+		if err := r.edgeTest(ctx, res, tun); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
 }
 
 // forEachNode runs fit(i) for every node on cfg.workers goroutines, reports
@@ -173,26 +375,22 @@ func forEachNode(parent context.Context, cfg *config, n int, fit func(ctx contex
 	return first
 }
 
-// assemble symmetrises the per-node estimates, thresholds them at η/2 with
-// the configured rule, and builds the Result. fields[i*k+a] holds θ̂_i(a).
-// Its only error is ctx's, when the edge test's refit stage is cancelled.
-func assemble(ctx context.Context, cfg *config, n, k int, est [][]float64, fields []float64, nodes []NodeFit) (*Result, error) {
-	if cfg.sel != nil {
-		return cfg.sel.assemble(ctx, cfg, n, k, est, fields, nodes) // selection.go
-	}
+// symmetrise builds the Result from the per-node estimates: every pair's
+// two estimates averaged, (Ŵ_ij + Ŵ_ji^T)/2, and kept as an edge when the
+// rule sym finds it at least η/2 (eta is η). fields[i*k+a] holds θ̂_i(a).
+func symmetrise(n, k int, est [][]float64, fields []float64, nodes []NodeFit, eta float64, sym Symmetrization) *Result {
 	kk := k * k
 	m, _ := NewModel(n, k)
 	copy(m.theta, fields)
 	res := &Result{
 		Model:         m,
-		Width:         cfg.lambda,
-		MinEdgeWeight: cfg.eta,
+		MinEdgeWeight: eta,
 		Nodes:         nodes,
 		n:             n,
 		k:             k,
 		est:           est,
 	}
-	half := cfg.eta / 2
+	half := eta / 2
 	for i := 0; i < n; i++ {
 		for j := i + 1; j < n; j++ {
 			wij := est[i][j*kk : (j+1)*kk]
@@ -205,7 +403,7 @@ func assemble(ctx context.Context, cfg *config, n, k int, est [][]float64, field
 			}
 			weight := maxAbs(avg)
 			var keep bool
-			switch cfg.symmetric {
+			switch sym {
 			case And:
 				keep = maxAbs(wij) >= half && maxAbs(wji) >= half
 			case Or:
@@ -219,7 +417,7 @@ func assemble(ctx context.Context, cfg *config, n, k int, est [][]float64, field
 			}
 		}
 	}
-	return res, nil
+	return res
 }
 
 // noteStats folds one regression's stats into a node's fit.

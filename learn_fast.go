@@ -3,7 +3,6 @@ package pairwise
 import (
 	"context"
 	"math"
-	"sync"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -39,47 +38,6 @@ import (
 // caller's solver) the learners use the plain layouts of package solve on
 // the rows as given, in their order.
 
-// fastSpins reports whether the Ising path can use the fast path.
-func (c *config) fastSpins() bool {
-	if c.spins != nil {
-		return false
-	}
-	switch b := c.solver.(type) {
-	case nil:
-		return true
-	case EntropicMirror:
-		return b.Schedule == Adaptive
-	case GroupMirror:
-		return b.Schedule == Adaptive
-	}
-	return false
-}
-
-// fastOneHot reports whether the pairwise path can use the fast path.
-func (c *config) fastOneHot() bool {
-	if c.oneHot != nil {
-		return false
-	}
-	switch b := c.solver.(type) {
-	case nil:
-		return true
-	case GroupMirror:
-		return b.Schedule == Adaptive
-	}
-	return false
-}
-
-// mergedRows returns s with identical rows merged into weighted rows when
-// that removes at least one row in 20, and s otherwise. The loss of every
-// regression is unchanged: it is the weighted mean over rows.
-func mergedRows(s *Samples) *Samples {
-	c := s.Compact()
-	if 20*(s.rows-c.rows) >= s.rows {
-		return c
-	}
-	return s
-}
-
 // normalisedWeights returns ĉ_m = c_m / Σc for the listed rows (all rows
 // when rows is nil), into dst.
 func normalisedWeights(dst []float64, s *Samples, rows []int32) []float64 {
@@ -109,225 +67,6 @@ func normalisedWeights(dst []float64, s *Samples, rows []int32) []float64 {
 		dst[m] /= total
 	}
 	return dst
-}
-
-// nodeWork is the scratch of one worker on the fast path, kept in a
-// sync.Pool between nodes.
-type nodeWork struct {
-	fw    fistaWork
-	nt    newtonWork
-	act   []uint16
-	f     []float64
-	full  *[maxCodedTables]float64
-	y, cw []float64
-	codes []uint16
-	rows  []int32
-	hist  []*[maxCodedTables]float64 // the chunks' histograms (rowsplit.go)
-}
-
-// design returns the coded design of node i over codes, on nw's scratch.
-func (nw *nodeWork) design(gc *groupCodes, codes []uint16, i int, spins bool) *codedDesign {
-	d := newCodedDesign(gc, codes, i, spins, nw.f, nw.full)
-	nw.f, nw.full = d.f, d.full
-	return d
-}
-
-// isingFast solves the regressions of the Ising path on the fast path.
-type isingFast struct {
-	s         *Samples // rows merged
-	gc        *groupCodes
-	cw        []float64
-	cov, mean []float64 // second moment and means of the spins (spinMoments)
-	radius    float64
-	cfg       *config
-	pool      sync.Pool
-	// team splits the rows of every pass among the workers when there
-	// are at least rowSplitMin rows; the nodes are then solved one at a
-	// time (rowsplit.go). nil otherwise.
-	team *rowTeam
-}
-
-// newIsingFast prepares the fast path for s, or returns nil when the
-// problem is too large for the coded kernels. When it splits rows (f.team
-// is not nil) the caller solves the nodes one at a time and calls f.stop
-// at the end.
-func newIsingFast(cfg *config, s *Samples, radius float64) *isingFast {
-	m := mergedRows(s)
-	gc := newGroupCodes(m, groupSize(m.n, 2, maxGroupTable))
-	if gc == nil {
-		return nil
-	}
-	f := &isingFast{s: m, gc: gc, cw: normalisedWeights(nil, m, nil), radius: radius, cfg: cfg}
-	f.cov, f.mean = spinMoments(m, f.cw)
-	f.pool.New = func() any { return new(nodeWork) }
-	if m.rows >= rowSplitMin {
-		f.team = newRowTeam(cfg.workers)
-	}
-	return f
-}
-
-// stop ends the row-splitting goroutines, if any.
-func (f *isingFast) stop() {
-	if f.team != nil {
-		f.team.stop()
-	}
-}
-
-// solve fits node i into w (length n, zero on entry).
-func (f *isingFast) solve(ctx context.Context, i int, w []float64) (solve.Stats, error) {
-	nw := f.pool.Get().(*nodeWork)
-	defer f.pool.Put(nw)
-	s := f.s
-	y := nw.y[:0]
-	for m := 0; m < s.rows; m++ {
-		y = append(y, float64(2*int(s.b8[m*s.n+i])-1))
-	}
-	nw.y = y
-	d := nw.design(f.gc, f.gc.codes, i, true)
-	if f.team != nil {
-		d.split(f.team, &nw.hist)
-	}
-	p := &regression{
-		x:       d,
-		y:       y,
-		cw:      f.cw,
-		radius:  f.radius,
-		tol:     f.cfg.tol,
-		maxIter: f.cfg.maxIter,
-		trace:   float64(s.n), // every row of [z_-i, 1] has n entries ±1
-		cov:     f.cov,
-		mean:    f.mean,
-		covN:    s.n,
-		bias:    i,
-	}
-	mm := isingMM(ctx, p, p.x.(*codedDesign), w, nw)
-	p.maxIter -= mm // the steps count against WithMaxIterations
-	st, err := fista(ctx, p, w, &nw.fw)
-	st.Iterations += mm
-	return st, err
-}
-
-// pairFast solves the value-pair regressions of the pairwise path on the
-// fast path.
-type pairFast struct {
-	s      *Samples // rows merged
-	gc     *groupCodes
-	newton bool // take Newton steps first (useNewton)
-	radius float64
-	cfg    *config
-	pool   sync.Pool
-	// team, when set by LearnPairwise (from rowSplitMin merged rows),
-	// splits the rows of every value pair's passes among the workers.
-	team *rowTeam
-}
-
-// newPairFast prepares the fast path for s, or returns nil when the problem
-// is too large for the coded kernels.
-func newPairFast(cfg *config, s *Samples, radius float64) *pairFast {
-	m := mergedRows(s)
-	gc := newGroupCodes(m, groupSize(m.n, m.k, maxGroupTable))
-	if gc == nil {
-		return nil
-	}
-	f := &pairFast{s: m, gc: gc, newton: useNewton(m.n, m.k, gc.groups), radius: radius, cfg: cfg}
-	f.pool.New = func() any { return new(nodeWork) }
-	return f
-}
-
-// pairNode is the fast path for the value pairs of one node: it keeps the
-// raw solutions w^{0,β} for the warm starts of the later pairs.
-type pairNode struct {
-	f    *pairFast
-	i    int
-	nw   *nodeWork
-	from [][]float64 // from[β] = w^{0,β}, or nil
-}
-
-func (f *pairFast) node(i int) *pairNode {
-	return &pairNode{f: f, i: i, nw: f.pool.Get().(*nodeWork), from: make([][]float64, f.s.k)}
-}
-
-// done returns the node's scratch to the pool.
-func (pn *pairNode) done() { pn.f.pool.Put(pn.nw) }
-
-// solve fits the pair (α, β) on the rows with z_i = α (label +1) and z_i = β
-// (label −1) into w (length n·k, zero on entry).
-func (pn *pairNode) solve(ctx context.Context, alpha, beta int, rowsA, rowsB []int32, w []float64) (solve.Stats, error) {
-	f, nw := pn.f, pn.nw
-	// The rows in their original order, as gatherPair keeps them.
-	rows := nw.rows[:0]
-	y := nw.y[:0]
-	a, b := 0, 0
-	for a < len(rowsA) || b < len(rowsB) {
-		if b == len(rowsB) || (a < len(rowsA) && rowsA[a] < rowsB[b]) {
-			rows, y = append(rows, rowsA[a]), append(y, 1)
-			a++
-		} else {
-			rows, y = append(rows, rowsB[b]), append(y, -1)
-			b++
-		}
-	}
-	nw.rows, nw.y = rows, y
-	nw.codes = f.gc.gatherRows(nw.codes[:0], rows)
-	nw.cw = normalisedWeights(nw.cw, f.s, rows)
-	if alpha > 0 && pn.from[alpha] != nil && pn.from[beta] != nil {
-		for j := range w {
-			w[j] = pn.from[beta][j] - pn.from[alpha][j]
-		}
-	}
-	d := nw.design(f.gc, nw.codes, pn.i, false)
-	if f.team != nil {
-		d.split(f.team, &nw.hist)
-	}
-	p := &regression{
-		x:       d,
-		y:       y,
-		cw:      nw.cw,
-		radius:  f.radius,
-		tol:     f.cfg.tol,
-		maxIter: f.cfg.maxIter,
-		trace:   float64(f.s.n), // every one-hot row has n ones
-	}
-	var st solve.Stats
-	if f.newton {
-		// The coordinates each row selects, in increasing order: (j, z_j)
-		// for j ≠ i and (i, 0) for the bias.
-		n, k := f.s.n, f.s.k
-		act := nw.act[:0]
-		for _, m := range rows {
-			for j, a := range f.s.b8[int(m)*n : int(m+1)*n] {
-				if j == pn.i {
-					a = 0
-				}
-				act = append(act, uint16(j*k+int(a)))
-			}
-		}
-		nw.act = act
-		var done bool
-		var err error
-		st, done, err = newton(ctx, p, act, n, w, &nw.nt, &nw.fw)
-		if err != nil {
-			return st, err
-		}
-		if done {
-			pn.keep(alpha, beta, w)
-			return st, nil
-		}
-	}
-	p.maxIter -= st.Iterations // Newton's steps count against WithMaxIterations
-	more, err := fista(ctx, p, w, &nw.fw)
-	more.Iterations += st.Iterations
-	if err == nil {
-		pn.keep(alpha, beta, w)
-	}
-	return more, err
-}
-
-// keep stores w^{0,β} for the warm starts.
-func (pn *pairNode) keep(alpha, beta int, w []float64) {
-	if alpha == 0 {
-		pn.from[beta] = append(pn.from[beta][:0], w...)
-	}
 }
 
 // spinMoments returns the second moment Σ_m ĉ_m z_m z_mᵀ (n×n, row-major,
@@ -487,10 +226,10 @@ const (
 // does; with the metric C_i the steps follow the correlations of the
 // spins, which first-order steps must find out one iteration at a time.
 // It returns the steps taken; w is feasible and no worse than 0.
-func isingMM(ctx context.Context, p *regression, d *codedDesign, w []float64, nw *nodeWork) int {
+func isingMM(ctx context.Context, p *regression, d *codedDesign, w []float64, nw *work) int {
 	n, i := p.covN, p.bias
 	rows := len(p.y)
-	nw.nt.grow(n, rows, &nw.fw)
+	nw.nt.grow(n, rows, &nw.ws)
 	g, z := nw.nt.g, nw.nt.wt
 	u, uz, res, sig := nw.nt.u, nw.nt.un, nw.nt.res, nw.nt.sig
 	for j := 0; j < n; j++ { // ∇L(0)
@@ -502,7 +241,7 @@ func isingMM(ctx context.Context, p *regression, d *codedDesign, w []float64, nw
 	}
 	lmax := momentMax(p.cov, p.mean, n, i, z, w) // z and w as scratch
 	clear(w)
-	q := momentQP(z, w, g, 0.25, lmax, p.cov, p.mean, n, i, p.radius, &nw.fw)
+	q := momentQP(z, w, g, 0.25, lmax, p.cov, p.mean, n, i, p.radius, &nw.ws)
 	if !(dot(g, z)+q/8 < 0) { // no decrease of the majoriser: stay at 0
 		return 0
 	}
@@ -517,7 +256,7 @@ func isingMM(ctx context.Context, p *regression, d *codedDesign, w []float64, nw
 		}
 		c = max(c*0.5, 1e-3)
 		for {
-			q := momentQP(z, w, g, c, lmax, p.cov, p.mean, n, i, p.radius, &nw.fw)
+			q := momentQP(z, w, g, c, lmax, p.cov, p.mean, n, i, p.radius, &nw.ws)
 			thr := 0.5 * c * q
 			// The model's decrease; the approximate QP may miss it, and
 			// then fista carries on from w.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"sync"
 	"testing"
 
 	"github.com/mrfkit/pairwise/solve"
@@ -105,35 +104,30 @@ func checkCloseResults(t *testing.T, ref, got *Result) {
 func TestNewtonCertified(t *testing.T) {
 	m := gridPotts(3, 3, 4, 0.3, rand.New(rand.NewPCG(12, 1)))
 	s := drawExact(t, m, 5000, rand.NewPCG(13, 1))
-	cfg := defaultConfig()
-	cfg.lambda, cfg.tol = 3*m.Width(), 1e-10
-	radius := 2 * cfg.lambda * 2
-	f := newPairFast(&cfg, s, radius)
-	if f == nil || !f.newton {
+	const tol = 1e-10
+	radius := 2 * 3 * m.Width() * 2
+	e := testEngine(s, false, tol, new(work))
+	if !e.d.newton {
 		t.Fatal("the 3×3 grid with k = 4 should take Newton steps")
 	}
 	i := 4
-	var rowsA, rowsB []int32
-	for r := 0; r < f.s.rows; r++ {
-		switch f.s.b8[r*9+i] {
-		case 1:
-			rowsA = append(rowsA, int32(r))
-		case 3:
-			rowsB = append(rowsB, int32(r))
+	tasks, _, _ := e.pairTasks(i)
+	var task *pathTask
+	for x := range tasks {
+		if tasks[x].alpha == 1 && tasks[x].beta == 3 {
+			task = &tasks[x]
 		}
 	}
-	pn := f.node(i)
-	defer pn.done()
 	w := make([]float64, 9*4)
-	st, err := pn.solve(context.Background(), 1, 3, rowsA, rowsB, w)
+	st, err := e.fit(context.Background(), task, task.c, radius, w)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !st.Converged || st.Gap > cfg.tol || st.Iterations > 10 {
+	if !st.Converged || st.Gap > tol || st.Iterations > 10 {
 		t.Errorf("newton: %+v, want a certificate within 10 steps", st)
 	}
-	z, y, c := gatherPair(f.s, i, rowsA, rowsB, nil, nil, nil)
-	p := &solve.Problem[solve.OneHot]{X: solve.OneHot{Z: z, Groups: 9, K: 4, Bias: i}, Y: y, C: c, Radius: radius, Tol: cfg.tol, MaxIter: 100000}
+	z, y, c, _ := gatherRows(e.d.s, rowsWith(e.d.s, i, 1), rowsWith(e.d.s, i, 3), true)
+	p := &solve.Problem[solve.OneHot]{X: solve.OneHot{Z: z, Groups: 9, K: 4, Bias: i}, Y: y, C: c, Radius: radius, Tol: tol, MaxIter: 100000}
 	wr := make([]float64, 9*4)
 	if _, err := (GroupMirror{}).SolveOneHot(context.Background(), p, wr); err != nil {
 		t.Fatal(err)
@@ -145,9 +139,28 @@ func TestNewtonCertified(t *testing.T) {
 	if e := maxDiff(u1, u2); e > 1e-3 {
 		t.Errorf("margins differ from the reference optimum by %.3g", e)
 	}
-	if l1, l2 := solve.Loss(p, w), solve.Loss(p, wr); math.Abs(l1-l2) > 2*cfg.tol {
+	if l1, l2 := solve.Loss(p, w), solve.Loss(p, wr); math.Abs(l1-l2) > 2*tol {
 		t.Errorf("loss %v, reference %v", l1, l2)
 	}
+}
+
+// testEngine returns a driver with the default backend over s, on the
+// scratch wk.
+func testEngine(s *Samples, ising bool, tol float64, wk *work) *engine {
+	cfg := defaultConfig()
+	b := cfg.backend()
+	return &engine{b: b, d: newNodeData(s, b, ising, 1), tol: tol, maxIter: cfg.maxIter, work: wk}
+}
+
+// rowsWith lists the rows of s with z_i = a and a positive weight.
+func rowsWith(s *Samples, i, a int) []int32 {
+	var rows []int32
+	for r := 0; r < s.rows; r++ {
+		if int(s.b8[r*s.n+i]) == a && s.Weight(r) > 0 {
+			rows = append(rows, int32(r))
+		}
+	}
+	return rows
 }
 
 // TestFastPathCancel checks that the fast paths return ctx.Err() when the
@@ -215,60 +228,57 @@ func TestFastPathMaxIterations(t *testing.T) {
 	}
 }
 
-// poison fills every scratch buffer of nw (to its capacity) with NaN.
-func poison(nw *nodeWork) {
+// poison fills every scratch buffer of wk (to its capacity) with NaN.
+func poison(wk *work) {
 	fill := func(s []float64) {
 		s = s[:cap(s)]
 		for i := range s {
 			s[i] = math.NaN()
 		}
 	}
-	fill(nw.fw.buf)
-	fill(nw.fw.rbuf)
-	fill(nw.fw.qp)
-	for _, s := range [][]float64{nw.fw.face.v, nw.fw.face.p, nw.fw.face.q, nw.fw.face.rr, nw.fw.face.z,
-		nw.fw.face.gz, nw.fw.face.a, nw.fw.face.norms, nw.fw.face.m, nw.fw.face.ms, nw.fw.face.mr, nw.fw.face.zbuf,
-		nw.nt.hess, nw.nt.g, nw.nt.v, nw.nt.wt,
-		nw.f, nw.y, nw.cw} {
+	fill(wk.ws.buf)
+	fill(wk.ws.rbuf)
+	fill(wk.ws.qp)
+	for _, s := range [][]float64{wk.ws.face.v, wk.ws.face.p, wk.ws.face.q, wk.ws.face.rr, wk.ws.face.z,
+		wk.ws.face.gz, wk.ws.face.a, wk.ws.face.norms, wk.ws.face.m, wk.ws.face.ms, wk.ws.face.mr, wk.ws.face.zbuf,
+		wk.nt.hess, wk.nt.g, wk.nt.v, wk.nt.wt,
+		wk.f, wk.y, wk.cw} {
 		fill(s)
 	}
-	if nw.full != nil {
-		fill(nw.full[:])
+	if wk.full != nil {
+		fill(wk.full[:])
 	}
 }
 
 // TestFastPathScratchIndependent: a regression's result must not depend on
-// what its reused scratch held before (the sync.Pool hands buffers to
-// whichever worker asks, so a stale read would make results depend on the
-// number of workers). Each node is solved with fresh scratch and with
-// scratch that solved every other node and was then filled with NaN; the
-// results must agree to the last bit.
+// what its reused scratch held before (the pool hands buffers to whichever
+// worker asks, so a stale read would make results depend on the number of
+// workers). Each node is solved with fresh scratch and with scratch that
+// solved every other node and was then filled with NaN; the results must
+// agree to the last bit.
 func TestFastPathScratchIndependent(t *testing.T) {
-	cfg := defaultConfig()
 	t.Run("ising", func(t *testing.T) {
 		m := gridIsing(3, 4, rand.New(rand.NewPCG(18, 1)), 0.2, 0.5)
 		s := drawExact(t, m, 3000, rand.NewPCG(19, 1))
-		cfg.lambda = m.Width()
-		f := newIsingFast(&cfg, s, 2*cfg.lambda)
-		for i := 0; i < s.n; i++ {
-			f.pool = sync.Pool{New: func() any { return new(nodeWork) }}
-			fresh := make([]float64, s.n)
-			if _, err := f.solve(context.Background(), i, fresh); err != nil {
+		radius := 2 * m.Width()
+		e := testEngine(s, true, DefaultTolerance, nil)
+		solveNode := func(i int, wk *work) []float64 {
+			e.work = wk
+			task := e.spinTask(i)
+			w := make([]float64, s.n)
+			if _, err := e.fit(context.Background(), &task, task.c, radius, w); err != nil {
 				t.Fatal(err)
 			}
-			dirty := new(nodeWork)
+			return w
+		}
+		for i := 0; i < s.n; i++ {
+			fresh := solveNode(i, new(work))
+			dirty := new(work)
 			for j := 0; j < s.n; j++ {
-				f.pool = sync.Pool{New: func() any { return dirty }}
-				if _, err := f.solve(context.Background(), (i+j+1)%s.n, make([]float64, s.n)); err != nil {
-					t.Fatal(err)
-				}
+				solveNode((i+j+1)%s.n, dirty)
 			}
 			poison(dirty)
-			f.pool = sync.Pool{New: func() any { return dirty }}
-			got := make([]float64, s.n)
-			if _, err := f.solve(context.Background(), i, got); err != nil {
-				t.Fatal(err)
-			}
+			got := solveNode(i, dirty)
 			for x := range got {
 				if got[x] != fresh[x] {
 					t.Fatalf("node %d, coordinate %d: %v with reused scratch, %v with fresh", i, x, got[x], fresh[x])
@@ -279,31 +289,24 @@ func TestFastPathScratchIndependent(t *testing.T) {
 	t.Run("pairwise", func(t *testing.T) {
 		m := gridPotts(2, 3, 3, 0.3, rand.New(rand.NewPCG(20, 1)))
 		s := drawExact(t, m, 3000, rand.NewPCG(21, 1))
-		cfg.lambda = m.Width()
-		f := newPairFast(&cfg, s, 2*cfg.lambda*math.Sqrt(3))
-		solveAll := func(i int, nw *nodeWork) []float64 {
-			f.pool = sync.Pool{New: func() any { return nw }}
-			pn := f.node(i)
-			byValue := make([][]int32, 3)
-			for r := 0; r < f.s.rows; r++ {
-				a := f.s.b8[r*s.n+i]
-				byValue[a] = append(byValue[a], int32(r))
-			}
+		radius := 2 * m.Width() * math.Sqrt(3)
+		e := testEngine(s, false, DefaultTolerance, nil)
+		solveAll := func(i int, wk *work) []float64 {
+			e.work = wk
+			tasks, _, _ := e.pairTasks(i)
 			var out []float64
-			for a := 0; a < 3; a++ {
-				for b := a + 1; b < 3; b++ {
-					w := make([]float64, s.n*3)
-					if _, err := pn.solve(context.Background(), a, b, byValue[a], byValue[b], w); err != nil {
-						t.Fatal(err)
-					}
-					out = append(out, w...)
+			for x := range tasks {
+				w := make([]float64, s.n*3)
+				if _, err := e.fit(context.Background(), &tasks[x], tasks[x].c, radius, w); err != nil {
+					t.Fatal(err)
 				}
+				out = append(out, w...)
 			}
 			return out
 		}
 		for i := 0; i < s.n; i++ {
-			fresh := solveAll(i, new(nodeWork))
-			dirty := new(nodeWork)
+			fresh := solveAll(i, new(work))
+			dirty := new(work)
 			solveAll((i+1)%s.n, dirty)
 			poison(dirty)
 			got := solveAll(i, dirty)

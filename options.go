@@ -38,7 +38,6 @@ type config struct {
 	noGap     bool
 	noRefit   bool
 	noMixture bool
-	sel       *selector
 
 	errs []error // problems found while applying options
 }
@@ -115,16 +114,6 @@ func WithRadius(r float64) Option {
 	return optionFunc(func(c *config) {
 		c.setPositive(&c.radius, r, "WithRadius", "the radius must be a finite positive number")
 	})
-}
-
-// resultRadius is Result.Radius for a learner that used radius: NaN when a
-// Selection chose the widths node by node (each node i then used 2λ_i or
-// 2λ_i√k, with λ_i in NodeFit.Width).
-func (c *config) resultRadius(radius float64) float64 {
-	if c.sel != nil && c.sel.spec != nil {
-		return math.NaN()
-	}
-	return radius
 }
 
 // regressionRadius returns the constraint radius for alphabet size k: the one

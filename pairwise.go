@@ -3,8 +3,7 @@ package pairwise
 import (
 	"context"
 	"fmt"
-
-	"github.com/mrfkit/pairwise/solve"
+	"math"
 )
 
 // LearnPairwise learns a pairwise model over the alphabet 0..k-1 with
@@ -59,108 +58,47 @@ func LearnPairwise(s *Samples, opts ...Option) (*Result, error) {
 // ctx.Err() promptly once ctx is done.
 func LearnPairwiseContext(ctx context.Context, s *Samples, opts ...Option) (*Result, error) {
 	const fn = "LearnPairwise"
-	cfg, err := prepare(fn, s, opts)
+	r, err := newRun(fn, s, opts, false)
 	if err != nil {
 		return nil, err
 	}
-	if s.k > 256 {
-		return nil, fmt.Errorf("pairwise: %s: alphabet size k = %d, the learner supports at most 256", fn, s.k)
-	}
+	defer r.stop()
 	n, k := s.n, s.k
 	kk := k * k
-	radius := cfg.regressionRadius(k, true)
-	// The fast path (learn_fast.go) with the default backend, else the
-	// configured solver on the plain layout; data are the rows it reads.
-	var fast *pairFast
-	if cfg.fastOneHot() {
-		fast = newPairFast(&cfg, s, radius)
-	}
-	data := s
-	nodeCfg := cfg // the nodes' schedule: cfg's workers, or one node at a time
-	var solver solve.Solver[solve.OneHot]
-	if fast != nil {
-		data = fast.s
-		if data.rows >= rowSplitMin {
-			// As on the Ising path (rowsplit.go): one node at a time,
-			// the workers splitting the rows of each value pair.
-			fast.team = newRowTeam(cfg.workers)
-			defer fast.team.stop()
-			nodeCfg.workers = 1
-		}
-	} else {
-		solver = cfg.oneHot
-		if solver == nil {
-			b := cfg.solver
-			if b == nil {
-				b = GroupMirror{}
-			}
-			solver = b.oneHotSolver()
-		}
-	}
-
+	radius := r.cfg.regressionRadius(k, true)
+	width := func(lambda float64) float64 { return 2 * lambda * math.Sqrt(float64(k)) } // radius 2λ√k
+	logD := math.Log(float64(max(n-1, 1) * (k - 1)))
 	est := make([][]float64, n)
 	fields := make([]float64, n*k)
 	nodes := make([]NodeFit, n)
-	err = forEachNode(ctx, &nodeCfg, n, func(ctx context.Context, i int) error {
-		// byValue[a] lists the rows with z_i = a.
-		byValue := make([][]int32, k)
-		for m := 0; m < data.rows; m++ {
-			if data.weights != nil && data.weights[m] == 0 {
-				continue
-			}
-			a := data.b8[m*n+i]
-			byValue[a] = append(byValue[a], int32(m))
+	err = r.eachNode(ctx, func(ctx context.Context, e *engine, i int) error {
+		tasks, empty, oneLabel := e.pairTasks(i)
+		fit := NodeFit{Node: i, Converged: true, EmptyPairs: empty, OneLabelPairs: len(oneLabel)}
+		ws, err := r.fitNode(ctx, e, i, tasks, radius, width, float64(k-1), logD, &fit)
+		if err != nil {
+			return fmt.Errorf("pairwise: %s: node %d, %w", fn, i, err)
 		}
-		var pn *pairNode
-		if fast != nil {
-			pn = fast.node(i)
-			defer pn.done()
+		nodes[i] = fit
+		// The solution of every value pair α < β, in order: a task's, or
+		// the closed form of a pair whose rows all have one of the two
+		// values (the whole radius on the bias).
+		sol := make(map[int][]float64, len(tasks)+len(oneLabel))
+		for t := range tasks {
+			sol[tasks[t].alpha*k+tasks[t].beta] = ws[t]
 		}
-		fit := NodeFit{Node: i, Converged: true}
+		for _, ol := range oneLabel {
+			w := make([]float64, n*k)
+			w[i*k] = float64(ol[1]) * radius
+			sol[ol[0]] = w
+		}
 		// sumU[j*kk + α*k + b] accumulates Σ_β U^{α,β}(j, b); row i holds
 		// the bias row.
 		sumU := make([]float64, n*kk)
-		var z []uint8
-		var y, c []float64
-		w := make([]float64, n*k)
 		for alpha := 0; alpha < k; alpha++ {
 			for beta := alpha + 1; beta < k; beta++ {
-				na, nb := len(byValue[alpha]), len(byValue[beta])
-				for x := range w {
-					w[x] = 0
-				}
-				switch {
-				case na+nb == 0:
-					fit.EmptyPairs++
-					continue
-				case na == 0 || nb == 0:
-					fit.OneLabelPairs++
-					sign := 1.0
-					if na == 0 {
-						sign = -1
-					}
-					w[i*k] = sign * radius
-				case pn != nil:
-					st, err := pn.solve(ctx, alpha, beta, byValue[alpha], byValue[beta], w)
-					if err != nil {
-						return fmt.Errorf("pairwise: %s: node %d, values (%d, %d): %w", fn, i, alpha, beta, err)
-					}
-					fit.noteStats(st)
-				default:
-					z, y, c = gatherPair(data, i, byValue[alpha], byValue[beta], z[:0], y[:0], c[:0])
-					p := &solve.Problem[solve.OneHot]{
-						X:       solve.OneHot{Z: z, Groups: n, K: k, Bias: i},
-						Y:       y,
-						C:       c,
-						Radius:  radius,
-						Tol:     cfg.tol,
-						MaxIter: cfg.maxIter,
-					}
-					st, err := solver.Solve(ctx, p, w)
-					if err != nil {
-						return fmt.Errorf("pairwise: %s: node %d, values (%d, %d): %w", fn, i, alpha, beta, err)
-					}
-					fit.noteStats(st)
+				w, ok := sol[alpha*k+beta]
+				if !ok {
+					continue // no rows: U^{α,β} = 0
 				}
 				centreRows(w, n, k, i)
 				// U^{α,β} adds to row α, U^{β,α} = -U^{α,β} to row β.
@@ -173,63 +111,25 @@ func LearnPairwiseContext(ctx context.Context, s *Samples, opts ...Option) (*Res
 				}
 			}
 		}
-		e := make([]float64, n*kk)
+		ei := make([]float64, n*kk)
 		for j := 0; j < n; j++ {
 			if j == i {
 				continue
 			}
 			for x := 0; x < kk; x++ {
-				e[j*kk+x] = sumU[j*kk+x] / float64(k)
+				ei[j*kk+x] = sumU[j*kk+x] / float64(k)
 			}
 		}
-		est[i] = e
+		est[i] = ei
 		for a := 0; a < k; a++ {
 			fields[i*k+a] = sumU[i*kk+a*k] / float64(k)
 		}
-		if fit.Regressions == 0 {
-			fit.Converged = true
-		}
-		nodes[i] = fit
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	res, err := assemble(ctx, &cfg, n, k, est, fields, nodes)
-	if err != nil {
-		return nil, err
-	}
-	res.Radius = cfg.resultRadius(radius)
-	return res, nil
-}
-
-// gatherPair copies the rows of the pair, in their original order, into the
-// one-hot states z, the labels y (+1 where z_i = α, -1 where z_i = β) and the
-// weights c (nil when the samples are unweighted). Keeping the sample order
-// matters to online backends such as Sparsitron.
-func gatherPair(s *Samples, i int, rowsA, rowsB []int32, z []uint8, y, c []float64) ([]uint8, []float64, []float64) {
-	n := s.n
-	add := func(m int32, label float64) {
-		z = append(z, s.b8[int(m)*n:int(m+1)*n]...)
-		y = append(y, label)
-		if s.weights != nil {
-			c = append(c, s.weights[m])
-		}
-	}
-	a, b := 0, 0
-	for a < len(rowsA) || b < len(rowsB) {
-		if b == len(rowsB) || (a < len(rowsA) && rowsA[a] < rowsB[b]) {
-			add(rowsA[a], 1)
-			a++
-		} else {
-			add(rowsB[b], -1)
-			b++
-		}
-	}
-	if s.weights == nil {
-		c = nil
-	}
-	return z, y, c
+	return r.assemble(ctx, k, est, fields, nodes, radius)
 }
 
 // centreRows turns w (n×k, row i the bias row) into U of equation (9):

@@ -154,10 +154,10 @@ func TestLearnIsingRowSplit(t *testing.T) {
 			}
 			withRowSplit(t, 1000, 250)
 			cfg := defaultConfig()
-			if f := newIsingFast(&cfg, s, 2*m.Width()); f == nil || f.team == nil {
+			if d := newNodeData(s, cfg.backend(), true, 2); d.team == nil {
 				t.Fatal("the fast path does not split the rows of this test")
 			} else {
-				f.stop()
+				d.stop()
 			}
 			checkSplitWorkers(t, ref, LearnIsing, s, tc.opts)
 		})
@@ -184,8 +184,8 @@ func TestLearnPairwiseRowSplit(t *testing.T) {
 				t.Fatal(err)
 			}
 			withRowSplit(t, 1000, 250)
-			if r := mergedRows(s).rows; r < rowSplitMin {
-				t.Fatalf("%d merged rows: the learner would not split them", r)
+			if m, _ := mergeRows(s); m.rows < rowSplitMin {
+				t.Fatalf("%d merged rows: the learner would not split them", m.rows)
 			}
 			checkSplitWorkers(t, ref, LearnPairwise, s, opts)
 		})

@@ -143,63 +143,6 @@ func mergeRows(s *Samples) (*Samples, []int32) {
 	return c, into
 }
 
-// selData is the samples as the selector fits them: with the default
-// backends, identical rows merged and encoded for the table kernels of the
-// learners' fast path; otherwise the samples as given, for the configured
-// solver.
-type selData struct {
-	s     *Samples
-	folds *folds      // nil for EBIC
-	gc    *groupCodes // table kernels; nil for the plain layouts
-	spins []float64   // the ±1 matrix of the plain Spins layout
-}
-
-// data prepares the selector's samples once, for the fast engine or not.
-func (sel *selector) data(fast bool) *selData {
-	sel.dataOnce.Do(func() {
-		d := &selData{s: sel.s}
-		var into []int32
-		if fast && sel.s.b8 != nil {
-			d.s, into = mergeRows(sel.s)
-			d.gc = newGroupCodes(d.s, groupSize(d.s.n, d.s.k, maxGroupTable))
-		}
-		if sel.folds != nil {
-			d.folds = sel.folds
-			if into != nil {
-				d.folds = sel.folds.merge(into, d.s.rows)
-			}
-		}
-		if d.gc == nil && d.s.k == 2 {
-			d.spins = encodeSpins(d.s).x
-		}
-		sel.d = d
-	})
-	return sel.d
-}
-
-// selDesign is what the selection needs of a regression's design: the
-// methods of the solve layouts, which the learners' table kernels
-// (codedDesign) have as well.
-type selDesign interface {
-	Dim() int
-	GroupSize() int
-	Margins(dst, w []float64)
-	Gradient(dst, r []float64)
-}
-
-// pathTask is one regression of a node: the Ising node's regression, or one
-// value pair (α, β) of the pairwise path, on the selector's samples.
-type pathTask struct {
-	x           selDesign
-	spins       *solve.Spins  // the plain layouts, for a configured solver
-	oneHot      *solve.OneHot //
-	y           []float64
-	c           []float64 // the weights of the design rows; nil for 1
-	rows        []int32   // the samples' row of each design row; nil for all rows
-	bias        int       // node i
-	alpha, beta int
-}
-
 // foldWeights returns the training and held-out weights of the task's
 // design rows in fold f.
 func (t *pathTask) foldWeights(fo *folds, f int) (train, held []float64) {
@@ -212,50 +155,6 @@ func (t *pathTask) foldWeights(fo *folds, f int) (train, held []float64) {
 		train[r], held[r] = fo.train[f][m], fo.held[f][m]
 	}
 	return train, held
-}
-
-// engine solves the regressions of one node: on the learners' fast path
-// (fista with reused buffers) with the default backends, else with the
-// configured solver.
-type engine struct {
-	fast    bool
-	spins   solve.Solver[solve.Spins]
-	oneHot  solve.Solver[solve.OneHot]
-	tol     float64
-	maxIter int
-	vars    int      // n: Σ ĉ‖x_m‖² for both layouts
-	work    *selWork // the fast engine's buffers
-}
-
-// fit solves the task with row weights c (nil for 1) and the radius, from
-// the warm start w, into w.
-func (e *engine) fit(ctx context.Context, t *pathTask, c []float64, radius float64, w []float64) (solve.Stats, error) {
-	if !e.fast {
-		if t.spins != nil {
-			return e.spins.Solve(ctx, &solve.Problem[solve.Spins]{X: *t.spins, Y: t.y, C: c, Radius: radius, Tol: e.tol, MaxIter: e.maxIter}, w)
-		}
-		return e.oneHot.Solve(ctx, &solve.Problem[solve.OneHot]{X: *t.oneHot, Y: t.y, C: c, Radius: radius, Tol: e.tol, MaxIter: e.maxIter}, w)
-	}
-	if err := ctx.Err(); err != nil {
-		return solve.Stats{}, err
-	}
-	total := weightSum(c, len(t.y))
-	if total == 0 {
-		// No data: L ≡ 0, and 0 is the natural solution.
-		clear(w)
-		return solve.Stats{Converged: true}, nil
-	}
-	cw := e.work.cw[:0]
-	for m := range t.y {
-		v := 1.0
-		if c != nil {
-			v = c[m]
-		}
-		cw = append(cw, v/total)
-	}
-	e.work.cw = cw
-	p := &regression{x: t.x, y: t.y, cw: cw, radius: radius, tol: e.tol, maxIter: e.maxIter, trace: float64(e.vars)}
-	return fista(ctx, p, w, &e.work.ws)
 }
 
 // pathResult is the outcome of a node's selection.
