@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+
+	"github.com/mrfkit/pairwise/internal/engine"
 )
 
 // LearnIsing learns an Ising model with Algorithm 1 of the paper. For every
@@ -51,9 +53,9 @@ func LearnIsingContext(ctx context.Context, s *Samples, opts ...Option) (*Result
 	est := make([][]float64, n)
 	fields := make([]float64, 2*n)
 	nodes := make([]NodeFit, n)
-	err = r.eachNode(ctx, func(ctx context.Context, e *engine, i int) error {
+	err = r.eachNode(ctx, func(ctx context.Context, e *engine.Driver, i int) error {
 		fit := NodeFit{Node: i, Converged: true}
-		ws, err := r.fitNode(ctx, e, i, []pathTask{e.spinTask(i)}, radius, width, 1, logD, &fit)
+		ws, err := r.fitNode(ctx, e, i, []engine.Task{e.SpinTask(i)}, radius, width, 1, logD, &fit)
 		if err != nil {
 			return fmt.Errorf("pairwise: %s: node %d: %w", fn, i, err)
 		}
@@ -76,24 +78,4 @@ func LearnIsingContext(ctx context.Context, s *Samples, opts ...Option) (*Result
 		return nil, err
 	}
 	return r.assemble(ctx, 2, est, fields, nodes, radius)
-}
-
-// spinEncoding is the ±1 design shared by all nodes of the Ising path.
-type spinEncoding struct {
-	n int
-	x []float64 // rows*n spins ±1
-	c []float64 // row weights, nil when unweighted
-}
-
-func encodeSpins(s *Samples) spinEncoding {
-	e := spinEncoding{n: s.n, x: make([]float64, s.rows*s.n)}
-	for m := 0; m < s.rows; m++ {
-		for i := 0; i < s.n; i++ {
-			e.x[m*s.n+i] = float64(2*s.At(m, i) - 1)
-		}
-	}
-	if s.weights != nil {
-		e.c = s.weights
-	}
-	return e
 }

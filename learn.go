@@ -9,6 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/mrfkit/pairwise/internal/engine"
 	"github.com/mrfkit/pairwise/solve"
 )
 
@@ -118,8 +119,11 @@ func prepare(fn string, s *Samples, opts []Option) (config, error) {
 type run struct {
 	cfg config
 	s   *Samples // as given
-	b   backend
-	d   *nodeData
+	b   engine.Backend
+	// fitted is s as the engine fits it (identical rows merged with the
+	// fast backend), d its engine data.
+	fitted *Samples
+	d      *engine.Data
 	// spec is the width search of the Selection rule, and folds its
 	// cross-validation split of d's rows; spec is nil when λ (or the
 	// radius) was given.
@@ -128,7 +132,7 @@ type run struct {
 	folds   *folds
 	wantEta bool // the edge test chooses the graph (η not given)
 	nodes   []nodeSelection
-	pool    workPool
+	pool    engine.Pool
 }
 
 // nodeSelection is what the stages around the fits learned about node i.
@@ -185,29 +189,36 @@ func newRun(fn string, s *Samples, opts []Option, ising bool) (*run, error) {
 		cfg.lambda = placeholderWidth
 	}
 	r.cfg = cfg
-	r.d = newNodeData(s, r.b, ising, cfg.workers)
-	if f != nil && r.d.into != nil {
-		f = f.merge(r.d.into, r.d.s.rows)
+	var into []int32
+	r.fitted = s
+	if r.b.Fast {
+		r.fitted, into = mergeRows(s)
+	}
+	if f != nil && into != nil {
+		f = f.merge(into, r.fitted.rows)
 	}
 	r.folds = f
+	fs := r.fitted
+	rows := &engine.Rows{N: fs.n, K: fs.k, Count: fs.rows, States: fs.b8, Weights: fs.weights}
+	r.d = engine.NewData(rows, r.b, ising, cfg.workers, cfg.split)
 	return r, nil
 }
 
 // stop releases the run's goroutines.
-func (r *run) stop() { r.d.stop() }
+func (r *run) stop() { r.d.Stop() }
 
 // eachNode runs fit for every node with a driver of its own, on the
 // workers, or one node at a time when the data split their rows among the
 // workers instead (rowsplit.go).
-func (r *run) eachNode(ctx context.Context, fit func(ctx context.Context, e *engine, i int) error) error {
+func (r *run) eachNode(ctx context.Context, fit func(ctx context.Context, e *engine.Driver, i int) error) error {
 	sched := r.cfg
-	if r.d.team != nil {
+	if r.d.Split() {
 		sched.workers = 1
 	}
 	return forEachNode(ctx, &sched, r.s.n, func(ctx context.Context, i int) error {
-		wk := r.pool.get()
-		defer r.pool.put(wk)
-		e := &engine{b: r.b, d: r.d, tol: r.cfg.tol, maxIter: r.cfg.maxIter, work: wk}
+		wk := r.pool.Get()
+		defer r.pool.Put(wk)
+		e := &engine.Driver{Backend: r.b, Data: r.d, Tol: r.cfg.tol, MaxIter: r.cfg.maxIter, Work: wk}
 		return fit(ctx, e, i)
 	})
 }
@@ -222,12 +233,12 @@ func (r *run) eachNode(ctx context.Context, fit func(ctx context.Context, e *eng
 // population solution whenever the constraint is not active, and a close
 // start otherwise. When η is to be chosen, it prepares node i's edge test.
 // It returns the solutions and adds their Stats to fit.
-func (r *run) fitNode(ctx context.Context, e *engine, i int, tasks []pathTask, radius float64, widthRadius func(float64) float64, dfPerGroup, logD float64, fit *NodeFit) ([][]float64, error) {
+func (r *run) fitNode(ctx context.Context, e *engine.Driver, i int, tasks []engine.Task, radius float64, widthRadius func(float64) float64, dfPerGroup, logD float64, fit *NodeFit) ([][]float64, error) {
 	ns := &r.nodes[i]
 	warm := make([][]float64, len(tasks))
 	iters := 0
 	if r.spec != nil && len(tasks) > 0 {
-		res, err := runPath(ctx, e, r.spec, r.folds, tasks, widthRadius(1), dfPerGroup, logD, r.d.s.total)
+		res, err := runPath(ctx, e, r.spec, r.folds, tasks, widthRadius(1), dfPerGroup, logD, r.fitted.total)
 		if err != nil {
 			return nil, err
 		}
@@ -240,24 +251,24 @@ func (r *run) fitNode(ctx context.Context, e *engine, i int, tasks []pathTask, r
 	from := make(map[[2]int]int, len(tasks)) // the task of each value pair
 	for t := range tasks {
 		task := &tasks[t]
-		from[[2]int{task.alpha, task.beta}] = t
-		w := make([]float64, task.x.Dim())
+		from[[2]int{task.Alpha, task.Beta}] = t
+		w := make([]float64, task.X.Dim())
 		if warm[t] != nil {
 			copy(w, warm[t])
-		} else if a, ok := from[[2]int{0, task.alpha}]; ok && task.alpha > 0 {
-			if b, ok := from[[2]int{0, task.beta}]; ok {
+		} else if a, ok := from[[2]int{0, task.Alpha}]; ok && task.Alpha > 0 {
+			if b, ok := from[[2]int{0, task.Beta}]; ok {
 				for x := range w {
 					w[x] = ws[b][x] - ws[a][x]
 				}
 			}
 		}
-		st, err := e.fit(ctx, task, task.c, radius, w)
+		st, err := e.Fit(ctx, task, task.C, radius, w)
 		if t == 0 {
 			st.Iterations += iters
 		}
 		if err != nil {
-			if task.beta > 0 { // a value pair of Algorithm 2
-				return nil, fmt.Errorf("values (%d, %d): %w", task.alpha, task.beta, err)
+			if task.Beta > 0 { // a value pair of Algorithm 2
+				return nil, fmt.Errorf("values (%d, %d): %w", task.Alpha, task.Beta, err)
 			}
 			return nil, err
 		}
@@ -268,10 +279,10 @@ func (r *run) fitNode(ctx context.Context, e *engine, i int, tasks []pathTask, r
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if tasks[0].beta == 0 { // the node of Algorithm 1
-			ns.d, ns.se = waldSpins(r.d.s, &tasks[0], ws[0], e.work.ws.rows(len(tasks[0].y))[0])
+		if tasks[0].Beta == 0 { // the node of Algorithm 1
+			ns.d, ns.se = waldSpins(r.fitted, &tasks[0], ws[0], e.Work.RowScratch(len(tasks[0].Y)))
 		} else {
-			ns.d, ns.se = waldOneHot(r.d.s, i, tasks, ws)
+			ns.d, ns.se = waldOneHot(r.fitted, i, tasks, ws)
 		}
 	}
 	return ws, nil

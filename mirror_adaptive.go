@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 
+	"github.com/mrfkit/pairwise/internal/engine"
 	"github.com/mrfkit/pairwise/solve"
 )
 
@@ -220,9 +221,9 @@ func adaptiveMirror[F solve.Layout](ctx context.Context, p *solve.Problem[F], w 
 	geo.toW(w, xs) // x = z: the start (w itself, or its image in the map's domain)
 	p.X.Margins(ux, w)
 	copy(uz, ux)
-	lossX := logisticLoss(ux, y, cw)
+	lossX := engine.LogisticLoss(ux, y, cw)
 	gradAt := func(g, u []float64) {
-		logisticResiduals(res, sig, u, y, cw)
+		engine.LogisticResiduals(res, sig, u, y, cw)
 		p.X.Gradient(g, res)
 	}
 	gradAt(gx, ux)
@@ -234,13 +235,13 @@ func adaptiveMirror[F solve.Layout](ctx context.Context, p *solve.Problem[F], w 
 	t, fresh := 1.0, true // t of the last step; fresh: the next step has θ = 1
 	it := 0
 	for gap > p.Tol && it < run.iters {
-		if it%ctxEvery == ctxEvery-1 {
+		if it%engine.CtxEvery == engine.CtxEvery-1 {
 			if err := ctx.Err(); err != nil {
 				return solve.Stats{Iterations: it, Loss: lossX, Gap: math.Inf(1)}, err
 			}
 		}
 		it++
-		lt := max(lip*lShrink, lmin)
+		lt := max(lip*engine.LShrink, lmin)
 		var tn, theta float64
 		for {
 			tn = 1
@@ -258,7 +259,7 @@ func adaptiveMirror[F solve.Layout](ctx context.Context, p *solve.Problem[F], w 
 			for m := range uxn {
 				uxn[m] = (1-theta)*ux[m] + theta*uzn[m]
 			}
-			if lt >= lmax || logisticBregman(uxn, uy, sig, y, cw) <= lt*theta*theta*div {
+			if lt >= lmax || engine.LogisticBregman(uxn, uy, sig, y, cw) <= lt*theta*theta*div {
 				break
 			}
 			lt = min(2*lt, lmax)
@@ -271,7 +272,7 @@ func adaptiveMirror[F solve.Layout](ctx context.Context, p *solve.Problem[F], w 
 		ux, uxn = uxn, ux
 		uz, uzn = uzn, uz
 		lip = lt
-		lossNew := logisticLoss(ux, y, cw)
+		lossNew := engine.LogisticLoss(ux, y, cw)
 		if lossNew > lossX {
 			// Function restart: continue from x with fresh momentum.
 			geo.setLinear(xs)
@@ -294,7 +295,7 @@ func adaptiveMirror[F solve.Layout](ctx context.Context, p *solve.Problem[F], w 
 	geo.toW(w, xs)
 	gradAt(gx, ux)
 	gap = solve.Gap(gx, w, gs, radius)
-	return solve.Stats{Iterations: it, Loss: logisticLoss(ux, y, cw), Gap: gap, Converged: gap <= p.Tol}, nil
+	return solve.Stats{Iterations: it, Loss: engine.LogisticLoss(ux, y, cw), Gap: gap, Converged: gap <= p.Tol}, nil
 }
 
 // maxDualRowNormSq returns max_m ‖x_m‖²_* for the dual of the constraint

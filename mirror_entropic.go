@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 
+	"github.com/mrfkit/pairwise/internal/engine"
 	"github.com/mrfkit/pairwise/solve"
 )
 
@@ -51,7 +52,7 @@ func entropicPaper[F solve.Layout](ctx context.Context, p *solve.Problem[F], w [
 	gamma := 1 / (2 * w1) * math.Sqrt(2*math.Log(float64(nv))/float64(steps))
 
 	for t := 1; t <= steps; t++ {
-		if t%ctxEvery == 0 {
+		if t%engine.CtxEvery == 0 {
 			if err := ctx.Err(); err != nil {
 				entropicPoint(w, v, w1)
 				return solve.Stats{Iterations: t - 1, Gap: math.Inf(1)}, err
@@ -64,7 +65,7 @@ func entropicPaper[F solve.Layout](ctx context.Context, p *solve.Problem[F], w [
 		// Line 7: g^t = W1·[∇L, −∇L, 0] at the current point.
 		entropicPoint(w, v, w1)
 		p.X.Margins(u, w)
-		logisticResiduals(r, nil, u, p.Y, run.cw)
+		engine.LogisticResiduals(r, nil, u, p.Y, run.cw)
 		p.X.Gradient(g, r)
 		// Lines 8–9: coordinate-wise update and normalisation.
 		top := math.Inf(-1)

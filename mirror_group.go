@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 
+	"github.com/mrfkit/pairwise/internal/engine"
 	"github.com/mrfkit/pairwise/solve"
 )
 
@@ -202,7 +203,7 @@ func groupPaper[F solve.Layout](ctx context.Context, p *solve.Problem[F], w []fl
 	gamma := 1 / (2 * w21) * math.Sqrt(gm.c/float64(steps))
 
 	for t := 1; t <= steps; t++ {
-		if t%ctxEvery == 0 {
+		if t%engine.CtxEvery == 0 {
 			if err := ctx.Err(); err != nil {
 				for j := range w {
 					w[j] = w21 * u[j]
@@ -219,7 +220,7 @@ func groupPaper[F solve.Layout](ctx context.Context, p *solve.Problem[F], w []fl
 			w[j] = w21 * u[j]
 		}
 		p.X.Margins(mu, w)
-		logisticResiduals(r, nil, mu, p.Y, run.cw)
+		engine.LogisticResiduals(r, nil, mu, p.Y, run.cw)
 		p.X.Gradient(g, r)
 		// Line 8: θ = ∇Φ(u^t) − γ g^t, then the exact constrained update.
 		gm.gradient(theta, u, gs)

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mrfkit/pairwise/internal/engine"
 	"github.com/mrfkit/pairwise/solve"
 )
 
@@ -386,7 +387,7 @@ func TestProjectBall(t *testing.T) {
 			radius := 0.05 + 8*rng.Float64()
 			want := mdRefProject(x, gs, radius)
 			got := slices.Clone(x)
-			projectBall(got, gs, radius, make([]float64, ng))
+			engine.ProjectBall(got, gs, radius, make([]float64, ng))
 			for j := range got {
 				if math.Abs(got[j]-want[j]) > 1e-12 {
 					t.Fatalf("gs=%d trial %d: coordinate %d: got %v, want %v", gs, trial, j, got[j], want[j])
@@ -1202,7 +1203,7 @@ func TestMirrorString(t *testing.T) {
 func TestSolveSoftplusBregman(t *testing.T) {
 	for _, b := range []float64{-40, -5, -0.3, 0, 0.7, 6, 35} {
 		for _, delta := range []float64{-50, -3, -0.06, -0.049, -1e-2, -1e-3, -2e-4, 1e-7, 5e-4, 1e-3, 0.03, 0.0499, 0.051, 0.2, 4, 29, 31, 60} {
-			got := softplusBregman(b, solve.Sigmoid(-math.Abs(b)), delta)
+			got := engine.SoftplusBregman(b, solve.Sigmoid(-math.Abs(b)), delta)
 			f := func(s float64) float64 {
 				x := b + s*delta
 				e := math.Exp(-math.Abs(x)) // σ'(x) = e^{-|x|}/(1+e^{-|x|})², exact in the tails

@@ -5,6 +5,7 @@ import (
 	"math"
 	"runtime"
 
+	"github.com/mrfkit/pairwise/internal/engine"
 	"github.com/mrfkit/pairwise/solve"
 )
 
@@ -35,6 +36,7 @@ type config struct {
 	symmetric Symmetrization
 	selection Selection // selection.go: WithSelection, WithFalseEdgeRate, WithEdgeGap
 	alpha     float64
+	split     engine.Split // when the engine splits rows among the workers
 	noGap     bool
 	noRefit   bool
 	noMixture bool
@@ -62,6 +64,7 @@ func defaultConfig() config {
 		workers: runtime.GOMAXPROCS(0),
 		tol:     DefaultTolerance,
 		maxIter: DefaultMaxIterations,
+		split:   engine.DefaultSplit,
 	}
 }
 
@@ -242,4 +245,28 @@ func WithSymmetrization(s Symmetrization) Option {
 		}
 		c.symmetric = s
 	})
+}
+
+// backend resolves WithSolver (and its shorthands WithSpinSolver and
+// WithOneHotSolver) for the engine: Accelerated, the default, runs the
+// engine's own methods on its coded rows; any other backend solves the
+// plain layouts through its solve.Solver.
+func (c *config) backend() engine.Backend {
+	b := c.solver
+	if b == nil {
+		b = Accelerated{}
+	}
+	_, fast := b.(Accelerated)
+	r := engine.Backend{Fast: fast, Spins: c.spins, OneHot: c.oneHot}
+	if r.Spins == nil {
+		r.Spins = b.spinsSolver()
+	} else {
+		r.Fast = false
+	}
+	if r.OneHot == nil {
+		r.OneHot = b.oneHotSolver()
+	} else {
+		r.Fast = false
+	}
+	return r
 }

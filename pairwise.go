@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+
+	"github.com/mrfkit/pairwise/internal/engine"
 )
 
 // LearnPairwise learns a pairwise model over the alphabet 0..k-1 with
@@ -71,8 +73,8 @@ func LearnPairwiseContext(ctx context.Context, s *Samples, opts ...Option) (*Res
 	est := make([][]float64, n)
 	fields := make([]float64, n*k)
 	nodes := make([]NodeFit, n)
-	err = r.eachNode(ctx, func(ctx context.Context, e *engine, i int) error {
-		tasks, empty, oneLabel := e.pairTasks(i)
+	err = r.eachNode(ctx, func(ctx context.Context, e *engine.Driver, i int) error {
+		tasks, empty, oneLabel := e.PairTasks(i)
 		fit := NodeFit{Node: i, Converged: true, EmptyPairs: empty, OneLabelPairs: len(oneLabel)}
 		ws, err := r.fitNode(ctx, e, i, tasks, radius, width, float64(k-1), logD, &fit)
 		if err != nil {
@@ -84,7 +86,7 @@ func LearnPairwiseContext(ctx context.Context, s *Samples, opts ...Option) (*Res
 		// values (the whole radius on the bias).
 		sol := make(map[int][]float64, len(tasks)+len(oneLabel))
 		for t := range tasks {
-			sol[tasks[t].alpha*k+tasks[t].beta] = ws[t]
+			sol[tasks[t].Alpha*k+tasks[t].Beta] = ws[t]
 		}
 		for _, ol := range oneLabel {
 			w := make([]float64, n*k)

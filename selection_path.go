@@ -7,6 +7,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/mrfkit/pairwise/internal/engine"
 	"github.com/mrfkit/pairwise/solve"
 )
 
@@ -145,13 +146,13 @@ func mergeRows(s *Samples) (*Samples, []int32) {
 
 // foldWeights returns the training and held-out weights of the task's
 // design rows in fold f.
-func (t *pathTask) foldWeights(fo *folds, f int) (train, held []float64) {
-	if t.rows == nil {
+func foldWeights(t *engine.Task, fo *folds, f int) (train, held []float64) {
+	if t.Rows == nil {
 		return fo.train[f], fo.held[f]
 	}
-	train = make([]float64, len(t.rows))
-	held = make([]float64, len(t.rows))
-	for r, m := range t.rows {
+	train = make([]float64, len(t.Rows))
+	held = make([]float64, len(t.Rows))
+	for r, m := range t.Rows {
 		train[r], held[r] = fo.train[f][m], fo.held[f][m]
 	}
 	return train, held
@@ -204,12 +205,12 @@ func pathTolerance(sp *selSpec, total float64) float64 {
 // perWidth is the radius of a unit width (2 for l1, 2√k for l2,1);
 // dfPerGroup and logD are EBIC's count per nonzero group and ln d; total is
 // N, the total sample weight.
-func runPath(ctx context.Context, e *engine, sp *selSpec, fo *folds, tasks []pathTask, perWidth, dfPerGroup, logD, total float64) (pathResult, error) {
+func runPath(ctx context.Context, e *engine.Driver, sp *selSpec, fo *folds, tasks []engine.Task, perWidth, dfPerGroup, logD, total float64) (pathResult, error) {
 	var res pathResult
 	widths := sp.widths
-	saved := e.tol
-	e.tol = max(e.tol, min(pathTolerance(sp, total), 100*e.tol))
-	defer func() { e.tol = saved }()
+	saved := e.Tol
+	e.Tol = max(e.Tol, min(pathTolerance(sp, total), 100*e.Tol))
+	defer func() { e.Tol = saved }()
 	nf := 1
 	if !sp.ebic {
 		nf = fo.k
@@ -221,9 +222,9 @@ func runPath(ctx context.Context, e *engine, sp *selSpec, fo *folds, tasks []pat
 		held[f] = make([][]float64, len(tasks))
 		for t := range tasks {
 			if sp.ebic {
-				train[f][t] = tasks[t].c
+				train[f][t] = tasks[t].C
 			} else {
-				train[f][t], held[f][t] = tasks[t].foldWeights(fo, f)
+				train[f][t], held[f][t] = foldWeights(&tasks[t], fo, f)
 			}
 		}
 	}
@@ -235,10 +236,10 @@ func runPath(ctx context.Context, e *engine, sp *selSpec, fo *folds, tasks []pat
 	points := make(map[int]*point)
 	byPair := map[[2]int]int{}
 	for t := range tasks {
-		byPair[[2]int{tasks[t].alpha, tasks[t].beta}] = t
+		byPair[[2]int{tasks[t].Alpha, tasks[t].Beta}] = t
 	}
 	for _, t := range tasks {
-		for _, ab := range [][2]int{{0, t.alpha}, {0, t.beta}} {
+		for _, ab := range [][2]int{{0, t.Alpha}, {0, t.Beta}} {
 			if _, ok := byPair[ab]; !ok {
 				byPair[ab] = -1
 			}
@@ -268,14 +269,14 @@ func runPath(ctx context.Context, e *engine, sp *selSpec, fo *folds, tasks []pat
 			pt.ws[f] = make([][]float64, len(tasks))
 			for t := range tasks {
 				task := &tasks[t]
-				w := make([]float64, task.x.Dim())
+				w := make([]float64, task.X.Dim())
 				if from >= 0 {
 					copy(w, points[from].ws[f][t])
 				}
 				// On the pairwise path, w^{0,β} − w^{0,α} at this width
 				// is another start for (α, β) (log-odds subtract, as on
 				// the learners' fast path); take the better of the two.
-				if a, b := byPair[[2]int{0, task.alpha}], byPair[[2]int{0, task.beta}]; task.alpha > 0 && a >= 0 && b >= 0 {
+				if a, b := byPair[[2]int{0, task.Alpha}], byPair[[2]int{0, task.Beta}]; task.Alpha > 0 && a >= 0 && b >= 0 {
 					alt := make([]float64, len(w))
 					for x := range alt {
 						alt[x] = pt.ws[f][b][x] - pt.ws[f][a][x]
@@ -284,23 +285,23 @@ func runPath(ctx context.Context, e *engine, sp *selSpec, fo *folds, tasks []pat
 						w = alt
 					}
 				}
-				st, err := e.fit(ctx, task, train[f][t], radius, w)
+				st, err := e.Fit(ctx, task, train[f][t], radius, w)
 				res.iters += st.Iterations
 				if err != nil {
 					if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 						return nil, ctx.Err()
 					}
-					return nil, fmt.Errorf("pairwise: node %d, width %g: %w", task.bias, widths[g], err)
+					return nil, fmt.Errorf("pairwise: node %d, width %g: %w", task.Bias, widths[g], err)
 				}
 				pt.ws[f][t] = w
-				gs := task.x.GroupSize()
+				gs := task.X.GroupSize()
 				if solve.Norm(w, gs) >= (1-bindingSlack)*radius {
 					pt.binding = true
 				}
 				if sp.ebic {
-					pt.score += 2 * weightSum(train[f][t], len(task.y)) * st.Loss
+					pt.score += 2 * engine.WeightSum(train[f][t], len(task.Y)) * st.Loss
 					for j := 0; j*gs < len(w); j++ {
-						if j == task.bias {
+						if j == task.Bias {
 							continue
 						}
 						for _, v := range w[j*gs : (j+1)*gs] {
@@ -312,14 +313,14 @@ func runPath(ctx context.Context, e *engine, sp *selSpec, fo *folds, tasks []pat
 					}
 					continue
 				}
-				if cap(u) < len(task.y) {
-					u = make([]float64, len(task.y))
+				if cap(u) < len(task.Y) {
+					u = make([]float64, len(task.Y))
 				}
-				u = u[:len(task.y)]
-				task.x.Margins(u, w)
+				u = u[:len(task.Y)]
+				task.X.Margins(u, w)
 				for m, h := range held[f][t] {
 					if h != 0 {
-						pt.score += h * solve.Softplus(-task.y[m]*u[m])
+						pt.score += h * solve.Softplus(-task.Y[m]*u[m])
 					}
 				}
 			}
@@ -329,7 +330,7 @@ func runPath(ctx context.Context, e *engine, sp *selSpec, fo *folds, tasks []pat
 		}
 		pt.score /= total
 		if math.IsNaN(pt.score) {
-			return nil, fmt.Errorf("pairwise: node %d, width %g: the selection criterion is NaN", tasks[0].bias, widths[g])
+			return nil, fmt.Errorf("pairwise: node %d, width %g: the selection criterion is NaN", tasks[0].Bias, widths[g])
 		}
 		points[g] = pt
 		return pt, nil
@@ -395,7 +396,7 @@ func runPath(ctx context.Context, e *engine, sp *selSpec, fo *folds, tasks []pat
 	res.lambda = widths[best]
 	res.warm = make([][]float64, len(tasks))
 	for t := range tasks {
-		wt := make([]float64, tasks[t].x.Dim())
+		wt := make([]float64, tasks[t].X.Dim())
 		for f := 0; f < nf; f++ {
 			for x, v := range points[best].ws[f][t] {
 				wt[x] += v / float64(nf)
@@ -408,42 +409,30 @@ func runPath(ctx context.Context, e *engine, sp *selSpec, fo *folds, tasks []pat
 
 // startLoss scales w into the ball of the radius (as the solvers do with a
 // warm start) and returns the task's loss there with row weights c.
-func startLoss(t *pathTask, c []float64, radius float64, w []float64, u *[]float64) float64 {
-	gs := t.x.GroupSize()
+func startLoss(t *engine.Task, c []float64, radius float64, w []float64, u *[]float64) float64 {
+	gs := t.X.GroupSize()
 	if nrm := solve.Norm(w, gs); nrm > radius {
 		for x := range w {
 			w[x] *= radius / nrm
 		}
-		projectBall(w, gs, radius, nil)
+		engine.ProjectBall(w, gs, radius, nil)
 	}
-	if cap(*u) < len(t.y) {
-		*u = make([]float64, len(t.y))
+	if cap(*u) < len(t.Y) {
+		*u = make([]float64, len(t.Y))
 	}
-	m := (*u)[:len(t.y)]
-	t.x.Margins(m, w)
+	m := (*u)[:len(t.Y)]
+	t.X.Margins(m, w)
 	loss, total := 0.0, 0.0
 	for r, v := range m {
 		cr := 1.0
 		if c != nil {
 			cr = c[r]
 		}
-		loss += cr * solve.Softplus(-t.y[r]*v)
+		loss += cr * solve.Softplus(-t.Y[r]*v)
 		total += cr
 	}
 	if total == 0 {
 		return 0
 	}
 	return loss / total
-}
-
-// weightSum returns Σ c (len rows when c is nil).
-func weightSum(c []float64, rows int) float64 {
-	if c == nil {
-		return float64(rows)
-	}
-	s := 0.0
-	for _, v := range c {
-		s += v
-	}
-	return s
 }

@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/mrfkit/pairwise/internal/engine"
 	"github.com/mrfkit/pairwise/solve"
 )
 
@@ -27,32 +28,24 @@ import (
 // its value of z_i, so the influences of the pairs are added per observation
 // before their variance is taken.
 
-// waldSpins returns the debiased Â_ij of node i = task.bias and their
+// waldSpins returns the debiased Â_ij of node i = task.Bias and their
 // standard errors, in the Ising form [[a, -a], [-a, a]] laid out like
 // Result.est (4 entries per neighbour j), for the solution w of node i's
 // regression on s. u (one entry a row of the task) is scratch for the
 // margins. When the task's design splits its rows (rowsplit.go), the
 // moments are summed chunk by chunk on its team and added in chunk order.
-func waldSpins(s *Samples, task *pathTask, w, u []float64) (d, se []float64) {
-	n, i, rows := s.n, task.bias, len(task.y)
-	total := weightSum(task.c, rows)
+func waldSpins(s *Samples, task *engine.Task, w, u []float64) (d, se []float64) {
+	n, i, rows := s.n, task.Bias, len(task.Y)
+	total := engine.WeightSum(task.C, rows)
 	u = u[:rows]
-	task.x.Margins(u, w)
-	size, chunks := rows, 1
-	var team *rowTeam
-	if cd, ok := task.x.(*codedDesign); ok && cd.team != nil {
-		team, size, chunks = cd.team, cd.chunkRows, cd.chunks
-	}
+	task.X.Margins(u, w)
+	size, chunks := engine.Chunking(task.X, rows)
 	parts := make([]waldMoments, chunks)
 	work := func(c int) {
 		lo := c * size
 		parts[c] = waldChunk(s, task, u, total, lo, min(lo+size, rows))
 	}
-	if team != nil {
-		team.run(chunks, work)
-	} else {
-		work(0)
-	}
+	engine.RunChunks(task.X, chunks, work)
 	h, j := mat.NewSymDense(n, nil), mat.NewSymDense(n, nil)
 	g := make([]float64, n)
 	for _, p := range parts {
@@ -112,8 +105,8 @@ type waldMoments struct {
 // costs about n²/16 additions a row against the n²/2 of a rank-one update
 // (waldChunkSyrk, the reference, TestWaldChunk), and then contracted with
 // the patterns; likewise J with β.
-func waldChunk(s *Samples, task *pathTask, u []float64, total float64, lo, hi int) waldMoments {
-	n, i := s.n, task.bias
+func waldChunk(s *Samples, task *engine.Task, u []float64, total float64, lo, hi int) waldMoments {
+	n, i := s.n, task.Bias
 	const per = 8 // variables a group: 256 patterns
 	groups := (n + per - 1) / per
 	voff := make([]int, groups+1) // group g: 256 patterns × (n − g·per) columns
@@ -182,16 +175,16 @@ func waldChunk(s *Samples, task *pathTask, u []float64, total float64, lo, hi in
 // weight ĉ_m, its score s_m = −y_m σ(−y_m u_m) and the weights α_m =
 // ĉ_m σ(u_m)σ(−u_m) of H and β_m = ĉ_m s_m² of J (all 0 for a row of zero
 // weight).
-func waldRow(task *pathTask, u []float64, total float64, m int) (ch, sm, alpha, beta float64) {
+func waldRow(task *engine.Task, u []float64, total float64, m int) (ch, sm, alpha, beta float64) {
 	c := 1.0
-	if task.c != nil {
-		c = task.c[m]
+	if task.C != nil {
+		c = task.C[m]
 	}
 	if c == 0 {
 		return 0, 0, 0, 0
 	}
 	ch = c / total
-	y := task.y[m]
+	y := task.Y[m]
 	sg := solve.Sigmoid(u[m])
 	sm = -y * solve.Sigmoid(-y*u[m])
 	return ch, sm, ch * sg * (1 - sg), ch * sm * sm
@@ -250,7 +243,7 @@ func isCondition(err error) bool {
 // for j ≠ i and b = 1..k-1 and one intercept, D = (n-1)(k-1) + 1 of them,
 // in which H is invertible whenever every state occurs; the centred U of
 // equation (9) is a linear function of them.
-func waldOneHot(s *Samples, i int, tasks []pathTask, ws [][]float64) (d, se []float64) {
+func waldOneHot(s *Samples, i int, tasks []engine.Task, ws [][]float64) (d, se []float64) {
 	n, k := s.n, s.k
 	kk := k * k
 	dim := (n-1)*(k-1) + 1
@@ -307,30 +300,30 @@ func waldOneHot(s *Samples, i int, tasks []pathTask, ws [][]float64) (d, se []fl
 	uc := make([]float64, n*k)
 	for t := range tasks {
 		task := &tasks[t]
-		byPair[task.alpha*k+task.beta] = t
-		rows := len(task.y)
-		total := weightSum(task.c, rows)
+		byPair[task.Alpha*k+task.Beta] = t
+		rows := len(task.Y)
+		total := engine.WeightSum(task.C, rows)
 		totals[t] = total
 		if cap(u) < rows {
 			u = make([]float64, rows)
 		}
 		u = u[:rows]
-		task.x.Margins(u, ws[t])
+		task.X.Margins(u, ws[t])
 		h := make([]float64, dim*dim)
 		g := make([]float64, dim)
 		for r := 0; r < rows; r++ {
 			c := 1.0
-			if task.c != nil {
-				c = task.c[r]
+			if task.C != nil {
+				c = task.C[r]
 			}
 			ch := c / total
-			y := task.y[r]
+			y := task.Y[r]
 			sg := solve.Sigmoid(u[r])
 			sm := -y * solve.Sigmoid(-y*u[r])
-			m := int(task.rows[r])
-			other := task.beta
-			if int(s.b8[m*n+i]) == task.beta {
-				other = task.alpha
+			m := int(task.Rows[r])
+			other := task.Beta
+			if int(s.b8[m*n+i]) == task.Beta {
+				other = task.Alpha
 			}
 			resid[m*k+other] = sm
 			act = active(act, m)
@@ -371,8 +364,8 @@ func waldOneHot(s *Samples, i int, tasks []pathTask, ws [][]float64) (d, se []fl
 			mean /= float64(k)
 			for b := 0; b < k; b++ {
 				v := (w[j*k+b] - mean - uc[j*k+b]) / float64(k)
-				d[j*kk+task.alpha*k+b] += v
-				d[j*kk+task.beta*k+b] -= v
+				d[j*kk+task.Alpha*k+b] += v
+				d[j*kk+task.Beta*k+b] -= v
 			}
 		}
 	}

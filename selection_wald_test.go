@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/mrfkit/pairwise/internal/engine"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 )
@@ -13,8 +14,8 @@ import (
 // waldChunkSyrk is the reference for waldChunk: the moments as rank-one
 // updates, H = AᵀA and J = BᵀB with rows √α_m x_m and √ĉ_m s_m x_m of A
 // and B, through blas64's Dsyrk.
-func waldChunkSyrk(s *Samples, task *pathTask, u []float64, total float64, lo, hi int) waldMoments {
-	n, i := s.n, task.bias
+func waldChunkSyrk(s *Samples, task *engine.Task, u []float64, total float64, lo, hi int) waldMoments {
+	n, i := s.n, task.Bias
 	rows := hi - lo
 	a := make([]float64, rows*n)
 	b := make([]float64, rows*n)
@@ -55,16 +56,16 @@ func TestWaldChunk(t *testing.T) {
 			t.Run(fmt.Sprintf("n=%d/bias=%d", n, bias), func(t *testing.T) {
 				const rows = 400
 				s := randomSamples(t, rows, n, 2, r)
-				task := &pathTask{bias: bias, y: make([]float64, rows), c: make([]float64, rows)}
+				task := &engine.Task{Bias: bias, Y: make([]float64, rows), C: make([]float64, rows)}
 				u := make([]float64, rows)
 				for m := range u {
-					task.y[m] = float64(2*int(s.b8[m*n+bias]) - 1)
+					task.Y[m] = float64(2*int(s.b8[m*n+bias]) - 1)
 					u[m] = 4 * (r.Float64() - 0.5)
 					if r.IntN(10) > 0 {
-						task.c[m] = r.Float64()
+						task.C[m] = r.Float64()
 					}
 				}
-				total := weightSum(task.c, rows)
+				total := engine.WeightSum(task.C, rows)
 				got := waldChunk(s, task, u, total, 17, rows)
 				want := waldChunkSyrk(s, task, u, total, 17, rows)
 				for j := 0; j < n; j++ {
@@ -83,4 +84,21 @@ func TestWaldChunk(t *testing.T) {
 			})
 		}
 	}
+}
+
+// randomSamples returns rows of uniform random states.
+func randomSamples(t testing.TB, rows, n, k int, r *rand.Rand) *Samples {
+	t.Helper()
+	z := make([][]int, rows)
+	for m := range z {
+		z[m] = make([]int, n)
+		for j := range z[m] {
+			z[m][j] = r.IntN(k)
+		}
+	}
+	s, err := NewSamples(k, z)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

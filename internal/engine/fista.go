@@ -1,4 +1,4 @@
-package pairwise
+package engine
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 
 // linearDesign is what fista needs of a design: the methods of the solve
 // layouts. solve.Spins, solve.OneHot and *codedDesign have them.
-type linearDesign interface {
+type Design interface {
 	Dim() int
 	GroupSize() int
 	Margins(dst, w []float64)
@@ -20,13 +20,13 @@ type linearDesign interface {
 // regression is one constrained logistic regression for fista: minimise
 // Σ_m ĉ_m ln(1 + exp(−y_m ⟨w, x_m⟩)) subject to ‖w‖ ≤ radius, with the
 // normalised weights ĉ (Σ ĉ = 1) and trace = Σ ĉ_m ‖x_m‖₂².
-type regression struct {
-	x       linearDesign
-	y, cw   []float64
-	radius  float64
-	tol     float64
-	maxIter int
-	trace   float64
+type Regression struct {
+	X       Design
+	Y, CW   []float64 // the labels ±1 and the normalised weights ĉ (Σ ĉ = 1)
+	Radius  float64
+	Tol     float64 // the certificate's target
+	MaxIter int
+	Trace   float64 // Σ ĉ_m ‖x_m‖₂²: the bound (1/4)·Trace on the curvature
 	// For the Ising path's face steps (faceNewton): the second moment
 	// Σ ĉ_m z_m z_mᵀ (covN×covN) and the means Σ ĉ_m z_m of the spins,
 	// shared by all nodes, and the node (the bias column).
@@ -52,7 +52,7 @@ const eps = 0x1p-52
 // before fista (newton, isingMM) or inside it (faceNewton), which borrow
 // them, so that a worker holds seven of them in all: on large N they are
 // most of the learner's memory.
-type fistaWork struct {
+type FistaWork struct {
 	buf  []float64 // the d-vectors
 	rbuf []float64 // the row buffers
 	face faceWork
@@ -60,7 +60,7 @@ type fistaWork struct {
 }
 
 // take returns the buffers of fista for dimension d and n rows.
-func (ws *fistaWork) take(d, ng, n int) (vecs [5][]float64, scratch []float64, rows [7][]float64) {
+func (ws *FistaWork) take(d, ng, n int) (vecs [5][]float64, scratch []float64, rows [7][]float64) {
 	need := 5*d + ng
 	if cap(ws.buf) < need {
 		ws.buf = make([]float64, need)
@@ -76,7 +76,7 @@ func (ws *fistaWork) take(d, ng, n int) (vecs [5][]float64, scratch []float64, r
 
 // rows returns the seven row buffers of length n. Their contents are
 // whatever the last user left.
-func (ws *fistaWork) rows(n int) (rows [7][]float64) {
+func (ws *FistaWork) rows(n int) (rows [7][]float64) {
 	if cap(ws.rbuf) < 7*n {
 		ws.rbuf = make([]float64, 7*n)
 	}
@@ -95,16 +95,16 @@ func (ws *fistaWork) rows(n int) (rows [7][]float64) {
 // bounds of bregmanBound. w is the warm start (scaled onto the ball when
 // outside it) and receives the solution. Nothing is allocated once ws has
 // grown to the problem's size.
-func fista(ctx context.Context, p *regression, w []float64, ws *fistaWork) (solve.Stats, error) {
-	d, gs, radius := p.x.Dim(), p.x.GroupSize(), p.radius
-	y, cw := p.y, p.cw
+func FISTA(ctx context.Context, p *Regression, w []float64, ws *FistaWork) (solve.Stats, error) {
+	d, gs, radius := p.X.Dim(), p.X.GroupSize(), p.Radius
+	y, cw := p.Y, p.CW
 	n := len(y)
 	if nrm := solve.Norm(w, gs); nrm > radius {
 		scale := radius / nrm
 		for j := range w {
 			w[j] *= scale
 		}
-		projectBall(w, gs, radius, nil)
+		ProjectBall(w, gs, radius, nil)
 	}
 	vecs, scratch, rows := ws.take(d, d/gs, n)
 	x, xp, yv, xn, gx, gy := w, vecs[0], vecs[1], vecs[2], vecs[3], vecs[4]
@@ -112,14 +112,14 @@ func fista(ctx context.Context, p *regression, w []float64, ws *fistaWork) (solv
 
 	// The coded design fuses the residuals into its gradient and the
 	// Bregman bound into its margins (one pass over the rows for each).
-	cd, fused := p.x.(*codedDesign)
+	cd, fused := p.X.(*codedDesign)
 	grad := func(g, sig, u []float64) {
 		if fused {
 			cd.residualGradient(g, res, sig, u, y, cw)
 			return
 		}
 		fastResiduals(res, sig, u, y, cw)
-		p.x.Gradient(g, res)
+		p.X.Gradient(g, res)
 	}
 	// The row sums below, split over the rows with the design's passes
 	// when it splits them (rowsplit.go).
@@ -127,29 +127,29 @@ func fista(ctx context.Context, p *regression, w []float64, ws *fistaWork) (solv
 		if fused {
 			return cd.loss(u, y, cw)
 		}
-		return logisticLoss(u, y, cw)
+		return LogisticLoss(u, y, cw)
 	}
 	bregman := func(a, b, sig []float64) float64 {
 		if fused {
 			return cd.bregman(a, b, sig, y, cw)
 		}
-		return logisticBregman(a, b, sig, y, cw)
+		return LogisticBregman(a, b, sig, y, cw)
 	}
-	p.x.Margins(ux, x)
+	p.X.Margins(ux, x)
 	grad(gx, sx, ux)
 	gap := solve.Gap(gx, x, gs, radius)
 	gxOK := true
 
-	lmax := 0.25 * p.trace
+	lmax := 0.25 * p.Trace
 	lmin := lmax * 1e-12
 	lip := lmax
-	if g2 := dot(gx, gx); g2 > 0 && gap > p.tol {
-		p.x.Margins(un, gx)
+	if g2 := Dot(gx, gx); g2 > 0 && gap > p.Tol {
+		p.X.Margins(un, gx)
 		c := 0.0
 		if fused {
-			c = cd.curvature(un, ux, y, cw)
+			c = cd.Curvature(un, ux, y, cw)
 		} else {
-			c = curvature(un, ux, y, cw)
+			c = Curvature(un, ux, y, cw)
 		}
 		lip = min(max(c/g2, lmin), lmax)
 	}
@@ -159,15 +159,15 @@ func fista(ctx context.Context, p *regression, w []float64, ws *fistaWork) (solv
 	it := 0
 	faceOK := fused // face steps (faceNewton) on the coded designs
 	faceNext := 0
-	for !(gxOK && gap <= p.tol) && it < p.maxIter {
-		if it%ctxEvery == ctxEvery-1 {
+	for !(gxOK && gap <= p.Tol) && it < p.MaxIter {
+		if it%CtxEvery == CtxEvery-1 {
 			if err := ctx.Err(); err != nil {
-				copyBack(w, x)
+				CopyBack(w, x)
 				return solve.Stats{Iterations: it, Loss: loss(ux), Gap: math.Inf(1)}, err
 			}
 		}
 		it++
-		lt := max(lip*lShrink, lmin)
+		lt := max(lip*LShrink, lmin)
 		var tn, dx2 float64
 		beta, gyOK := -1.0, false
 		for {
@@ -198,8 +198,8 @@ func fista(ctx context.Context, p *regression, w []float64, ws *fistaWork) (solv
 				// feasible (always inside the ball, often on its face
 				// at the end) Gap(∇L(y), y) bounds L(y) − L*.
 				if beta != 0 && solve.Norm(yv, gs) <= radius*(1+4*eps) {
-					if g := solve.Gap(gy, yv, gs, radius); g <= p.tol {
-						copyBack(w, yv)
+					if g := solve.Gap(gy, yv, gs, radius); g <= p.Tol {
+						CopyBack(w, yv)
 						return solve.Stats{Iterations: it, Loss: loss(uy), Gap: g, Converged: true}, nil
 					}
 				}
@@ -208,12 +208,12 @@ func fista(ctx context.Context, p *regression, w []float64, ws *fistaWork) (solv
 			for j := range xn {
 				xn[j] = yv[j] - inv*gy[j]
 			}
-			projectBall(xn, gs, radius, scratch)
+			ProjectBall(xn, gs, radius, scratch)
 			var hi, ratio float64
 			if fused {
 				hi, ratio = cd.marginsBound(un, xn, uy, sy, y, cw)
 			} else {
-				p.x.Margins(un, xn)
+				p.X.Margins(un, xn)
 				hi, ratio = bregmanBound(un, uy, sy, y, cw)
 			}
 			dx2 = 0
@@ -245,18 +245,18 @@ func fista(ctx context.Context, p *regression, w []float64, ws *fistaWork) (solv
 			t = tn
 		}
 		gxOK = false
-		if est <= p.tol || it%gapEvery == 0 || it == p.maxIter || (faceOK && est <= faceGap && it >= faceNext) {
+		if est <= p.Tol || it%GapEvery == 0 || it == p.MaxIter || (faceOK && est <= faceGap && it >= faceNext) {
 			grad(gx, sx, ux)
 			gap = solve.Gap(gx, x, gs, radius)
 			gxOK = true
 			if math.IsNaN(gap) {
-				copyBack(w, x)
+				CopyBack(w, x)
 				return solve.Stats{Iterations: it, Gap: gap}, errors.New("pairwise: the solver produced NaN")
 			}
 			// Near the optimum of an l1 problem, a Newton step on the
 			// face (faceNewton) replaces the slow end of the first-order
 			// run; the momentum restarts from its point.
-			if faceOK && gap > p.tol && gap <= faceGap && it >= faceNext {
+			if faceOK && gap > p.Tol && gap <= faceGap && it >= faceNext {
 				faceNext = it + faceEvery
 				// The face step borrows the rows that the next iteration
 				// recomputes (uy, sy, un, res); uxp stays for when it fails.
@@ -273,12 +273,12 @@ func fista(ctx context.Context, p *regression, w []float64, ws *fistaWork) (solv
 		grad(gx, sx, ux)
 		gap = solve.Gap(gx, x, gs, radius)
 	}
-	copyBack(w, x)
+	CopyBack(w, x)
 	return solve.Stats{
 		Iterations: it,
 		Loss:       loss(ux),
 		Gap:        gap,
-		Converged:  gap <= p.tol,
+		Converged:  gap <= p.Tol,
 	}, nil
 }
 

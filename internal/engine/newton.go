@@ -1,4 +1,4 @@
-package pairwise
+package engine
 
 import (
 	"context"
@@ -43,7 +43,7 @@ type newtonWork struct {
 
 // grow sizes the d-vectors and takes the row buffers from fw, which fista
 // will overwrite: whatever newton leaves there is not read again.
-func (nw *newtonWork) grow(d, rows int, fw *fistaWork) {
+func (nw *newtonWork) grow(d, rows int, fw *FistaWork) {
 	grow := func(s []float64, l int) []float64 {
 		if cap(s) < l {
 			return make([]float64, l)
@@ -63,37 +63,37 @@ const maxNewtonSteps = 25
 // newton runs Newton steps with a backtracking line search on p from w
 // (scaled into the ball first), where active holds, for every row, the n
 // coordinates of w that the row's one-hot vector selects. It returns
-// done = true with the Stats once the duality gap certifies p.tol;
+// done = true with the Stats once the duality gap certifies p.Tol;
 // otherwise (a step leaves the ball, makes no progress, or the steps run
 // out) it returns done = false with w a feasible point no worse than the
 // start and the steps taken, and the caller continues with fista.
-func newton(ctx context.Context, p *regression, active []uint16, nv int, w []float64, nw *newtonWork, fw *fistaWork) (st solve.Stats, done bool, err error) {
-	d, gs, radius := p.x.Dim(), p.x.GroupSize(), p.radius
-	y, cw := p.y, p.cw
+func newton(ctx context.Context, p *Regression, active []uint16, nv int, w []float64, nw *newtonWork, fw *FistaWork) (st solve.Stats, done bool, err error) {
+	d, gs, radius := p.X.Dim(), p.X.GroupSize(), p.Radius
+	y, cw := p.Y, p.CW
 	rows := len(y)
 	if nrm := solve.Norm(w, gs); nrm > radius {
 		for j := range w {
 			w[j] *= radius / nrm
 		}
-		projectBall(w, gs, radius, nil)
+		ProjectBall(w, gs, radius, nil)
 	}
 	nw.grow(d, rows, fw)
 	h, g, v := nw.hess, nw.g, nw.v
 	res, sig, u, du, un := nw.res, nw.sig, nw.u, nw.du, nw.un
-	p.x.Margins(u, w)
+	p.X.Margins(u, w)
 	prevGap := math.Inf(1)
 	factored := false
 	for step := 0; ; step++ {
 		if err := ctx.Err(); err != nil {
-			return solve.Stats{Iterations: step, Loss: logisticLoss(u, y, cw), Gap: math.Inf(1)}, false, err
+			return solve.Stats{Iterations: step, Loss: LogisticLoss(u, y, cw), Gap: math.Inf(1)}, false, err
 		}
 		fastResiduals(res, sig, u, y, cw)
-		p.x.Gradient(g, res)
+		p.X.Gradient(g, res)
 		gap := solve.Gap(g, w, gs, radius)
-		if gap <= p.tol {
-			return solve.Stats{Iterations: step, Loss: logisticLoss(u, y, cw), Gap: gap, Converged: true}, true, nil
+		if gap <= p.Tol {
+			return solve.Stats{Iterations: step, Loss: LogisticLoss(u, y, cw), Gap: gap, Converged: true}, true, nil
 		}
-		if step == maxNewtonSteps || step >= p.maxIter {
+		if step == maxNewtonSteps || step >= p.MaxIter {
 			return solve.Stats{Iterations: step}, false, nil
 		}
 		// The factor of the last Hessian is reused while the steps keep
@@ -111,11 +111,11 @@ func newton(ctx context.Context, p *regression, active []uint16, nv int, w []flo
 			v[j] = -g[j]
 		}
 		cholSolve(h, d, v)
-		gv := dot(g, v) // < 0 for a descent direction
+		gv := Dot(g, v) // < 0 for a descent direction
 		if !(gv < 0) {
 			return solve.Stats{Iterations: step}, false, nil
 		}
-		p.x.Margins(du, v)
+		p.X.Margins(du, v)
 		// Backtracking (Armijo with c = 1/4): with δ the margin change,
 		// L(w + v) − L(w) = ⟨g, v⟩ + Σ ĉ_m D_m(δ_m), so the test is
 		// Σ ĉ D ≤ (3/4)·|⟨g, v⟩|, decided by bregmanBound where it can.
@@ -137,9 +137,9 @@ func newton(ctx context.Context, p *regression, active []uint16, nv int, w []flo
 			for m := range un {
 				un[m] = u[m] + du[m]
 			}
-			thr := 0.75 * -dot(g, v)
+			thr := 0.75 * -Dot(g, v)
 			hi, ratio := bregmanBound(un, u, sig, y, cw)
-			if hi <= thr || (hi <= thr*ratio && logisticBregman(un, u, sig, y, cw) <= thr) {
+			if hi <= thr || (hi <= thr*ratio && LogisticBregman(un, u, sig, y, cw) <= thr) {
 				accepted = true
 				break
 			}
@@ -150,7 +150,7 @@ func newton(ctx context.Context, p *regression, active []uint16, nv int, w []flo
 		for j := range w {
 			w[j] += v[j]
 		}
-		p.x.Margins(u, w)
+		p.X.Margins(u, w)
 	}
 }
 
@@ -270,11 +270,11 @@ func (fw *faceWork) zv(d int) []float64 {
 // point: the Hessian with its curvatures replaced by their mean, which the
 // learners' data make a close approximation. When onFace it also stores
 // M⁻¹s for the projection. It reports false when the factorisation fails.
-func (fw *faceWork) facePreconditioner(p *regression, sig []float64, face []int, onFace bool) bool {
+func (fw *faceWork) facePreconditioner(p *Regression, sig []float64, face []int, onFace bool) bool {
 	ns := len(face)
 	cbar := 0.0
 	for m, s := range sig {
-		cbar += p.cw[m] * s * (1 - s)
+		cbar += p.CW[m] * s * (1 - s)
 	}
 	if cap(fw.m) < ns*ns {
 		fw.m = make([]float64, ns*ns)
@@ -357,9 +357,9 @@ const (
 // everything unchanged, when z would not decrease the loss. rows are three
 // row buffers and sz a fourth that it may overwrite; sz receives σ(−|b|)
 // at z, which it then copies into sig.
-func faceNewton(p *regression, cd *codedDesign, x, ux, gx, sig []float64, fw *faceWork, rows [3][]float64, sz []float64) (gap float64, ok bool) {
-	d, radius, gs := len(x), p.radius, cd.GroupSize()
-	y, cw := p.y, p.cw
+func faceNewton(p *Regression, cd *codedDesign, x, ux, gx, sig []float64, fw *faceWork, rows [3][]float64, sz []float64) (gap float64, ok bool) {
+	d, radius, gs := len(x), p.Radius, cd.GroupSize()
+	y, cw := p.Y, p.CW
 	fw.grow(d)
 	// hr holds the Hessian products' row weights during CG and the
 	// residuals at z after it.
@@ -390,13 +390,13 @@ func faceNewton(p *regression, cd *codedDesign, x, ux, gx, sig []float64, fw *fa
 	onFace := total >= radius*(1-1e-9)
 	mu := 0.0
 	if onFace {
-		mu = max(0, -dot(gx, a)/float64(len(face)))
+		mu = max(0, -Dot(gx, a)/float64(len(face)))
 	}
 	// project removes the component along a (Σ_g ⟨a_g, v_g⟩ = 0), whose
 	// squared norm is |G|.
 	project := func(b []float64) {
 		if onFace {
-			s := dot(a, b) / float64(len(face))
+			s := Dot(a, b) / float64(len(face))
 			for _, g := range face {
 				for j := g * gs; j < (g+1)*gs; j++ {
 					b[j] -= s * a[j]
@@ -469,11 +469,11 @@ func faceNewton(p *regression, cd *codedDesign, x, ux, gx, sig []float64, fw *fa
 	}
 	precond(zv, rr)
 	copy(pp, zv)
-	rs := dot(rr, zv)
+	rs := Dot(rr, zv)
 	stop := faceCGTol * faceCGTol * rs
 	for it := 0; it < faceMaxCG && rs > stop; it++ {
 		hv(q, pp)
-		pq := dot(pp, q)
+		pq := Dot(pp, q)
 		if !(pq > 0) {
 			break
 		}
@@ -485,7 +485,7 @@ func faceNewton(p *regression, cd *codedDesign, x, ux, gx, sig []float64, fw *fa
 			}
 		}
 		precond(zv, rr)
-		rn := dot(rr, zv)
+		rn := Dot(rr, zv)
 		for _, g := range face {
 			for j := g * gs; j < (g+1)*gs; j++ {
 				pp[j] = zv[j] + rn/rs*pp[j]
@@ -493,7 +493,7 @@ func faceNewton(p *regression, cd *codedDesign, x, ux, gx, sig []float64, fw *fa
 		}
 		rs = rn
 	}
-	if !(dot(gx, v) < 0) {
+	if !(Dot(gx, v) < 0) {
 		return 0, false
 	}
 	t, hit := 1.0, -1
@@ -512,7 +512,7 @@ func faceNewton(p *regression, cd *codedDesign, x, ux, gx, sig []float64, fw *fa
 		z[hit] = 0
 	}
 	if solve.Norm(z, gs) > radius {
-		projectBall(z, gs, radius, nil)
+		ProjectBall(z, gs, radius, nil)
 	}
 	uz := fw.uz
 	cd.Margins(uz, z)

@@ -1,4 +1,4 @@
-package pairwise
+package engine
 
 import (
 	"sync"
@@ -16,21 +16,14 @@ import (
 // losses) are formed per chunk and added in chunk order, so that the
 // results do not depend on the number of workers.
 
-// rowSplitMin is the number of (merged) rows from which the learners split
-// rows instead of nodes among their workers. A variable so that tests can
-// exercise row splitting on small data.
-var rowSplitMin = 1 << 18
-
-// Chunks of the row-split kernels: at least rowChunk rows (a variable for
-// the tests), at most maxRowChunks chunks (each needs a histogram of its
-// own).
-var rowChunk = 1 << 15
-
+// Chunks of the row-split kernels: at least the Split's Chunk rows, at
+// most maxRowChunks chunks (each needs a histogram of its own).
 const maxRowChunks = 16
 
-// rowChunks returns the rows a chunk and the number of chunks for rows.
-func rowChunks(rows int) (size, count int) {
-	size = max(rowChunk, (rows+maxRowChunks-1)/maxRowChunks)
+// rowChunks returns the rows a chunk and the number of chunks for rows, in
+// chunks of at least chunk rows.
+func rowChunks(rows, chunk int) (size, count int) {
+	size = max(chunk, (rows+maxRowChunks-1)/maxRowChunks)
 	count = max(1, (rows+size-1)/size)
 	return size, count
 }
@@ -43,12 +36,13 @@ type rowTeam struct {
 	next  atomic.Int64
 	count int
 	f     func(chunk int)
+	chunk int // the least rows a chunk
 }
 
 // newRowTeam starts a team of workers goroutines in all, the caller's
 // included (workers − 1 helpers). stop ends the helpers.
-func newRowTeam(workers int) *rowTeam {
-	t := &rowTeam{wake: make([]chan struct{}, max(workers-1, 0))}
+func newRowTeam(workers, chunk int) *rowTeam {
+	t := &rowTeam{wake: make([]chan struct{}, max(workers-1, 0)), chunk: chunk}
 	for h := range t.wake {
 		t.wake[h] = make(chan struct{})
 		go t.help(t.wake[h])
@@ -99,5 +93,29 @@ func (t *rowTeam) run(count int, f func(chunk int)) {
 func (t *rowTeam) stop() {
 	for _, w := range t.wake {
 		close(w)
+	}
+}
+
+// Chunking returns how a pass over the rows of x is cut: count chunks of
+// size rows (the last may be shorter); one chunk of all rows unless x is a
+// coded design whose rows are split among the workers.
+func Chunking(x Design, rows int) (size, count int) {
+	if cd, ok := x.(*codedDesign); ok && cd.team != nil {
+		return cd.chunkRows, cd.chunks
+	}
+	return rows, 1
+}
+
+// RunChunks runs f(c) for every chunk c of Chunking(x, ·): on the workers
+// that split x's rows, or in order on the caller. Sums over the chunks must
+// be added in chunk order afterwards, so that the results do not depend on
+// the number of workers.
+func RunChunks(x Design, count int, f func(c int)) {
+	if cd, ok := x.(*codedDesign); ok && cd.team != nil {
+		cd.team.run(count, f)
+		return
+	}
+	for c := range count {
+		f(c)
 	}
 }

@@ -1,4 +1,4 @@
-package pairwise
+package engine
 
 import (
 	"context"
@@ -40,22 +40,22 @@ import (
 
 // normalisedWeights returns ĉ_m = c_m / Σc for the listed rows (all rows
 // when rows is nil), into dst.
-func normalisedWeights(dst []float64, s *Samples, rows []int32) []float64 {
+func normalisedWeights(dst []float64, s *Rows, rows []int32) []float64 {
 	dst = dst[:0]
 	if rows == nil {
-		if s.weights == nil {
-			for range s.rows {
+		if s.Weights == nil {
+			for range s.Count {
 				dst = append(dst, 1)
 			}
 		} else {
-			dst = append(dst, s.weights...)
+			dst = append(dst, s.Weights...)
 		}
 	} else {
 		for _, m := range rows {
-			if s.weights == nil {
+			if s.Weights == nil {
 				dst = append(dst, 1)
 			} else {
-				dst = append(dst, s.weights[m])
+				dst = append(dst, s.Weights[m])
 			}
 		}
 	}
@@ -75,18 +75,18 @@ func normalisedWeights(dst []float64, s *Samples, rows []int32) []float64 {
 // update, computed through gonum's blas64 (Dsyrk) on blocks of rows scaled by
 // √ĉ_m, so a caller who installs a faster BLAS with blas64.Use gets its
 // speed here.
-func spinMoments(s *Samples, cw []float64) (cov, mean []float64) {
-	n := s.n
+func spinMoments(s *Rows, cw []float64) (cov, mean []float64) {
+	n := s.N
 	const block = 512
 	buf := make([]float64, block*n)
 	c := blas64.Symmetric{N: n, Stride: n, Data: make([]float64, n*n), Uplo: blas.Upper}
 	mean = make([]float64, n)
-	for lo := 0; lo < s.rows; lo += block {
-		hi := min(lo+block, s.rows)
+	for lo := 0; lo < s.Count; lo += block {
+		hi := min(lo+block, s.Count)
 		for m := lo; m < hi; m++ {
 			sc := math.Sqrt(cw[m])
 			row := buf[(m-lo)*n : (m-lo+1)*n]
-			for j, v := range s.b8[m*n : (m+1)*n] {
+			for j, v := range s.States[m*n : (m+1)*n] {
 				z := float64(2*int(v) - 1)
 				row[j] = sc * z
 				mean[j] += cw[m] * z
@@ -118,7 +118,7 @@ func spinMoments(s *Samples, cw []float64) (cov, mean []float64) {
 // lmax ≥ λ_max(C_i) (momentMax).
 // It returns the quadratic form
 // (z − x)ᵀ C_i (z − x). ws provides scratch.
-func momentQP(z, x, g []float64, c, lmax float64, cov, mean []float64, n, i int, radius float64, ws *fistaWork) float64 {
+func momentQP(z, x, g []float64, c, lmax float64, cov, mean []float64, n, i int, radius float64, ws *FistaWork) float64 {
 	need := 5 * n
 	if cap(ws.qp) < need {
 		ws.qp = make([]float64, need)
@@ -145,7 +145,7 @@ func momentQP(z, x, g []float64, c, lmax float64, cov, mean []float64, n, i int,
 		for j := range z {
 			z[j] = yv[j] - step*(g[j]+c*hy[j])
 		}
-		projectBall(z, 1, radius, tmp)
+		ProjectBall(z, 1, radius, tmp)
 		change, size := 0.0, 0.0
 		for j := range z {
 			change = max(change, math.Abs(z[j]-zp[j]))
@@ -160,7 +160,7 @@ func momentQP(z, x, g []float64, c, lmax float64, cov, mean []float64, n, i int,
 		dz[j] = z[j] - x[j]
 	}
 	mul(hy, dz)
-	return dot(dz, hy)
+	return Dot(dz, hy)
 }
 
 // momentMax returns an upper bound on λ_max(C_i) (see momentQP): 1.5
@@ -173,11 +173,11 @@ func momentMax(cov, mean []float64, n, i int, tmp, hy []float64) float64 {
 	lmax := 0.0
 	for range 15 {
 		momentMul(hy, tmp, cov, mean, n, i)
-		nrm := math.Sqrt(dot(hy, hy))
+		nrm := math.Sqrt(Dot(hy, hy))
 		if nrm == 0 {
 			return 0
 		}
-		lmax = nrm / math.Sqrt(dot(tmp, tmp))
+		lmax = nrm / math.Sqrt(Dot(tmp, tmp))
 		for j := range tmp {
 			tmp[j] = hy[j] / nrm
 		}
@@ -226,9 +226,9 @@ const (
 // does; with the metric C_i the steps follow the correlations of the
 // spins, which first-order steps must find out one iteration at a time.
 // It returns the steps taken; w is feasible and no worse than 0.
-func isingMM(ctx context.Context, p *regression, d *codedDesign, w []float64, nw *work) int {
+func isingMM(ctx context.Context, p *Regression, d *codedDesign, w []float64, nw *Work) int {
 	n, i := p.covN, p.bias
-	rows := len(p.y)
+	rows := len(p.Y)
 	nw.nt.grow(n, rows, &nw.ws)
 	g, z := nw.nt.g, nw.nt.wt
 	u, uz, res, sig := nw.nt.u, nw.nt.un, nw.nt.res, nw.nt.sig
@@ -241,22 +241,22 @@ func isingMM(ctx context.Context, p *regression, d *codedDesign, w []float64, nw
 	}
 	lmax := momentMax(p.cov, p.mean, n, i, z, w) // z and w as scratch
 	clear(w)
-	q := momentQP(z, w, g, 0.25, lmax, p.cov, p.mean, n, i, p.radius, &nw.ws)
-	if !(dot(g, z)+q/8 < 0) { // no decrease of the majoriser: stay at 0
+	q := momentQP(z, w, g, 0.25, lmax, p.cov, p.mean, n, i, p.Radius, &nw.ws)
+	if !(Dot(g, z)+q/8 < 0) { // no decrease of the majoriser: stay at 0
 		return 0
 	}
 	copy(w, z)
 	d.Margins(u, w)
 	c := 0.25
 	steps := 1
-	for ; steps < min(mmSteps, p.maxIter) && ctx.Err() == nil; steps++ {
-		d.residualGradient(g, res, sig, u, p.y, p.cw)
-		if solve.Gap(g, w, 1, p.radius) <= mmGap {
+	for ; steps < min(mmSteps, p.MaxIter) && ctx.Err() == nil; steps++ {
+		d.residualGradient(g, res, sig, u, p.Y, p.CW)
+		if solve.Gap(g, w, 1, p.Radius) <= mmGap {
 			break
 		}
 		c = max(c*0.5, 1e-3)
 		for {
-			q := momentQP(z, w, g, c, lmax, p.cov, p.mean, n, i, p.radius, &nw.ws)
+			q := momentQP(z, w, g, c, lmax, p.cov, p.mean, n, i, p.Radius, &nw.ws)
 			thr := 0.5 * c * q
 			// The model's decrease; the approximate QP may miss it, and
 			// then fista carries on from w.
@@ -267,8 +267,8 @@ func isingMM(ctx context.Context, p *regression, d *codedDesign, w []float64, nw
 			if !(model < 0) {
 				return steps
 			}
-			hi, ratio := d.marginsBound(uz, z, u, sig, p.y, p.cw)
-			if c >= 0.25 || hi <= thr || (hi <= thr*ratio && d.bregman(uz, u, sig, p.y, p.cw) <= thr) {
+			hi, ratio := d.marginsBound(uz, z, u, sig, p.Y, p.CW)
+			if c >= 0.25 || hi <= thr || (hi <= thr*ratio && d.bregman(uz, u, sig, p.Y, p.CW) <= thr) {
 				break
 			}
 			c = min(2*c, 0.25)

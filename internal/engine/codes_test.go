@@ -1,4 +1,4 @@
-package pairwise
+package engine
 
 import (
 	"fmt"
@@ -9,21 +9,14 @@ import (
 	"github.com/mrfkit/pairwise/solve"
 )
 
-// randomSamples returns rows uniform random states.
-func randomSamples(t testing.TB, rows, n, k int, r *rand.Rand) *Samples {
+// randomSamples returns rows of uniform random states.
+func randomSamples(t testing.TB, rows, n, k int, r *rand.Rand) *Rows {
 	t.Helper()
-	z := make([][]int, rows)
-	for m := range z {
-		z[m] = make([]int, n)
-		for j := range z[m] {
-			z[m][j] = r.IntN(k)
-		}
+	z := make([]uint8, rows*n)
+	for x := range z {
+		z[x] = uint8(r.IntN(k))
 	}
-	s, err := NewSamples(k, z)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return &Rows{N: n, K: k, Count: rows, States: z}
 }
 
 // TestCodedDesignMatchesReference checks the table kernels against the plain
@@ -59,18 +52,18 @@ func TestCodedDesignMatchesReference(t *testing.T) {
 	}
 }
 
-func checkCodedDesign(t *testing.T, s *Samples, gc *groupCodes, bias int, spins bool, r *rand.Rand) {
+func checkCodedDesign(t *testing.T, s *Rows, gc *groupCodes, bias int, spins bool, r *rand.Rand) {
 	t.Helper()
-	n, k, rows := s.n, s.k, s.rows
+	n, k, rows := s.N, s.K, s.Count
 	var ref interface {
 		Margins(dst, w []float64)
 		Gradient(dst, r []float64)
 		Dim() int
 	}
 	if spins {
-		ref = solve.Spins{X: encodeSpins(s).x, Cols: n, Bias: bias}
+		ref = solve.Spins{X: encodeSpins(s), Cols: n, Bias: bias}
 	} else {
-		ref = solve.OneHot{Z: s.b8, Groups: n, K: k, Bias: bias}
+		ref = solve.OneHot{Z: s.States, Groups: n, K: k, Bias: bias}
 	}
 	d := newCodedDesign(gc, gc.codes, bias, spins, nil, nil)
 	if d.Dim() != ref.Dim() {
@@ -170,8 +163,8 @@ func TestBregmanBound(t *testing.T) {
 			y[m] = float64(2*r.IntN(2) - 1)
 			cw[m] = 1.0 / n
 		}
-		logisticResiduals(res, sig, b, y, cw)
-		exact := logisticBregman(a, b, sig, y, cw)
+		LogisticResiduals(res, sig, b, y, cw)
+		exact := LogisticBregman(a, b, sig, y, cw)
 		bound, ratio := bregmanBound(a, b, sig, y, cw)
 		if bound < exact*(1-1e-12) {
 			t.Errorf("step %g: bound %.6g below the divergence %.6g", scale, bound, exact)
@@ -201,7 +194,7 @@ func TestFastResiduals(t *testing.T) {
 	}
 	u[0], u[1], u[2] = 0, 800, -800
 	rr, sr, rf, sf := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
-	logisticResiduals(rr, sr, u, y, cw)
+	LogisticResiduals(rr, sr, u, y, cw)
 	fastResiduals(rf, sf, u, y, cw)
 	for m := range u {
 		if math.Abs(rf[m]-rr[m]) > 4*0x1p-52*math.Abs(rr[m]) || math.Abs(sf[m]-sr[m]) > 4*0x1p-52*math.Abs(sr[m]) {
@@ -223,7 +216,7 @@ func TestCodedDesignFused(t *testing.T) {
 		s := randomSamples(t, 700, tc.n, tc.k, r)
 		gc := newGroupCodes(s, groupSize(tc.n, tc.k, maxGroupTable))
 		d := newCodedDesign(gc, gc.codes, 1, tc.spins, nil, nil)
-		rows, dim := s.rows, d.Dim()
+		rows, dim := s.Count, d.Dim()
 		u, b, y, cw, w := make([]float64, rows), make([]float64, rows), make([]float64, rows), make([]float64, rows), make([]float64, dim)
 		for m := range u {
 			u[m] = 6 * (2*r.Float64() - 1)
@@ -312,26 +305,26 @@ func TestCholesky(t *testing.T) {
 func TestSpinMoments(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
 	s := randomSamples(t, 1300, 13, 2, r) // more rows than one block of 512
-	cw := make([]float64, s.rows)
+	cw := make([]float64, s.Count)
 	for m := range cw {
 		cw[m] = r.Float64()
 	}
 	cov, mean := spinMoments(s, cw)
-	for j := 0; j < s.n; j++ {
+	for j := 0; j < s.N; j++ {
 		mj := 0.0
-		for m := 0; m < s.rows; m++ {
-			mj += cw[m] * float64(2*s.At(m, j)-1)
+		for m := 0; m < s.Count; m++ {
+			mj += cw[m] * float64(2*int(s.States[m*s.N+j])-1)
 		}
-		if math.Abs(mj-mean[j]) > 1e-12*float64(s.rows) {
+		if math.Abs(mj-mean[j]) > 1e-12*float64(s.Count) {
 			t.Errorf("mean[%d] = %v, want %v", j, mean[j], mj)
 		}
-		for k := 0; k < s.n; k++ {
+		for k := 0; k < s.N; k++ {
 			c := 0.0
-			for m := 0; m < s.rows; m++ {
-				c += cw[m] * float64((2*s.At(m, j)-1)*(2*s.At(m, k)-1))
+			for m := 0; m < s.Count; m++ {
+				c += cw[m] * float64((2*int(s.States[m*s.N+j])-1)*(2*int(s.States[m*s.N+k])-1))
 			}
-			if math.Abs(c-cov[j*s.n+k]) > 1e-12*float64(s.rows) {
-				t.Errorf("cov[%d][%d] = %v, want %v", j, k, cov[j*s.n+k], c)
+			if math.Abs(c-cov[j*s.N+k]) > 1e-12*float64(s.Count) {
+				t.Errorf("cov[%d][%d] = %v, want %v", j, k, cov[j*s.N+k], c)
 			}
 		}
 	}

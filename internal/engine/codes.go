@@ -1,4 +1,4 @@
-package pairwise
+package engine
 
 import "math"
 
@@ -72,13 +72,13 @@ func groupSize(n, k, limit int) int {
 
 // newGroupCodes encodes the samples (k ≤ 256) with per variables a group. It
 // returns nil when the tables would not fit (see maxCodedTables).
-func newGroupCodes(s *Samples, per int) *groupCodes {
-	n, k := s.n, s.k
-	if s.b8 == nil || per < 1 {
+func newGroupCodes(s *Rows, per int) *groupCodes {
+	n, k := s.N, s.K
+	if s.States == nil || per < 1 {
 		return nil
 	}
 	groups := (n + per - 1) / per
-	gc := &groupCodes{n: n, k: k, per: per, groups: groups, rows: s.rows, off: make([]int, groups+1)}
+	gc := &groupCodes{n: n, k: k, per: per, groups: groups, rows: s.Count, off: make([]int, groups+1)}
 	for g := 0; g < groups; g++ {
 		size := 1
 		for j := g * per; j < min(n, (g+1)*per); j++ {
@@ -89,9 +89,9 @@ func newGroupCodes(s *Samples, per int) *groupCodes {
 	if gc.off[groups] > maxCodedTables {
 		return nil
 	}
-	gc.codes = make([]uint16, s.rows*groups)
-	for m := 0; m < s.rows; m++ {
-		row := s.b8[m*n : (m+1)*n]
+	gc.codes = make([]uint16, s.Count*groups)
+	for m := 0; m < s.Count; m++ {
+		row := s.States[m*n : (m+1)*n]
 		out := gc.codes[m*groups : (m+1)*groups]
 		for g := range out {
 			lo, hi := g*per, min(n, (g+1)*per)
@@ -204,7 +204,7 @@ func (d *codedDesign) GroupSize() int {
 // not depend on the team's size.
 func (d *codedDesign) split(team *rowTeam, hist *[]*[maxCodedTables]float64) {
 	d.team = team
-	d.chunkRows, d.chunks = rowChunks(d.Len())
+	d.chunkRows, d.chunks = rowChunks(d.Len(), team.chunk)
 	for len(*hist) < d.chunks-1 {
 		*hist = append(*hist, new([maxCodedTables]float64))
 	}
@@ -247,11 +247,11 @@ func (d *codedDesign) runRows(op chunkOp, tab *[maxCodedTables]float64, lo, hi, 
 	case opResidualScatter:
 		d.residualRows(tab, lo, hi)
 	case opBregman:
-		d.part[2*c] = logisticBregman(d.dst[lo:hi], d.b[lo:hi], d.sig[lo:hi], d.y[lo:hi], d.cw[lo:hi])
+		d.part[2*c] = LogisticBregman(d.dst[lo:hi], d.b[lo:hi], d.sig[lo:hi], d.y[lo:hi], d.cw[lo:hi])
 	case opLoss:
-		d.part[2*c] = logisticLoss(d.u[lo:hi], d.y[lo:hi], d.cw[lo:hi])
+		d.part[2*c] = LogisticLoss(d.u[lo:hi], d.y[lo:hi], d.cw[lo:hi])
 	case opCurvature:
-		d.part[2*c] = curvature(d.dst[lo:hi], d.u[lo:hi], d.y[lo:hi], d.cw[lo:hi])
+		d.part[2*c] = Curvature(d.dst[lo:hi], d.u[lo:hi], d.y[lo:hi], d.cw[lo:hi])
 	}
 }
 
@@ -285,7 +285,7 @@ func (d *codedDesign) loss(u, y, cw []float64) float64 {
 
 // curvature is curvature(v, u, y, cw), in chunks when the design splits
 // its rows.
-func (d *codedDesign) curvature(v, u, y, cw []float64) float64 {
+func (d *codedDesign) Curvature(v, u, y, cw []float64) float64 {
 	d.dst, d.u, d.y, d.cw = v, u, y, cw
 	d.pass(opCurvature)
 	d.dst, d.u, d.y, d.cw = nil, nil, nil, nil

@@ -1,0 +1,124 @@
+package engine
+
+import (
+	"math/rand/v2"
+	"strconv"
+	"testing"
+
+	"github.com/mrfkit/pairwise/solve"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+)
+
+// kernelCase is a design shape for the kernel benchmarks: n variables over
+// k states, N rows of uniform random states (the kernels' cost does not
+// depend on the values).
+type kernelCase struct {
+	name    string
+	n, k, N int
+}
+
+var kernelCases = []kernelCase{
+	{"ising/n=100/N=10000", 100, 2, 10000},
+	{"ising/n=225/N=100000", 225, 2, 100000},
+	{"onehot/n=9/k=6/N=16667", 9, 6, 16667},
+	{"onehot/n=50/k=21/N=1000", 50, 21, 1000},
+}
+
+// reportFlops reports the rate of a kernel in dense-equivalent floating-point
+// operations: what the plain kernel, or a BLAS product, executes for the
+// same result (2 per row and nonzero feature).
+func reportFlops(b *testing.B, flopsPerOp float64) {
+	b.ReportMetric(flopsPerOp*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+}
+
+// BenchmarkKernels measures one node's margins X·w and gradient Xᵀr: the
+// plain layouts of package solve (the reference), the table kernels of
+// codedDesign with tables of at most 16, 256 (the default) or 1024
+// entries, and, for the Ising shapes, gonum's Dgemm computing the gradients
+// of all n nodes at once, Zᵀ·R (N×n by N×n; what a batched BLAS
+// implementation would do), counted per node. All rates are in
+// dense-equivalent GFLOP/s, so the table kernels' rate can exceed the
+// machine's: they do fewer operations for the same result. Dgemm goes
+// through blas64, so it measures the installed BLAS implementation (gonum's
+// own unless the program calls blas64.Use).
+func BenchmarkKernels(b *testing.B) {
+	for _, kc := range kernelCases {
+		r := rand.New(rand.NewPCG(1, uint64(kc.n)))
+		s := randomSamples(b, kc.N, kc.n, kc.k, r)
+		spins := kc.k == 2
+		var ref interface {
+			Margins(dst, w []float64)
+			Gradient(dst, r []float64)
+			Dim() int
+		}
+		var z []float64
+		if spins {
+			z = encodeSpins(s)
+			ref = solve.Spins{X: z, Cols: kc.n, Bias: 0}
+		} else {
+			ref = solve.OneHot{Z: s.States, Groups: kc.n, K: kc.k, Bias: 0}
+		}
+		w := make([]float64, ref.Dim())
+		g := make([]float64, ref.Dim())
+		u := make([]float64, kc.N)
+		for j := range w {
+			w[j] = r.Float64()
+		}
+		for m := range u {
+			u[m] = r.Float64()
+		}
+		flops := 2 * float64(kc.N) * float64(kc.n) // n nonzero features a row
+		b.Run(kc.name+"/kernel=plain/op=margins", func(b *testing.B) {
+			for b.Loop() {
+				ref.Margins(u, w)
+			}
+			reportFlops(b, flops)
+		})
+		b.Run(kc.name+"/kernel=plain/op=gradient", func(b *testing.B) {
+			for b.Loop() {
+				ref.Gradient(g, u)
+			}
+			reportFlops(b, flops)
+		})
+		for _, limit := range []int{16, 256, 1024} {
+			gc := newGroupCodes(s, groupSize(kc.n, kc.k, limit))
+			d := newCodedDesign(gc, gc.codes, 0, spins, nil, nil)
+			name := kc.name + "/kernel=table" + strconv.Itoa(limit)
+			b.Run(name+"/op=margins", func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					d.Margins(u, w)
+				}
+				reportFlops(b, flops)
+			})
+			b.Run(name+"/op=gradient", func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					d.Gradient(g, u)
+				}
+				reportFlops(b, flops)
+			})
+		}
+		if !spins {
+			continue
+		}
+		// All nodes' gradients at once: G = Zᵀ·R, R holding one residual
+		// column per node.
+		res := make([]float64, kc.N*kc.n)
+		for x := range res {
+			res[x] = r.Float64() - 0.5
+		}
+		za := blas64.General{Rows: kc.N, Cols: kc.n, Stride: kc.n, Data: z}
+		ra := blas64.General{Rows: kc.N, Cols: kc.n, Stride: kc.n, Data: res}
+		ga := blas64.General{Rows: kc.n, Cols: kc.n, Stride: kc.n, Data: make([]float64, kc.n*kc.n)}
+		b.Run(kc.name+"/kernel=dgemm-all-nodes/op=gradient", func(b *testing.B) {
+			for b.Loop() {
+				blas64.Gemm(blas.Trans, blas.NoTrans, 1, za, ra, 0, ga)
+			}
+			// One Gemm is n gradients; report the time of one.
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(kc.n), "ns/node")
+			reportFlops(b, flops*float64(kc.n))
+		})
+	}
+}

@@ -1,0 +1,400 @@
+// Package engine is the per-node engine of package pairwise: every
+// constrained logistic regression the learners solve — a node of Algorithm 1,
+// a value pair of Algorithm 2, each width of a Selection's path, each
+// cross-validation fold — is a Task, and one driver, Driver.Fit, solves it:
+//
+//	Rows (merged, weighted) ─ Data (coded once) ─ Task (a node's design,
+//	labels, weights) ─ Driver.Fit ─ ŵ and solve.Stats
+//
+// With the fast backend (pairwise.Accelerated, the default) the driver runs
+// the fast methods on the table kernels of codedDesign: a majorise–minimise
+// start from the spins' moments for a cold Ising node (isingMM), Newton
+// steps for small one-hot problems (newton), then accelerated projected
+// gradient with Newton steps on the face of the ball (FISTA, faceNewton),
+// stopped by the duality-gap certificate. With any other backend it hands
+// the same problem, on the plain layouts of package solve and the rows in
+// their order, to the backend's solve.Solver. The stages that look at all
+// nodes (the width search, symmetrisation, the edge test) live in package
+// pairwise and call the driver; nothing here calls up.
+package engine
+
+import (
+	"context"
+	"sync"
+
+	"github.com/mrfkit/pairwise/solve"
+)
+
+// Rows is the samples as the engine reads them: Count rows of N states in
+// [0, K), K ≤ 256, one byte a state, row-major, with optional weights.
+type Rows struct {
+	N, K    int
+	Count   int
+	States  []uint8   // Count×N
+	Weights []float64 // one a row; nil when every row weighs 1
+}
+
+// Weight returns the weight of row m.
+func (r *Rows) Weight(m int) float64 {
+	if r.Weights == nil {
+		return 1
+	}
+	return r.Weights[m]
+}
+
+// Backend is the configured solver, resolved: Fast selects the engine's own
+// methods on its coded rows; otherwise Spins and OneHot solve the plain
+// layouts.
+type Backend struct {
+	Fast   bool
+	Spins  solve.Solver[solve.Spins]
+	OneHot solve.Solver[solve.OneHot]
+}
+
+// Split decides when the passes over the rows are split among the workers
+// (rowsplit.go): from Min rows on, in chunks of at least Chunk rows.
+type Split struct {
+	Min, Chunk int
+}
+
+// DefaultSplit splits from 2^18 rows, in chunks of at least 2^15 rows: with
+// N = 10⁶ rows one node's row buffers are 64 bytes a row on the Ising path,
+// more than half the size of the samples of 100 binary variables, so
+// holding one node's at a time rather than one set a worker pays.
+var DefaultSplit = Split{Min: 1 << 18, Chunk: 1 << 15}
+
+// Data is the rows as the driver fits them, prepared once per learner call
+// and shared read-only by the workers: with the fast backend, encoded as
+// group codes (the caller merges identical rows first); otherwise as given,
+// in their order, for the backend's plain layouts.
+type Data struct {
+	Rows *Rows // the rows fitted
+	gc   *groupCodes
+	// newton: the one-hot regressions take Newton steps first (useNewton).
+	newton bool
+	// spins is the ±1 matrix of the plain Spins layout (k = 2, no codes).
+	spins []float64
+	// cw, cov and mean are the normalised row weights and the spins'
+	// second moment and means (spinMoments): the majorise–minimise start
+	// of a cold Ising node. nil on the pairwise path.
+	cw, cov, mean []float64
+	// team splits every pass over the rows among the workers when there
+	// are at least split.Min rows (rowsplit.go); the nodes are then
+	// solved one at a time. nil otherwise.
+	team *rowTeam
+}
+
+// NewData prepares rows for backend b; ising selects the Ising path's design
+// (spins, Algorithm 1) over the one-hot one (Algorithm 2). workers is the
+// number of goroutines that split the rows when there are at least split.Min
+// of them (Split reports whether they do); Stop ends them.
+func NewData(rows *Rows, b Backend, ising bool, workers int, split Split) *Data {
+	d := &Data{Rows: rows}
+	if b.Fast {
+		d.gc = newGroupCodes(rows, groupSize(rows.N, rows.K, maxGroupTable))
+	}
+	switch {
+	case d.gc == nil && ising:
+		d.spins = encodeSpins(rows)
+	case d.gc != nil && ising:
+		d.cw = normalisedWeights(nil, rows, nil)
+		d.cov, d.mean = spinMoments(rows, d.cw)
+	case d.gc != nil:
+		d.newton = useNewton(rows.N, rows.K, d.gc.groups)
+	}
+	if b.Fast && rows.Count >= split.Min {
+		d.team = newRowTeam(workers, split.Chunk)
+	}
+	return d
+}
+
+// Split reports whether the passes over the rows are split among the
+// workers; the caller then solves the nodes one at a time.
+func (d *Data) Split() bool { return d.team != nil }
+
+// Stop ends the row-splitting goroutines, if any.
+func (d *Data) Stop() {
+	if d.team != nil {
+		d.team.stop()
+	}
+}
+
+// Task is one regression of a node: the Ising node's regression, or one
+// value pair (α, β) of the pairwise path, on the rows of a Data.
+type Task struct {
+	X           Design        // the design: coded, or a plain layout
+	Spins       *solve.Spins  // the plain layouts, for a backend's Solve
+	OneHot      *solve.OneHot //
+	Y           []float64     // the labels ±1
+	C           []float64     // the weights of the design rows; nil for 1
+	Rows        []int32       // the data's row of each design row; nil for all rows
+	Bias        int           // node i
+	Alpha, Beta int           // the value pair; 0, 0 on the Ising path
+}
+
+// Work is the scratch of one worker, to be reused from node to node (Pool);
+// the zero value is ready to use.
+type Work struct {
+	ws   FistaWork
+	nt   newtonWork
+	act  []uint16
+	cw   []float64 // the fit's normalised weights
+	y    []float64 // the Ising node's labels
+	f    []float64 // the table kernels' scratch
+	full *[maxCodedTables]float64
+	hist []*[maxCodedTables]float64 // the chunks' histograms (rowsplit.go)
+}
+
+// RowScratch returns a buffer of length rows that the next Fit will
+// overwrite.
+func (w *Work) RowScratch(rows int) []float64 { return w.ws.rows(rows)[0] }
+
+// Driver is one worker's driver over a Data.
+type Driver struct {
+	Backend Backend
+	Data    *Data
+	Tol     float64 // the certificate's target, L(ŵ) − L* ≤ Tol
+	MaxIter int
+	Work    *Work
+}
+
+// design returns the coded design of node i over codes on the worker's
+// scratch, split over the rows when the data have a team.
+func (e *Driver) design(codes []uint16, i int, spins bool) *codedDesign {
+	w := e.Work
+	cd := newCodedDesign(e.Data.gc, codes, i, spins, w.f, w.full)
+	w.f, w.full = cd.f, cd.full
+	if e.Data.team != nil {
+		cd.split(e.Data.team, &w.hist)
+	}
+	return cd
+}
+
+// spinTask returns node i's regression of Algorithm 1 (equation (3)): the
+// spin z_i on [z_-i, 1]. Its labels live in the worker's scratch.
+func (e *Driver) SpinTask(i int) Task {
+	s := e.Data.Rows
+	n := s.N
+	y := e.Work.y[:0]
+	for m := 0; m < s.Count; m++ {
+		y = append(y, float64(2*int(s.States[m*n+i])-1))
+	}
+	e.Work.y = y
+	t := Task{Bias: i, C: s.Weights, Y: y}
+	if e.Data.gc != nil {
+		t.X = e.design(e.Data.gc.codes, i, true)
+	} else {
+		t.Spins = &solve.Spins{X: e.Data.spins, Cols: n, Bias: i}
+		t.X = *t.Spins
+	}
+	return t
+}
+
+// pairTasks returns node i's regressions of Algorithm 2 (equation (8)), one
+// for every value pair α < β of z_i with rows of both values, and counts
+// the pairs without rows (empty) and with rows of one value only (oneLabel
+// lists them, α*k+β, with the sign of the label they have).
+func (e *Driver) PairTasks(i int) (tasks []Task, empty int, oneLabel [][2]int) {
+	s := e.Data.Rows
+	n, k := s.N, s.K
+	byValue := make([][]int32, k) // the rows with z_i = a
+	for m := 0; m < s.Count; m++ {
+		if s.Weights != nil && s.Weights[m] == 0 {
+			continue
+		}
+		a := s.States[m*n+i]
+		byValue[a] = append(byValue[a], int32(m))
+	}
+	for alpha := 0; alpha < k; alpha++ {
+		for beta := alpha + 1; beta < k; beta++ {
+			na, nb := len(byValue[alpha]), len(byValue[beta])
+			switch {
+			case na+nb == 0:
+				empty++
+				continue
+			case na == 0:
+				oneLabel = append(oneLabel, [2]int{alpha*k + beta, -1})
+				continue
+			case nb == 0:
+				oneLabel = append(oneLabel, [2]int{alpha*k + beta, 1})
+				continue
+			}
+			t := Task{Bias: i, Alpha: alpha, Beta: beta}
+			var z []uint8
+			z, t.Y, t.C, t.Rows = gatherRows(s, byValue[alpha], byValue[beta], e.Data.gc == nil)
+			if e.Data.gc != nil {
+				// Each task keeps its own codes; the kernels' scratch is
+				// the worker's, as the tasks are solved one at a time.
+				cd := newCodedDesign(e.Data.gc, e.Data.gc.gatherRows(nil, t.Rows), i, false, e.Work.f, e.Work.full)
+				e.Work.f, e.Work.full = cd.f, cd.full
+				if e.Data.team != nil {
+					cd.split(e.Data.team, &e.Work.hist)
+				}
+				t.X = cd
+			} else {
+				t.OneHot = &solve.OneHot{Z: z, Groups: n, K: k, Bias: i}
+				t.X = *t.OneHot
+			}
+			tasks = append(tasks, t)
+		}
+	}
+	return tasks, empty, oneLabel
+}
+
+// fit is the driver: it solves task t with row weights c (nil for 1; t.C
+// for the task's own weights, a fold's training weights otherwise) at the
+// radius, from the warm start w, into w, and returns how the solve ended.
+// Every regression of the learners runs here.
+func (e *Driver) Fit(ctx context.Context, t *Task, c []float64, radius float64, w []float64) (solve.Stats, error) {
+	if !e.Backend.Fast {
+		if t.Spins != nil {
+			return e.Backend.Spins.Solve(ctx, &solve.Problem[solve.Spins]{X: *t.Spins, Y: t.Y, C: c, Radius: radius, Tol: e.Tol, MaxIter: e.MaxIter}, w)
+		}
+		return e.Backend.OneHot.Solve(ctx, &solve.Problem[solve.OneHot]{X: *t.OneHot, Y: t.Y, C: c, Radius: radius, Tol: e.Tol, MaxIter: e.MaxIter}, w)
+	}
+	if err := ctx.Err(); err != nil {
+		return solve.Stats{}, err
+	}
+	total := WeightSum(c, len(t.Y))
+	if total == 0 {
+		// No data: L ≡ 0, and 0 is the natural solution.
+		clear(w)
+		return solve.Stats{Converged: true}, nil
+	}
+	wk := e.Work
+	cw := wk.cw[:0]
+	for m := range t.Y {
+		v := 1.0
+		if c != nil {
+			v = c[m]
+		}
+		cw = append(cw, v/total)
+	}
+	wk.cw = cw
+	n := e.Data.Rows.N
+	p := &Regression{X: t.X, Y: t.Y, CW: cw, Radius: radius, Tol: e.Tol, MaxIter: e.MaxIter, Trace: float64(n)}
+	var pre solve.Stats
+	cd, coded := t.X.(*codedDesign)
+	switch {
+	case coded && cd.spins && e.Data.cov != nil && sameSlice(c, t.C) && isZero(w):
+		// A cold Ising node on its own weights: the moments describe its
+		// design, and majorise–minimise steps in their metric start it.
+		p.cov, p.mean, p.covN, p.bias = e.Data.cov, e.Data.mean, n, t.Bias
+		pre.Iterations = isingMM(ctx, p, cd, w, wk)
+	case coded && !cd.spins && e.Data.newton:
+		// The coordinates each row selects, in increasing order: (j, z_j)
+		// for j ≠ i and (i, 0) for the bias.
+		k := e.Data.Rows.K
+		act := wk.act[:0]
+		s := e.Data.Rows
+		for _, m := range t.Rows {
+			for j, a := range s.States[int(m)*n : int(m+1)*n] {
+				if j == t.Bias {
+					a = 0
+				}
+				act = append(act, uint16(j*k+int(a)))
+			}
+		}
+		wk.act = act
+		st, done, err := newton(ctx, p, act, n, w, &wk.nt, &wk.ws)
+		if err != nil || done {
+			return st, err
+		}
+		pre = st
+	}
+	p.MaxIter -= pre.Iterations // the start's steps count against WithMaxIterations
+	st, err := FISTA(ctx, p, w, &wk.ws)
+	st.Iterations += pre.Iterations
+	return st, err
+}
+
+// gatherRows builds the design of the value pair whose rows are rowsA
+// (label +1) and rowsB (label -1), in sample order: the states (when
+// withStates), the labels, the weights (nil for unweighted samples) and the
+// sample row of each design row.
+func gatherRows(s *Rows, rowsA, rowsB []int32, withStates bool) (z []uint8, y, c []float64, rows []int32) {
+	n := s.N
+	total := len(rowsA) + len(rowsB)
+	if withStates {
+		z = make([]uint8, 0, total*n)
+	}
+	y = make([]float64, 0, total)
+	rows = make([]int32, 0, total)
+	if s.Weights != nil {
+		c = make([]float64, 0, total)
+	}
+	a, b := 0, 0
+	for a < len(rowsA) || b < len(rowsB) {
+		var m int32
+		label := 1.0
+		if b == len(rowsB) || (a < len(rowsA) && rowsA[a] < rowsB[b]) {
+			m = rowsA[a]
+			a++
+		} else {
+			m, label = rowsB[b], -1
+			b++
+		}
+		if withStates {
+			z = append(z, s.States[int(m)*n:int(m+1)*n]...)
+		}
+		y = append(y, label)
+		rows = append(rows, m)
+		if c != nil {
+			c = append(c, s.Weights[m])
+		}
+	}
+	return z, y, c, rows
+}
+
+// Pool hands out worker scratch; its zero value is ready to use.
+type Pool struct{ p sync.Pool }
+
+func (wp *Pool) Get() *Work {
+	if w, ok := wp.p.Get().(*Work); ok {
+		return w
+	}
+	return new(Work)
+}
+
+func (wp *Pool) Put(w *Work) { wp.p.Put(w) }
+
+// sameSlice reports whether a and b are the same slice (both nil, or the
+// same first element and length).
+func sameSlice(a, b []float64) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return len(a) == len(b) && (a == nil) == (b == nil)
+	}
+	return len(a) == len(b) && &a[0] == &b[0]
+}
+
+// isZero reports whether every entry of w is zero.
+func isZero(w []float64) bool {
+	for _, v := range w {
+		if v != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// WeightSum returns Σ c (rows when c is nil).
+func WeightSum(c []float64, rows int) float64 {
+	if c == nil {
+		return float64(rows)
+	}
+	s := 0.0
+	for _, v := range c {
+		s += v
+	}
+	return s
+}
+
+// encodeSpins returns the ±1 matrix of the rows (k = 2): the plain Spins
+// layout of the Ising path.
+func encodeSpins(r *Rows) []float64 {
+	x := make([]float64, r.Count*r.N)
+	for m, v := range r.States[:r.Count*r.N] {
+		x[m] = float64(2*int(v) - 1)
+	}
+	return x
+}
