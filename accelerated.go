@@ -3,6 +3,7 @@ package pairwise
 import (
 	"context"
 
+	"github.com/mrfkit/pairwise/internal/engine"
 	"github.com/mrfkit/pairwise/solve"
 )
 
@@ -67,4 +68,28 @@ func solveAccelerated[F solve.Layout](ctx context.Context, p *solve.Problem[F], 
 		return st, err
 	}
 	return accelerated(ctx, p, w, run)
+}
+
+// backend resolves WithSolver (and its shorthands WithSpinSolver and
+// WithOneHotSolver) for the engine: Accelerated, the default, runs the
+// engine's own methods on its coded rows; any other backend solves the
+// plain layouts through its solve.Solver.
+func (c *config) backend() engine.Backend {
+	b := c.solver
+	if b == nil {
+		b = Accelerated{}
+	}
+	_, fast := b.(Accelerated)
+	r := engine.Backend{Fast: fast, Spins: c.spins, OneHot: c.oneHot}
+	if r.Spins == nil {
+		r.Spins = b.spinsSolver()
+	} else {
+		r.Fast = false
+	}
+	if r.OneHot == nil {
+		r.OneHot = b.oneHotSolver()
+	} else {
+		r.Fast = false
+	}
+	return r
 }

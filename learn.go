@@ -7,72 +7,8 @@ import (
 	"math"
 	"sync"
 
-	"gonum.org/v1/gonum/mat"
-
 	"github.com/mrfkit/pairwise/internal/engine"
-	"github.com/mrfkit/pairwise/solve"
 )
-
-// Result is what a learner returns: the learned model, the learned graph Ĝ
-// and per-node diagnostics.
-type Result struct {
-	// Model holds the learned couplings of the edges in Edges, symmetrised
-	// as (Ŵ_ij + Ŵ_ji^T)/2 (the average of node i's and node j's
-	// estimates), and the learned fields, centred. Pairs that are not in
-	// Edges have no coupling. For k = 2 the couplings have the Ising form
-	// [[Â, -Â], [-Â, Â]].
-	Model *Model
-	// Edges is the learned graph Ĝ: the pairs I < J whose symmetrised
-	// estimate has weight max_{a,b} |Ŵ_IJ(a, b)| ≥ η/2 (see
-	// WithSymmetrization for the And and Or rules), sorted by (I, J).
-	Edges []Edge
-	// Width and MinEdgeWeight are the λ and η the learner used (Width is
-	// NaN when WithRadius replaced it).
-	Width, MinEdgeWeight float64
-	// Radius is the constraint radius of the regressions: 2λ (Ising
-	// path), 2λ√k (pairwise path), or the one given by WithRadius; NaN
-	// when a Selection chose a width λ_i per node (NodeFit.Width).
-	Radius float64
-	// Nodes holds one entry per node i: how its regressions ended.
-	Nodes []NodeFit
-	// Tuning reports the widths and the edge test chosen from the data
-	// when WithWidth or WithMinEdgeWeight was not given; nil otherwise.
-	Tuning *Tuning
-
-	n, k int
-	est  [][]float64 // est[i][j*k*k + a*k + b] = Ŵ_ij(a, b) from node i's regressions
-}
-
-// NodeFit describes the regressions of one node: one for the Ising path,
-// one per value pair α < β for the pairwise path.
-type NodeFit struct {
-	Node        int
-	Regressions int     // regressions solved (pairs skipped for lack of data not counted)
-	Iterations  int     // total solver iterations
-	Loss        float64 // largest final loss L(ŵ) among the regressions
-	Gap         float64 // largest duality-gap certificate: every L(ŵ) - L* ≤ Gap
-	Converged   bool    // every regression certified the tolerance
-	Width       float64 // λ_i chosen for this node by the Selection; 0 when WithWidth was given
-	// EmptyPairs counts the value pairs (α, β) with no sample where z_i is α
-	// or β; their U^{α,β} is taken as zero. OneLabelPairs counts the pairs
-	// whose samples all have the same one of the two values; their
-	// regression is solved in closed form (all of the radius on the bias).
-	EmptyPairs, OneLabelPairs int
-}
-
-// Estimate returns Ŵ_ij as estimated from node i's regressions alone, before
-// symmetrisation and thresholding (for k = 2 the Ising form
-// [[Â_ij, -Â_ij], [-Â_ij, Â_ij]]). It returns a zero matrix for i == j and
-// panics if i or j is out of range.
-func (r *Result) Estimate(i, j int) *mat.Dense {
-	if i < 0 || i >= r.n || j < 0 || j >= r.n {
-		panic(fmt.Sprintf("pairwise: Estimate(%d, %d) out of range [0, %d)", i, j, r.n))
-	}
-	kk := r.k * r.k
-	d := mat.NewDense(r.k, r.k, nil)
-	copy(d.RawMatrix().Data, r.est[i][j*kk:(j+1)*kk])
-	return d
-}
 
 // Learn learns the graph and the couplings from samples: the Ising path
 // (LearnIsing, Algorithm 1) for k = 2 and the pairwise path (LearnPairwise,
@@ -166,9 +102,6 @@ func newRun(fn string, s *Samples, opts []Option, ising bool) (*run, error) {
 			return nil, fmt.Errorf("pairwise: %s: the edge test that chooses the edges when η is not given needs about %.1f GB a worker at n = %d, k = %d (the inverse Hessians of a node's %d value pairs), more than the %.0f GB it may use: give the minimum edge weight with WithMinEdgeWeight",
 				fn, b/1e9, s.n, s.k, s.k*(s.k-1)/2, maxWaldBytes/1e9)
 		}
-	}
-	if r.wantEta && cfg.alpha == 0 {
-		cfg.alpha = DefaultFalseEdgeRate
 	}
 	var f *folds
 	if math.IsNaN(cfg.lambda) && math.IsNaN(cfg.radius) {
@@ -319,7 +252,13 @@ func (r *run) assemble(ctx context.Context, k int, est [][]float64, fields []flo
 	res := symmetrise(n, k, est, fields, nodes, eta, sym)
 	res.Width, res.Radius, res.Tuning = lambda, radius, tun
 	if r.wantEta {
-		if err := r.edgeTest(ctx, res, tun); err != nil {
+		debias, stdErrs := make([][]float64, n), make([][]float64, n)
+		for i, ns := range r.nodes {
+			debias[i], stdErrs[i] = ns.d, ns.se
+		}
+		test := r.cfg.test
+		test.sym = r.cfg.symmetric
+		if err := test.run(ctx, r.s, res, tun, debias, stdErrs, r.cfg.workers); err != nil {
 			return nil, err
 		}
 	}
@@ -384,60 +323,4 @@ func forEachNode(parent context.Context, cfg *config, n int, fit func(ctx contex
 		return err
 	}
 	return first
-}
-
-// symmetrise builds the Result from the per-node estimates: every pair's
-// two estimates averaged, (Ŵ_ij + Ŵ_ji^T)/2, and kept as an edge when the
-// rule sym finds it at least η/2 (eta is η). fields[i*k+a] holds θ̂_i(a).
-func symmetrise(n, k int, est [][]float64, fields []float64, nodes []NodeFit, eta float64, sym Symmetrization) *Result {
-	kk := k * k
-	m, _ := NewModel(n, k)
-	copy(m.theta, fields)
-	res := &Result{
-		Model:         m,
-		MinEdgeWeight: eta,
-		Nodes:         nodes,
-		n:             n,
-		k:             k,
-		est:           est,
-	}
-	half := eta / 2
-	for i := 0; i < n; i++ {
-		for j := i + 1; j < n; j++ {
-			wij := est[i][j*kk : (j+1)*kk]
-			wji := est[j][i*kk : (i+1)*kk]
-			avg := make([]float64, kk)
-			for a := 0; a < k; a++ {
-				for b := 0; b < k; b++ {
-					avg[a*k+b] = (wij[a*k+b] + wji[b*k+a]) / 2
-				}
-			}
-			weight := maxAbs(avg)
-			var keep bool
-			switch sym {
-			case And:
-				keep = maxAbs(wij) >= half && maxAbs(wji) >= half
-			case Or:
-				keep = maxAbs(wij) >= half || maxAbs(wji) >= half
-			default:
-				keep = weight >= half
-			}
-			if keep && weight > 0 {
-				m.setCoupling(i, j, avg)
-				res.Edges = append(res.Edges, Edge{I: i, J: j, Weight: weight})
-			}
-		}
-	}
-	return res
-}
-
-// noteStats folds one regression's stats into a node's fit.
-func (f *NodeFit) noteStats(st solve.Stats) {
-	f.Regressions++
-	f.Iterations += st.Iterations
-	f.Loss = math.Max(f.Loss, st.Loss)
-	f.Gap = math.Max(f.Gap, st.Gap)
-	if !st.Converged {
-		f.Converged = false
-	}
 }

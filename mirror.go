@@ -24,12 +24,6 @@ type Solver interface {
 	oneHotSolver() solve.Solver[solve.OneHot]
 }
 
-// Compile-time checks that both backends are Solvers.
-var (
-	_ Solver = EntropicMirror{}
-	_ Solver = GroupMirror{}
-)
-
 // Schedule is a mirror-descent step schedule.
 type Schedule int
 
@@ -98,119 +92,6 @@ func (s Schedule) String() string {
 	return fmt.Sprintf("Schedule(%d)", int(s))
 }
 
-// EntropicMirror is the simplex-entropy mirror descent of Algorithm 3 for the
-// l1-constrained regressions of the Ising path. Its zero value runs the
-// Adaptive schedule.
-//
-// With the Paper schedule it is Algorithm 3 line by line: the doubling trick
-// maps the l1 ball of radius W1 = Radius onto the simplex Δ_{2d+1}
-// (x̂ = [x, −x, 0]·W1), the negative entropy is the mirror map, the
-// projection is a normalisation, the step is γ = (1/(2W1))·√(2 ln(2d+1)/T),
-// and the result is the averaged iterate mapped back,
-// w̄ = (v̄_{1:d} − v̄_{d+1:2d})·W1. See Schedule for Adaptive.
-//
-// The l2,1 problems of the pairwise path (k > 2) are outside its reach:
-// SolveOneHot returns an error unless the groups have size one.
-//
-// An EntropicMirror holds only its settings; it is safe for concurrent use,
-// each call allocating its own buffers.
-type EntropicMirror struct {
-	// Schedule is Adaptive (the zero value) or Paper.
-	Schedule Schedule
-	// T is the number of iterations of the Paper schedule; zero means
-	// the solver's MaxIterations.
-	T int
-}
-
-// GroupMirror is the group-norm mirror descent of Algorithm 4 for the
-// l2,1-constrained regressions of the pairwise path; with groups of size one
-// it also solves the l1 regressions of the Ising path. Its zero value runs the
-// Adaptive schedule.
-//
-// With the Paper schedule it is Algorithm 4 line by line on the unit l2,1
-// ball after rescaling (w = W21·u with W21 = Radius): the mirror map is
-// Φ(u) = (e ln n / p)·‖u‖_{2,p}^p with p = 1 + 1/ln n for n ≥ 3 groups, the
-// step is γ = (1/(2W21))·√(e ln n / T), the constrained update of line 8 is
-// solved exactly (it reduces to a one-dimensional problem over the group
-// norms; the derivation is in the source, groupMirrorStep), and the result
-// is the averaged iterate times W21. For n ≤ 2 groups that map is not valid
-// (the paper's footnote); following Ben-Tal and Nemirovski, Section 5.3.3.3,
-// it then uses p = 2 and Φ(u) = (n/2)·‖u‖²₂, the Euclidean map (projected
-// gradient with the exact projection onto the l2,1 ball), with the step
-// (1/(2W21))·√(n/T). See Schedule for Adaptive.
-//
-// A GroupMirror holds only its settings; it is safe for concurrent use, each
-// call allocating its own buffers.
-type GroupMirror struct {
-	// Schedule is Adaptive (the zero value) or Paper.
-	Schedule Schedule
-	// T is the number of iterations of the Paper schedule; zero means
-	// the solver's MaxIterations.
-	T int
-}
-
-// errEntropicGroups is returned by EntropicMirror.SolveOneHot for k > 1.
-var errEntropicGroups = errors.New("pairwise: EntropicMirror solves the l1 problems of the Ising path; use GroupMirror for l2,1 (k > 2)")
-
-// SolveSpins solves an l1-constrained problem: Algorithm 3 with the Paper
-// schedule, the accelerated Euclidean method with Adaptive (see Schedule).
-//
-// w is the warm start and receives the solution; p is not modified. w is
-// read as a point of the l1 ball: an infeasible w is first scaled onto the
-// ball. With the Paper schedule, w = 0 gives Algorithm 3's uniform start;
-// any other w enters as the simplex point that represents it, mixed with the
-// uniform point by weight 1 − ‖w‖₁/R ≥ 1/2 (w is first shrunk to half the
-// radius if needed), so that every coordinate stays positive. The problem is
-// validated
-// first: a nil p, a radius that is not finite and positive, a negative or
-// NaN Tol, a negative MaxIter, a layout whose shape does not match Y, C or
-// w, non-finite features, labels other than ±1, negative or non-finite
-// weights, and non-finite entries of w are errors, and w is left as it was.
-// A problem without rows (or whose weights are all zero) has the constant
-// loss 0: w is set to 0 and the Stats report Loss 0, Gap 0, Converged true.
-// Once ctx is done, SolveSpins returns ctx.Err() within a few iterations,
-// leaving the current feasible iterate in w. Reaching MaxIter (or T) is not
-// an error: the Stats say Converged false.
-func (e EntropicMirror) SolveSpins(ctx context.Context, p *solve.Problem[solve.Spins], w []float64) (solve.Stats, error) {
-	return solveEntropic(ctx, e, p, w)
-}
-
-// SolveOneHot solves a one-hot problem whose groups have size one (K = 1),
-// which is an l1 problem, as SolveSpins does. For K > 1 the constraint is
-// the l2,1 norm, which this backend does not handle: it returns an error
-// (use GroupMirror).
-func (e EntropicMirror) SolveOneHot(ctx context.Context, p *solve.Problem[solve.OneHot], w []float64) (solve.Stats, error) {
-	if p != nil && p.X.GroupSize() != 1 {
-		return solve.Stats{}, errEntropicGroups
-	}
-	return solveEntropic(ctx, e, p, w)
-}
-
-// SolveSpins solves an l1-constrained problem as an l2,1 problem with groups
-// of size one: Algorithm 4 with n = d groups under the Paper schedule (w = 0
-// starts at Algorithm 4's constant point, any other w at w itself), the
-// accelerated Euclidean method with Adaptive. Validation, warm starts,
-// cancellation and the Stats are as for EntropicMirror.SolveSpins.
-func (g GroupMirror) SolveSpins(ctx context.Context, p *solve.Problem[solve.Spins], w []float64) (solve.Stats, error) {
-	return solveGroup(ctx, g, p, w)
-}
-
-// SolveOneHot solves an l2,1-constrained problem (Algorithm 4 with the Paper
-// schedule, the accelerated Euclidean method with Adaptive). Validation,
-// warm starts, cancellation and the Stats are as for
-// EntropicMirror.SolveSpins; the Z entries must lie in [0, K).
-func (g GroupMirror) SolveOneHot(ctx context.Context, p *solve.Problem[solve.OneHot], w []float64) (solve.Stats, error) {
-	return solveGroup(ctx, g, p, w)
-}
-
-// String returns the backend's name, followed by its settings unless they are
-// the defaults: "EntropicMirror", "EntropicMirror{Schedule: Paper, T: 1000}".
-func (e EntropicMirror) String() string { return backendString("EntropicMirror", e.Schedule, e.T) }
-
-// String returns the backend's name, followed by its settings unless they are
-// the defaults: "GroupMirror", "GroupMirror{Schedule: Paper}".
-func (g GroupMirror) String() string { return backendString("GroupMirror", g.Schedule, g.T) }
-
 func backendString(name string, s Schedule, t int) string {
 	if s == Adaptive && t == 0 {
 		return name
@@ -219,49 +100,6 @@ func backendString(name string, s Schedule, t int) string {
 		return fmt.Sprintf("%s{Schedule: %v, T: %d}", name, s, t)
 	}
 	return fmt.Sprintf("%s{Schedule: %v}", name, s)
-}
-
-func (e EntropicMirror) spinsSolver() solve.Solver[solve.Spins] {
-	return solve.Func[solve.Spins](e.SolveSpins)
-}
-func (e EntropicMirror) oneHotSolver() solve.Solver[solve.OneHot] {
-	return solve.Func[solve.OneHot](e.SolveOneHot)
-}
-func (g GroupMirror) spinsSolver() solve.Solver[solve.Spins] {
-	return solve.Func[solve.Spins](g.SolveSpins)
-}
-func (g GroupMirror) oneHotSolver() solve.Solver[solve.OneHot] {
-	return solve.Func[solve.OneHot](g.SolveOneHot)
-}
-
-// solveEntropic is EntropicMirror for either layout.
-func solveEntropic[F solve.Layout](ctx context.Context, e EntropicMirror, p *solve.Problem[F], w []float64) (solve.Stats, error) {
-	run, st, done, err := startSolve(ctx, "EntropicMirror", e.Schedule, e.T, p, w)
-	if done || err != nil {
-		return st, err
-	}
-	switch e.Schedule {
-	case Paper:
-		return entropicPaper(ctx, p, w, run)
-	case AdaptiveMirror:
-		return adaptiveMirror(ctx, p, w, run, newEntropicGeometry(w, p.Radius))
-	}
-	return accelerated(ctx, p, w, run)
-}
-
-// solveGroup is GroupMirror for either layout.
-func solveGroup[F solve.Layout](ctx context.Context, g GroupMirror, p *solve.Problem[F], w []float64) (solve.Stats, error) {
-	run, st, done, err := startSolve(ctx, "GroupMirror", g.Schedule, g.T, p, w)
-	if done || err != nil {
-		return st, err
-	}
-	switch g.Schedule {
-	case Paper:
-		return groupPaper(ctx, p, w, run)
-	case AdaptiveMirror:
-		return adaptiveMirror(ctx, p, w, run, newGroupGeometry(w, p.X.GroupSize(), p.Radius))
-	}
-	return accelerated(ctx, p, w, run)
 }
 
 // mdRun holds what every schedule needs besides the problem: the iteration

@@ -2,11 +2,101 @@ package pairwise
 
 import (
 	"context"
+	"errors"
 	"math"
 
 	"github.com/mrfkit/pairwise/internal/engine"
 	"github.com/mrfkit/pairwise/solve"
 )
+
+// EntropicMirror is the simplex-entropy mirror descent of Algorithm 3 for the
+// l1-constrained regressions of the Ising path. Its zero value runs the
+// Adaptive schedule.
+//
+// With the Paper schedule it is Algorithm 3 line by line: the doubling trick
+// maps the l1 ball of radius W1 = Radius onto the simplex Δ_{2d+1}
+// (x̂ = [x, −x, 0]·W1), the negative entropy is the mirror map, the
+// projection is a normalisation, the step is γ = (1/(2W1))·√(2 ln(2d+1)/T),
+// and the result is the averaged iterate mapped back,
+// w̄ = (v̄_{1:d} − v̄_{d+1:2d})·W1. See Schedule for Adaptive.
+//
+// The l2,1 problems of the pairwise path (k > 2) are outside its reach:
+// SolveOneHot returns an error unless the groups have size one.
+//
+// An EntropicMirror holds only its settings; it is safe for concurrent use,
+// each call allocating its own buffers.
+type EntropicMirror struct {
+	// Schedule is Adaptive (the zero value) or Paper.
+	Schedule Schedule
+	// T is the number of iterations of the Paper schedule; zero means
+	// the solver's MaxIterations.
+	T int
+}
+
+var _ Solver = EntropicMirror{}
+
+// errEntropicGroups is returned by EntropicMirror.SolveOneHot for k > 1.
+var errEntropicGroups = errors.New("pairwise: EntropicMirror solves the l1 problems of the Ising path; use GroupMirror for l2,1 (k > 2)")
+
+// SolveSpins solves an l1-constrained problem: Algorithm 3 with the Paper
+// schedule, the accelerated Euclidean method with Adaptive (see Schedule).
+//
+// w is the warm start and receives the solution; p is not modified. w is
+// read as a point of the l1 ball: an infeasible w is first scaled onto the
+// ball. With the Paper schedule, w = 0 gives Algorithm 3's uniform start;
+// any other w enters as the simplex point that represents it, mixed with the
+// uniform point by weight 1 − ‖w‖₁/R ≥ 1/2 (w is first shrunk to half the
+// radius if needed), so that every coordinate stays positive. The problem is
+// validated
+// first: a nil p, a radius that is not finite and positive, a negative or
+// NaN Tol, a negative MaxIter, a layout whose shape does not match Y, C or
+// w, non-finite features, labels other than ±1, negative or non-finite
+// weights, and non-finite entries of w are errors, and w is left as it was.
+// A problem without rows (or whose weights are all zero) has the constant
+// loss 0: w is set to 0 and the Stats report Loss 0, Gap 0, Converged true.
+// Once ctx is done, SolveSpins returns ctx.Err() within a few iterations,
+// leaving the current feasible iterate in w. Reaching MaxIter (or T) is not
+// an error: the Stats say Converged false.
+func (e EntropicMirror) SolveSpins(ctx context.Context, p *solve.Problem[solve.Spins], w []float64) (solve.Stats, error) {
+	return solveEntropic(ctx, e, p, w)
+}
+
+// SolveOneHot solves a one-hot problem whose groups have size one (K = 1),
+// which is an l1 problem, as SolveSpins does. For K > 1 the constraint is
+// the l2,1 norm, which this backend does not handle: it returns an error
+// (use GroupMirror).
+func (e EntropicMirror) SolveOneHot(ctx context.Context, p *solve.Problem[solve.OneHot], w []float64) (solve.Stats, error) {
+	if p != nil && p.X.GroupSize() != 1 {
+		return solve.Stats{}, errEntropicGroups
+	}
+	return solveEntropic(ctx, e, p, w)
+}
+
+// String returns the backend's name, followed by its settings unless they are
+// the defaults: "EntropicMirror", "EntropicMirror{Schedule: Paper, T: 1000}".
+func (e EntropicMirror) String() string { return backendString("EntropicMirror", e.Schedule, e.T) }
+
+func (e EntropicMirror) spinsSolver() solve.Solver[solve.Spins] {
+	return solve.Func[solve.Spins](e.SolveSpins)
+}
+func (e EntropicMirror) oneHotSolver() solve.Solver[solve.OneHot] {
+	return solve.Func[solve.OneHot](e.SolveOneHot)
+}
+
+// solveEntropic is EntropicMirror for either layout.
+func solveEntropic[F solve.Layout](ctx context.Context, e EntropicMirror, p *solve.Problem[F], w []float64) (solve.Stats, error) {
+	run, st, done, err := startSolve(ctx, "EntropicMirror", e.Schedule, e.T, p, w)
+	if done || err != nil {
+		return st, err
+	}
+	switch e.Schedule {
+	case Paper:
+		return entropicPaper(ctx, p, w, run)
+	case AdaptiveMirror:
+		return adaptiveMirror(ctx, p, w, run, newEntropicGeometry(w, p.Radius))
+	}
+	return accelerated(ctx, p, w, run)
+}
 
 // entropicPaper is the Paper schedule of EntropicMirror: Algorithm 3 of the
 // paper's appendix ("Mirror descent algorithms for constrained logistic

@@ -34,12 +34,9 @@ type config struct {
 	tol       float64
 	maxIter   int
 	symmetric Symmetrization
-	selection Selection // selection.go: WithSelection, WithFalseEdgeRate, WithEdgeGap
-	alpha     float64
+	selection Selection    // selection.go: WithSelection, WithFalseEdgeRate, WithEdgeGap
+	test      WaldTest     // edgetest.go: WithEdgeTest, WithFalseEdgeRate
 	split     engine.Split // when the engine splits rows among the workers
-	noGap     bool
-	noRefit   bool
-	noMixture bool
 
 	errs []error // problems found while applying options
 }
@@ -206,35 +203,6 @@ func WithMaxIterations(n int) Option {
 	})
 }
 
-// Symmetrization is the rule that combines the two estimates of a coupling,
-// Ŵ_ij from node i's regression and Ŵ_ji^T from node j's.
-type Symmetrization int
-
-const (
-	// Average keeps (Ŵ_ij + Ŵ_ji^T)/2 and the edge when its weight is at
-	// least η/2. This is the default.
-	Average Symmetrization = iota
-	// And keeps the edge only when both estimates reach η/2 (the weights
-	// are still the average).
-	And
-	// Or keeps the edge when either estimate reaches η/2 (the weights are
-	// still the average).
-	Or
-)
-
-// String returns the rule's name.
-func (s Symmetrization) String() string {
-	switch s {
-	case Average:
-		return "average"
-	case And:
-		return "and"
-	case Or:
-		return "or"
-	}
-	return fmt.Sprintf("Symmetrization(%d)", int(s))
-}
-
 // WithSymmetrization chooses how the two per-node estimates of each pair are
 // combined into the learned graph. The default is Average.
 func WithSymmetrization(s Symmetrization) Option {
@@ -247,26 +215,56 @@ func WithSymmetrization(s Symmetrization) Option {
 	})
 }
 
-// backend resolves WithSolver (and its shorthands WithSpinSolver and
-// WithOneHotSolver) for the engine: Accelerated, the default, runs the
-// engine's own methods on its coded rows; any other backend solves the
-// plain layouts through its solve.Solver.
-func (c *config) backend() engine.Backend {
-	b := c.solver
-	if b == nil {
-		b = Accelerated{}
-	}
-	_, fast := b.(Accelerated)
-	r := engine.Backend{Fast: fast, Spins: c.spins, OneHot: c.oneHot}
-	if r.Spins == nil {
-		r.Spins = b.spinsSolver()
-	} else {
-		r.Fast = false
-	}
-	if r.OneHot == nil {
-		r.OneHot = b.oneHotSolver()
-	} else {
-		r.Fast = false
-	}
-	return r
+// WithSelection sets the rule that chooses each node's width when WithWidth
+// is not given. A nil s restores the default, EBIC{Gamma: DefaultGamma}
+// over DefaultWidths. It has no effect when WithWidth is given.
+func WithSelection(s Selection) Option {
+	return optionFunc(func(c *config) { c.selection = s })
+}
+
+// WithEdgeTest sets the edge test used when WithMinEdgeWeight is not given;
+// the default is WaldTest{}. A FalseEdgeRate outside (0, 1) (other than
+// zero) is an error. It has no effect when WithMinEdgeWeight is given.
+// Repeated, the last one wins.
+func WithEdgeTest(t WaldTest) Option {
+	return optionFunc(func(c *config) {
+		if a := t.FalseEdgeRate; math.IsNaN(a) || a < 0 || a >= 1 {
+			c.errorf("WithEdgeTest(%v): want a FalseEdgeRate α in (0, 1)", t)
+			return
+		}
+		c.test = t
+	})
+}
+
+// WithFalseEdgeRate sets α, the family-wise false-edge rate of the edge
+// test (WaldTest.FalseEdgeRate), keeping the test's other settings. α must
+// be in (0, 1); the default is DefaultFalseEdgeRate. It has no effect when
+// WithMinEdgeWeight is given.
+func WithFalseEdgeRate(alpha float64) Option {
+	return optionFunc(func(c *config) {
+		if math.IsNaN(alpha) || alpha <= 0 || alpha >= 1 {
+			c.errorf("WithFalseEdgeRate(%v): want α in (0, 1)", alpha)
+			return
+		}
+		c.test.FalseEdgeRate = alpha
+	})
+}
+
+// WithEdgeGap turns the gap rule of the edge test on (the default) or off:
+// WaldTest.NoGap = !on, keeping the test's other settings.
+func WithEdgeGap(on bool) Option {
+	return optionFunc(func(c *config) { c.test.NoGap = !on })
+}
+
+// WithEdgeMixture turns the mixture cut of the Ising edge test on (the
+// default) or off: WaldTest.NoMixture = !on, keeping the test's other
+// settings.
+func WithEdgeMixture(on bool) Option {
+	return optionFunc(func(c *config) { c.test.NoMixture = !on })
+}
+
+// WithRefit turns the refit stage of the Ising edge test on (the default)
+// or off: WaldTest.NoRefit = !on, keeping the test's other settings.
+func WithRefit(on bool) Option {
+	return optionFunc(func(c *config) { c.test.NoRefit = !on })
 }

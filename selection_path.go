@@ -93,57 +93,6 @@ func (f *folds) merge(into []int32, rows int) *folds {
 	return g
 }
 
-// mergeRows returns s with identical rows merged into one weighted row, in
-// order of first appearance (as Samples.Compact), and the merged row of every
-// original row. When s is already merged, or merging would remove fewer
-// than one row in 20 (as the learners' mergedRows decides), it returns s
-// itself and into = nil, without a copy: a file of distinct rows costs only
-// the index, 8 to 16 bytes a row, while it is scanned.
-func mergeRows(s *Samples) (*Samples, []int32) {
-	if s.merged {
-		return s, nil
-	}
-	var index rowIndex
-	into := make([]int32, s.rows)
-	distinct := 0
-	for m := 0; m < s.rows; m++ {
-		r, dup := index.add(s, m)
-		if dup {
-			into[m] = into[r]
-			continue
-		}
-		into[m] = int32(distinct)
-		distinct++
-	}
-	index = rowIndex{}
-	if 20*(s.rows-distinct) < s.rows {
-		return s, nil
-	}
-	c := &Samples{n: s.n, k: s.k, rows: distinct, weights: make([]float64, distinct)}
-	if s.b8 != nil {
-		c.b8 = make([]uint8, 0, distinct*s.n)
-	} else {
-		c.b16 = make([]uint16, 0, distinct*s.n)
-	}
-	next := int32(0)
-	for m := 0; m < s.rows; m++ {
-		r := into[m]
-		if r == next { // first appearance
-			if s.b8 != nil {
-				c.b8 = append(c.b8, s.b8[m*s.n:(m+1)*s.n]...)
-			} else {
-				c.b16 = append(c.b16, s.b16[m*s.n:(m+1)*s.n]...)
-			}
-			next++
-		}
-		c.weights[r] += s.Weight(m)
-	}
-	for _, w := range c.weights {
-		c.total += w
-	}
-	return c, into
-}
-
 // foldWeights returns the training and held-out weights of the task's
 // design rows in fold f.
 func foldWeights(t *engine.Task, fo *folds, f int) (train, held []float64) {
