@@ -93,3 +93,49 @@ func (c *config) backend() engine.Backend {
 	}
 	return r
 }
+
+// Custom is a backend made of a caller's own solvers, one for each layout of
+// package solve: Spins solves the l1-constrained problems of the Ising path
+// (Algorithm 1, equation (3)), OneHot the l2,1-constrained problems of the
+// pairwise path (Algorithm 2, equation (8)). A nil field leaves its layout to
+// Accelerated's Solve method. Choose it with WithSolver; the learners then
+// call it through solve.Solver for every regression they solve — the
+// paper's path, each width a Selection tries, each cross-validation fold,
+// and the fits the edge test starts from — on the rows as given, in their
+// order, and never use their own engine. Name, when not empty, is what
+// String returns.
+//
+// A Solver must honour the contract of solve.Solver: solve from the warm
+// start w into w, return ctx.Err() promptly once ctx is done, keep neither p
+// nor w, and be safe for concurrent use (the learners call it from several
+// workers at once). The learners check no certificate of their own: the
+// Stats it returns are what Result.Nodes reports.
+type Custom struct {
+	Name   string
+	Spins  solve.Solver[solve.Spins]
+	OneHot solve.Solver[solve.OneHot]
+}
+
+var _ Solver = Custom{}
+
+// String returns Name, or "Custom".
+func (c Custom) String() string {
+	if c.Name != "" {
+		return c.Name
+	}
+	return "Custom"
+}
+
+func (c Custom) spinsSolver() solve.Solver[solve.Spins] {
+	if c.Spins == nil {
+		return Accelerated{}.spinsSolver()
+	}
+	return c.Spins
+}
+
+func (c Custom) oneHotSolver() solve.Solver[solve.OneHot] {
+	if c.OneHot == nil {
+		return Accelerated{}.oneHotSolver()
+	}
+	return c.OneHot
+}

@@ -89,13 +89,13 @@ func solveEntropic[F solve.Layout](ctx context.Context, e EntropicMirror, p *sol
 	if done || err != nil {
 		return st, err
 	}
-	switch e.Schedule {
-	case Paper:
+	if e.Schedule == Paper {
 		return entropicPaper(ctx, p, w, run)
-	case AdaptiveMirror:
-		return adaptiveMirror(ctx, p, w, run, newEntropicGeometry(w, p.Radius))
 	}
-	return accelerated(ctx, p, w, run)
+	if st, ok := warmCertified(p, w, run); ok {
+		return st, nil
+	}
+	return adaptiveMirror(ctx, p, w, run, newEntropicGeometry(w, p.Radius))
 }
 
 // entropicPaper is the Paper schedule of EntropicMirror: Algorithm 3 of the

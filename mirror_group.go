@@ -71,13 +71,13 @@ func solveGroup[F solve.Layout](ctx context.Context, g GroupMirror, p *solve.Pro
 	if done || err != nil {
 		return st, err
 	}
-	switch g.Schedule {
-	case Paper:
+	if g.Schedule == Paper {
 		return groupPaper(ctx, p, w, run)
-	case AdaptiveMirror:
-		return adaptiveMirror(ctx, p, w, run, newGroupGeometry(w, p.X.GroupSize(), p.Radius))
 	}
-	return accelerated(ctx, p, w, run)
+	if st, ok := warmCertified(p, w, run); ok {
+		return st, nil
+	}
+	return adaptiveMirror(ctx, p, w, run, newGroupGeometry(w, p.X.GroupSize(), p.Radius))
 }
 
 // groupMap is the mirror map of Algorithm 4 on R^{n×k} (n groups),

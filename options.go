@@ -160,25 +160,30 @@ func WithProgress(f func(done, total int)) Option {
 	return optionFunc(func(c *config) { c.progress = f })
 }
 
-// WithSolver chooses the backend for the per-node regressions:
-// EntropicMirror (the default on the Ising path; Algorithm 3) or GroupMirror
-// (the default on the pairwise path; Algorithm 4, which also solves the l1
-// problems of the Ising path as groups of size one). A nil s restores the
-// defaults.
+// WithSolver chooses the backend for the per-node regressions: Accelerated
+// (the default), EntropicMirror (Algorithm 3, l1 problems only),
+// GroupMirror (Algorithm 4, which also solves the l1 problems of the Ising
+// path as groups of size one), Sparsitron (the paper's baseline), or a
+// caller's own solvers wrapped in Custom. A nil s restores the default.
+// With Accelerated the learners run the per-node engine on their own
+// preparation of the rows; with any other backend they hand every
+// regression to the backend's solve.Solver on the plain layouts.
 func WithSolver(s Solver) Option {
 	return optionFunc(func(c *config) { c.solver = s })
 }
 
-// WithSpinSolver sets a caller's own solver for the l1 problems of the Ising
-// path (LearnIsing). It overrides WithSolver there. For compiled Go callers;
-// see package solve.
+// WithSpinSolver is a shorthand for a caller's own solver of the l1
+// problems of the Ising path: it overrides WithSolver there, as
+// WithSolver(Custom{Spins: s}) would. For compiled Go callers; see package
+// solve. A nil s removes the override.
 func WithSpinSolver(s solve.Solver[solve.Spins]) Option {
 	return optionFunc(func(c *config) { c.spins = s })
 }
 
-// WithOneHotSolver sets a caller's own solver for the l2,1 problems of the
-// pairwise path (LearnPairwise). It overrides WithSolver there. For compiled
-// Go callers; see package solve.
+// WithOneHotSolver is a shorthand for a caller's own solver of the l2,1
+// problems of the pairwise path: it overrides WithSolver there, as
+// WithSolver(Custom{OneHot: s}) would. For compiled Go callers; see package
+// solve. A nil s removes the override.
 func WithOneHotSolver(s solve.Solver[solve.OneHot]) Option {
 	return optionFunc(func(c *config) { c.oneHot = s })
 }
