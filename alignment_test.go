@@ -319,7 +319,7 @@ func plmcExample(t testing.TB, name string) string {
 }
 
 // TestReadAlignmentPlmcExamples reads plmc's example alignments as plmc's
-// README runs them and compares with what plmc 
+// README runs them and compares with what plmc
 // prints for them, and the effective number of sequences with plmc's
 // "Effective number of samples" line (printed to one decimal, hence the
 // tolerance 0.05). The reference numbers were printed by plmc built from
