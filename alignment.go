@@ -47,7 +47,9 @@ const (
 	// "# STOCKHOLM 1.0" header, "name sequence" lines, possibly in
 	// interleaved blocks joined by name, and a "//" terminator. Markup lines
 	// (#=GF, #=GS, #=GR, #=GC) and comments are ignored. Letters are read
-	// as in FASTA.
+	// as in FASTA, so Pfam's insert columns (lowercase and '.') are kept;
+	// AlignFocus or AlignMaxColumnGaps drop them. Only the first alignment
+	// of a file is read.
 	FormatStockholm
 )
 

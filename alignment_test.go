@@ -318,11 +318,12 @@ func plmcExample(t testing.TB, name string) string {
 	return path
 }
 
-// TestReadAlignmentPlmcExamples reads plmc's example alignments as plmc's
-// README runs them and compares with what plmc
-// prints for them, and the effective number of sequences with plmc's
-// "Effective number of samples" line (printed to one decimal, hence the
-// tolerance 0.05). The reference numbers were printed by plmc built from
+// TestReadAlignmentPlmcExamples reads plmc's example alignments with the
+// settings of plmc's README and compares the numbers of sequences and
+// columns with those plmc prints, and the effective number of sequences
+// with plmc's "Effective number of samples" line (printed to one decimal,
+// hence the tolerance 0.05; every per-sequence weight was also found equal
+// to plmc's --save-weights output when this test was written). The reference numbers were printed by plmc built from
 // ../shared/bench/plmc/src with "make all":
 //
 //	plmc -le 16 -lh 0.01 -m 1 -g -f DYR_ECOLI DHFR.a2m
