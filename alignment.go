@@ -224,7 +224,11 @@ type AlignmentError struct {
 	Line     int    // the line, 1-based, or 0
 	Sequence string // the sequence's name, or ""
 	Msg      string // what is wrong
+	Err      error  // the error of the reader, when reading failed; or nil
 }
+
+// Unwrap returns Err.
+func (e *AlignmentError) Unwrap() error { return e.Err }
 
 // Error returns "pairwise: ReadAlignment: file: line N: sequence "name": msg",
 // leaving out the parts that are not known.
@@ -531,7 +535,7 @@ func parseAlignment(lr *lineReader, format AlignmentFormat) ([]rawSeq, Alignment
 	for {
 		line, ok, err := lr.next()
 		if err != nil {
-			return nil, format, &AlignmentError{Line: lr.line, Msg: err.Error()}
+			return nil, format, &AlignmentError{Line: lr.line, Msg: "reading: " + err.Error(), Err: err}
 		}
 		if !ok {
 			return nil, format, &AlignmentError{Msg: "no sequences in input"}
@@ -652,7 +656,7 @@ func parseFASTA(lr *lineReader, first []byte) ([]rawSeq, error) {
 		var err error
 		line, ok, err = lr.next()
 		if err != nil {
-			return nil, &AlignmentError{Line: lr.line, Msg: err.Error()}
+			return nil, &AlignmentError{Line: lr.line, Msg: "reading: " + err.Error(), Err: err}
 		}
 		if !ok {
 			break
@@ -680,7 +684,7 @@ func parseStockholm(lr *lineReader) ([]rawSeq, error) {
 	for {
 		line, ok, err := lr.next()
 		if err != nil {
-			return nil, &AlignmentError{Line: lr.line, Msg: err.Error()}
+			return nil, &AlignmentError{Line: lr.line, Msg: "reading: " + err.Error(), Err: err}
 		}
 		if !ok {
 			return nil, &AlignmentError{Line: lr.line, Msg: "no \"//\" at the end of the Stockholm alignment (truncated file?)"}

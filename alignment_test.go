@@ -461,3 +461,28 @@ func FuzzReadAlignment(f *testing.F) {
 		}
 	})
 }
+
+// failingReader returns its data, then an error.
+type failingReader struct {
+	data string
+	err  error
+}
+
+func (r *failingReader) Read(p []byte) (int, error) {
+	if r.data == "" {
+		return 0, r.err
+	}
+	n := copy(p, r.data)
+	r.data = r.data[n:]
+	return n, nil
+}
+
+func TestReadAlignmentReadError(t *testing.T) {
+	cause := errors.New("disk on fire")
+	for _, in := range []string{"", ">a\nAC\n", "# STOCKHOLM 1.0\na AC\n"} {
+		_, err := ReadAlignment(&failingReader{data: in, err: cause})
+		if !errors.Is(err, cause) || !strings.Contains(err.Error(), "reading: disk on fire") {
+			t.Errorf("%q: error %v, want one wrapping the read error", in, err)
+		}
+	}
+}
