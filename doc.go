@@ -85,6 +85,18 @@
 // available as Schedule Paper. Result.Nodes reports, per node, the iterations,
 // the final loss and the certificate.
 //
+// # Sequence alignments
+//
+// ReadAlignment reads a protein or RNA family (FASTA, A2M/A3M, Stockholm)
+// into an Alignment over an alphabet whose state 0 is the gap
+// (ProteinAlphabet, k = 21, by default), with plmc's focus mode and gap
+// filters. Reweight gives each sequence the weight 1/(its neighbours at
+// ≥ 80% identity), plmc's weights exactly, and Neff; Alignment.Samples
+// turns both into weighted Samples. From a learned model, ContactScores
+// gives the APC-corrected Frobenius norms that rank contacts (RankContacts,
+// ContactPrecision), and MutationEffects the log-odds of every single
+// substitution of a sequence.
+//
 // # Where this goes beyond the paper
 //
 //   - The stopping rule (a duality-gap certificate) and the adaptive step

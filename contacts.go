@@ -1,0 +1,251 @@
+package pairwise
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// ContactOption configures ContactScores. Options are applied in order;
+// where an option is repeated, the last one wins.
+type ContactOption interface {
+	applyContact(*contactConfig)
+}
+
+type contactOptionFunc func(*contactConfig)
+
+func (f contactOptionFunc) applyContact(c *contactConfig) { f(c) }
+
+type contactConfig struct {
+	ignoreGap bool
+	apc       bool
+}
+
+// ContactIgnoreGap leaves the gap, state 0, out of the norm when on: the
+// coupling block is centred over all k states and its gap row and column
+// are then dropped, as plmDCA and EVcouplings score protein models. The
+// default is off (all k states).
+func ContactIgnoreGap(on bool) ContactOption {
+	return contactOptionFunc(func(c *contactConfig) { c.ignoreGap = on })
+}
+
+// ContactAPC turns the average product correction on or off. The default is
+// on.
+func ContactAPC(on bool) ContactOption {
+	return contactOptionFunc(func(c *contactConfig) { c.apc = on })
+}
+
+// ContactScores returns the n×n symmetric matrix of coupling scores of m,
+// the standard contact predictor of direct coupling analysis. For each pair
+// i ≠ j the score is the Frobenius norm of W_ij in the zero-sum gauge,
+//
+//	S_ij = ‖W'_ij‖_F,   W'_ij(a, b) = W_ij(a, b) - r_a - c_b + g,
+//
+// with r, c and g the row, column and grand means of W_ij over all k
+// states (as Model.Centered centres it), the sums running over the states
+// 1..k-1 only with ContactIgnoreGap. The zero-sum gauge makes the score
+// depend on the distribution only: constants added to a row or a column of
+// a block and taken out of a field leave it unchanged. Then, unless
+// ContactAPC(false), the average product correction removes the part of
+// the scores explained by how strongly each column couples overall:
+//
+//	APC_ij = S_ij - S_i· S_j· / S_··,
+//
+// with S_i· the mean of S_ij over j ≠ i and S_·· the mean over all pairs
+// i ≠ j. The diagonal is zero. When every score is zero (a model without
+// couplings) or n < 3, the correction is not applied, as it is then 0/0 or
+// removes everything.
+//
+// ContactScores returns an error for a nil model. Scores are finite for
+// any Model (its couplings are finite).
+func ContactScores(m *Model, opts ...ContactOption) (*mat.SymDense, error) {
+	if m == nil {
+		return nil, errors.New("pairwise: ContactScores: nil model")
+	}
+	cfg := contactConfig{apc: true}
+	for x, o := range opts {
+		if o == nil {
+			return nil, fmt.Errorf("pairwise: ContactScores: option %d is nil", x)
+		}
+		o.applyContact(&cfg)
+	}
+	n, k := m.n, m.k
+	s := mat.NewSymDense(n, nil)
+	row := make([]float64, k)
+	col := make([]float64, k)
+	first := 0
+	if cfg.ignoreGap {
+		first = 1
+	}
+	for i := 0; i < n; i++ {
+		for _, j := range m.Neighbors(i) {
+			if j <= i {
+				continue
+			}
+			w := m.coupling(i, j)
+			s.SetSym(i, j, centredNorm(w, k, first, row, col))
+		}
+	}
+	if cfg.apc {
+		applyAPC(s)
+	}
+	return s, nil
+}
+
+// centredNorm returns the Frobenius norm, over states first..k-1, of the
+// k×k row-major block w with its rows and columns centred over all k
+// states. row and col are scratch of length k.
+func centredNorm(w []float64, k, first int, row, col []float64) float64 {
+	for a := range row {
+		row[a], col[a] = 0, 0
+	}
+	g := 0.0
+	for a := 0; a < k; a++ {
+		for b := 0; b < k; b++ {
+			v := w[a*k+b]
+			row[a] += v
+			col[b] += v
+			g += v
+		}
+	}
+	fk := float64(k)
+	g /= fk * fk
+	for a := range row {
+		row[a] /= fk
+		col[a] /= fk
+	}
+	sum := 0.0
+	for a := first; a < k; a++ {
+		for b := first; b < k; b++ {
+			v := w[a*k+b] - row[a] - col[b] + g
+			sum += v * v
+		}
+	}
+	return math.Sqrt(sum)
+}
+
+// applyAPC replaces the off-diagonal scores by their average product
+// corrected values, in place.
+func applyAPC(s *mat.SymDense) {
+	n := s.SymmetricDim()
+	if n < 3 {
+		return
+	}
+	mean := make([]float64, n)
+	total := 0.0
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			v := s.At(i, j)
+			mean[i] += v
+			mean[j] += v
+			total += v
+		}
+	}
+	if total == 0 {
+		return
+	}
+	all := total / float64(n*(n-1)/2)
+	for i := range mean {
+		mean[i] /= float64(n - 1)
+	}
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			s.SetSym(i, j, s.At(i, j)-mean[i]*mean[j]/all)
+		}
+	}
+}
+
+// Contact is a pair of variables I < J with a score, an entry of a ranked
+// contact list.
+type Contact struct {
+	I, J  int
+	Score float64
+}
+
+// RankContacts returns the pairs I < J of scores with J - I ≥ minSeparation
+// (the sequence separation; contact predictions usually take 6, or 1 for
+// every pair), sorted by decreasing score, ties by (I, J). NaN scores come
+// last. minSeparation below 1 counts as 1. scores is not modified.
+func RankContacts(scores mat.Symmetric, minSeparation int) []Contact {
+	n := scores.SymmetricDim()
+	minSeparation = max(minSeparation, 1)
+	var out []Contact
+	for i := 0; i < n; i++ {
+		for j := i + minSeparation; j < n; j++ {
+			out = append(out, Contact{I: i, J: j, Score: scores.At(i, j)})
+		}
+	}
+	sort.SliceStable(out, func(x, y int) bool {
+		a, b := out[x].Score, out[y].Score
+		if math.IsNaN(b) {
+			return !math.IsNaN(a)
+		}
+		return a > b
+	})
+	return out
+}
+
+// ContactPrecision returns the fraction of the first top pairs of ranked
+// that are true contacts, isContact(I, J) reporting which are. The usual
+// measures are top = L, L/2 and L/5 for L columns, on a ranking by
+// RankContacts with a minimum separation. When ranked has fewer than top
+// pairs, all of them are counted; it returns NaN when top < 1 or ranked is
+// empty.
+func ContactPrecision(ranked []Contact, top int, isContact func(i, j int) bool) float64 {
+	top = min(top, len(ranked))
+	if top < 1 {
+		return math.NaN()
+	}
+	hits := 0
+	for _, c := range ranked[:top] {
+		if isContact(c.I, c.J) {
+			hits++
+		}
+	}
+	return float64(hits) / float64(top)
+}
+
+// MutationEffects returns the n×k matrix of the effects of every single
+// substitution of the sequence z under m: entry (i, a) is
+//
+//	LogWeight(z with z_i = a) - LogWeight(z)
+//	  = θ_i(a) - θ_i(z_i) + Σ_{j≠i} (W_ij(a, z_j) - W_ij(z_i, z_j)),
+//
+// the log-odds of the mutant against z (the normalising constant cancels),
+// which is zero at a = z_i. It returns an error for a nil model, len(z) ≠ n
+// or a state outside [0, k). z is not modified.
+func MutationEffects(m *Model, z []int) (*mat.Dense, error) {
+	if m == nil {
+		return nil, errors.New("pairwise: MutationEffects: nil model")
+	}
+	n, k := m.n, m.k
+	if len(z) != n {
+		return nil, fmt.Errorf("pairwise: MutationEffects: len(z) = %d, want n = %d", len(z), n)
+	}
+	for i, v := range z {
+		if v < 0 || v >= k {
+			return nil, fmt.Errorf("pairwise: MutationEffects: z[%d] = %d outside [0, %d)", i, v, k)
+		}
+	}
+	out := mat.NewDense(n, k, nil)
+	row := make([]float64, k)
+	for i := 0; i < n; i++ {
+		copy(row, m.theta[i*k:(i+1)*k])
+		for _, nb := range m.adj[i] {
+			zj := z[nb.j]
+			for a := 0; a < k; a++ {
+				row[a] += nb.w[a*k+zj]
+			}
+		}
+		ref := row[z[i]]
+		for a := range row {
+			row[a] -= ref
+		}
+		row[z[i]] = 0
+		out.SetRow(i, row)
+	}
+	return out, nil
+}
