@@ -320,6 +320,24 @@ func maxDualRowNormSq[F solve.Layout](x F) float64 {
 	panic("unreachable")
 }
 
+// solveMirror runs a mirror backend's schedule on p from w: the paper's
+// fixed schedule (paper), or the adaptive one in the backend's geometry
+// (made only when the warm start is not already certified).
+func solveMirror[F solve.Layout](ctx context.Context, name string, s Schedule, t int, p *solve.Problem[F], w []float64,
+	paper func(context.Context, *solve.Problem[F], []float64, mdRun) (solve.Stats, error), geometry func() mirrorGeometry) (solve.Stats, error) {
+	run, st, done, err := startSolve(ctx, name, s, t, p, w)
+	if done || err != nil {
+		return st, err
+	}
+	if s == Paper {
+		return paper(ctx, p, w, run)
+	}
+	if st, ok := warmCertified(p, w, run); ok {
+		return st, nil
+	}
+	return adaptiveMirror(ctx, p, w, run, geometry())
+}
+
 // warmCertified reports whether the warm start w already has a certificate
 // below Tol, with its Stats. The mirror maps test a warm start as given
 // before mapping it into their domain, which may not hold it exactly (the

@@ -39,12 +39,14 @@ var _ Solver = EntropicMirror{}
 var errEntropicGroups = errors.New("pairwise: EntropicMirror solves the l1 problems of the Ising path; use GroupMirror for l2,1 (k > 2)")
 
 // SolveSpins solves an l1-constrained problem: Algorithm 3 with the Paper
-// schedule, the accelerated Euclidean method with Adaptive (see Schedule).
+// schedule, its entropic map with adaptive steps with Adaptive (see
+// Schedule).
 //
 // w is the warm start and receives the solution; p is not modified. w is
 // read as a point of the l1 ball: an infeasible w is first scaled onto the
-// ball. With the Paper schedule, w = 0 gives Algorithm 3's uniform start;
-// any other w enters as the simplex point that represents it, mixed with the
+// ball. A w whose certificate is already below Tol is returned at once
+// (Adaptive). Otherwise w = 0 gives Algorithm 3's uniform start, and any
+// other w enters as the simplex point that represents it, mixed with the
 // uniform point by weight 1 − ‖w‖₁/R ≥ 1/2 (w is first shrunk to half the
 // radius if needed), so that every coordinate stays positive. The problem is
 // validated
@@ -85,17 +87,8 @@ func (e EntropicMirror) oneHotSolver() solve.Solver[solve.OneHot] {
 
 // solveEntropic is EntropicMirror for either layout.
 func solveEntropic[F solve.Layout](ctx context.Context, e EntropicMirror, p *solve.Problem[F], w []float64) (solve.Stats, error) {
-	run, st, done, err := startSolve(ctx, "EntropicMirror", e.Schedule, e.T, p, w)
-	if done || err != nil {
-		return st, err
-	}
-	if e.Schedule == Paper {
-		return entropicPaper(ctx, p, w, run)
-	}
-	if st, ok := warmCertified(p, w, run); ok {
-		return st, nil
-	}
-	return adaptiveMirror(ctx, p, w, run, newEntropicGeometry(w, p.Radius))
+	return solveMirror(ctx, "EntropicMirror", e.Schedule, e.T, p, w, entropicPaper[F],
+		func() mirrorGeometry { return newEntropicGeometry(w, p.Radius) })
 }
 
 // entropicPaper is the Paper schedule of EntropicMirror: Algorithm 3 of the

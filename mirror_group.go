@@ -39,15 +39,15 @@ var _ Solver = GroupMirror{}
 
 // SolveSpins solves an l1-constrained problem as an l2,1 problem with groups
 // of size one: Algorithm 4 with n = d groups under the Paper schedule (w = 0
-// starts at Algorithm 4's constant point, any other w at w itself), the
-// accelerated Euclidean method with Adaptive. Validation, warm starts,
+// starts at Algorithm 4's constant point, any other w at w itself), its
+// group-norm map with adaptive steps with Adaptive. Validation, warm starts,
 // cancellation and the Stats are as for EntropicMirror.SolveSpins.
 func (g GroupMirror) SolveSpins(ctx context.Context, p *solve.Problem[solve.Spins], w []float64) (solve.Stats, error) {
 	return solveGroup(ctx, g, p, w)
 }
 
-// SolveOneHot solves an l2,1-constrained problem (Algorithm 4 with the Paper
-// schedule, the accelerated Euclidean method with Adaptive). Validation,
+// SolveOneHot solves an l2,1-constrained problem: Algorithm 4 with the
+// Paper schedule, its group-norm map with adaptive steps with Adaptive. Validation,
 // warm starts, cancellation and the Stats are as for
 // EntropicMirror.SolveSpins; the Z entries must lie in [0, K).
 func (g GroupMirror) SolveOneHot(ctx context.Context, p *solve.Problem[solve.OneHot], w []float64) (solve.Stats, error) {
@@ -67,17 +67,8 @@ func (g GroupMirror) oneHotSolver() solve.Solver[solve.OneHot] {
 
 // solveGroup is GroupMirror for either layout.
 func solveGroup[F solve.Layout](ctx context.Context, g GroupMirror, p *solve.Problem[F], w []float64) (solve.Stats, error) {
-	run, st, done, err := startSolve(ctx, "GroupMirror", g.Schedule, g.T, p, w)
-	if done || err != nil {
-		return st, err
-	}
-	if g.Schedule == Paper {
-		return groupPaper(ctx, p, w, run)
-	}
-	if st, ok := warmCertified(p, w, run); ok {
-		return st, nil
-	}
-	return adaptiveMirror(ctx, p, w, run, newGroupGeometry(w, p.X.GroupSize(), p.Radius))
+	return solveMirror(ctx, "GroupMirror", g.Schedule, g.T, p, w, groupPaper[F],
+		func() mirrorGeometry { return newGroupGeometry(w, p.X.GroupSize(), p.Radius) })
 }
 
 // groupMap is the mirror map of Algorithm 4 on R^{n×k} (n groups),

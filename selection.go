@@ -307,26 +307,27 @@ func (t *Tuning) Score(i, j int) float64 {
 // (the sandwich standard error of the debiased estimate), or NaN when the
 // edge test did not run. It panics if an index is out of range.
 func (t *Tuning) StdErr(i, j, a, b int) float64 {
-	if i < 0 || i >= t.n || j < 0 || j >= t.n || a < 0 || a >= t.k || b < 0 || b >= t.k {
-		panic(fmt.Sprintf("pairwise: Tuning.StdErr(%d, %d, %d, %d) out of range", i, j, a, b))
-	}
-	if t.stdErrs == nil {
-		return math.NaN()
-	}
-	return t.stdErrs[i][j*t.k*t.k+a*t.k+b]
+	return t.entry(t.stdErrs, "StdErr", i, j, a, b)
 }
 
 // Debiased returns the debiased estimate of Ŵ_ij(a, b) from node i's
 // regressions (one Newton step from the constrained solution), or NaN when
 // the edge test did not run. It panics if an index is out of range.
 func (t *Tuning) Debiased(i, j, a, b int) float64 {
+	return t.entry(t.debias, "Debiased", i, j, a, b)
+}
+
+// entry returns node i's value of (j, a, b) in per-node estimates laid out
+// like Result.est, NaN when there are none; it panics, naming the method,
+// if an index is out of range.
+func (t *Tuning) entry(est [][]float64, method string, i, j, a, b int) float64 {
 	if i < 0 || i >= t.n || j < 0 || j >= t.n || a < 0 || a >= t.k || b < 0 || b >= t.k {
-		panic(fmt.Sprintf("pairwise: Tuning.Debiased(%d, %d, %d, %d) out of range", i, j, a, b))
+		panic(fmt.Sprintf("pairwise: Tuning.%s(%d, %d, %d, %d) out of range", method, i, j, a, b))
 	}
-	if t.debias == nil {
+	if est == nil {
 		return math.NaN()
 	}
-	return t.debias[i][j*t.k*t.k+a*t.k+b]
+	return est[i][j*t.k*t.k+a*t.k+b]
 }
 
 // placeholderWidth is the width the learners see in the configuration while

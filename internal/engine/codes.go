@@ -521,11 +521,7 @@ func (d *codedDesign) marginsBoundRows(lo, hi int) (s, dmax float64) {
 		dd := am - b[m]
 		ad := math.Abs(dd)
 		dmax = max(dmax, ad)
-		bound := 0.25
-		if ad <= 1 {
-			bound = min(bound, sig[m]*(1-sig[m])*(1+0.91*ad))
-		}
-		s += cw[m] * bound * dd * dd
+		s += cw[m] * bregmanRowFactor(ad, sig[m]) * dd * dd
 	}
 	return s, dmax
 }

@@ -334,11 +334,7 @@ func bregmanBound(a, b, sig, y, cw []float64) (hi, ratio float64) {
 		d := am - b[m] // |δ| = |a_m − b_m| since y_m = ±1
 		ad := math.Abs(d)
 		dmax = max(dmax, ad)
-		bound := 0.25
-		if ad <= 1 {
-			bound = min(bound, sig[m]*(1-sig[m])*(1+0.91*ad))
-		}
-		s += cw[m] * bound * d * d
+		s += cw[m] * bregmanRowFactor(ad, sig[m]) * d * d
 	}
 	// Where the 1/4 cap binds, the Taylor bound is larger still, so the
 	// ratio of the Taylor bounds covers those rows too.
@@ -346,6 +342,17 @@ func bregmanBound(a, b, sig, y, cw []float64) (hi, ratio float64) {
 		return 0.5 * s, math.Inf(1)
 	}
 	return 0.5 * s, (1 + 0.91*dmax) / (1 - dmax/3)
+}
+
+// bregmanRowFactor returns the factor of δ² in one row's term of
+// bregmanBound, for |δ| = ad and sig = σ(−|β|): σ′(β)(1 + 0.91|δ|) for
+// |δ| ≤ 1, capped at 1/4 (bregmanBound halves the sum).
+func bregmanRowFactor(ad, sig float64) float64 {
+	bound := 0.25
+	if ad <= 1 {
+		bound = min(bound, sig*(1-sig)*(1+0.91*ad))
+	}
+	return bound
 }
 
 // exp2Table[j] = 2^(j/64).
