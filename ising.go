@@ -136,6 +136,7 @@ func LearnIsingContext(ctx context.Context, s *Samples, opts ...Option) (*Result
 	if err != nil {
 		return nil, err
 	}
+	foldConstant(s, est, fields, nodes) // degenerate.go
 	res, err := assemble(ctx, &cfg, n, 2, est, fields, nodes)
 	if err != nil {
 		return nil, err

@@ -195,6 +195,7 @@ func LearnPairwiseContext(ctx context.Context, s *Samples, opts ...Option) (*Res
 	if err != nil {
 		return nil, err
 	}
+	foldConstant(s, est, fields, nodes) // degenerate.go
 	res, err := assemble(ctx, &cfg, n, k, est, fields, nodes)
 	if err != nil {
 		return nil, err

@@ -664,7 +664,10 @@ func (sel *selector) assemble(ctx context.Context, cfg *config, n, k int, est []
 	res.Tuning = tun
 	tun.FalseEdgeRate = sel.alpha
 	pairs := n * (n - 1) / 2
-	tests := float64(pairs) // k = 2: the four entries have one |value| and one SE
+	// k = 2: the four entries have one |value| and one SE. With one
+	// variable there is no pair to test; the critical value is that of one
+	// test, so that it stays finite.
+	tests := float64(max(pairs, 1))
 	if k > 2 {
 		tests *= float64(k * k)
 	}
@@ -675,17 +678,38 @@ func (sel *selector) assemble(ctx context.Context, cfg *config, n, k int, est []
 	tun.scores = make([]float64, n*n)
 	tun.debias = make([][]float64, n)
 	tun.stdErrs = make([][]float64, n)
+	kk := k * k
 	for i := range sel.nodes {
 		tun.debias[i] = sel.nodes[i].d
 		tun.stdErrs[i] = sel.nodes[i].se
+		if tun.debias[i] == nil {
+			// No regression of node i had both labels (a constant
+			// variable, LearnPairwise's closed form): nothing to test.
+			tun.debias[i], tun.stdErrs[i] = make([]float64, n*kk), make([]float64, n*kk)
+		}
 	}
-	kk := k * k
+	// zeroConstant sets the statistics of the pairs of a constant variable
+	// to 0 (degenerate.go): the data cannot show an edge there.
+	zeroConstant := func() {
+		for i := range nodes {
+			for j := range nodes {
+				if i != j && (nodes[i].Constant || nodes[j].Constant) {
+					clear(tun.debias[i][j*kk : (j+1)*kk])
+					clear(tun.stdErrs[i][j*kk : (j+1)*kk])
+				}
+			}
+		}
+	}
+	zeroConstant()
 	scores := make([]float64, 0, pairs)
 	minSEs := make([]float64, 0, pairs)
 	ij := make([][2]int, 0, pairs)
 	// score returns pair (i, j)'s statistic and smallest standard error
 	// under the symmetrisation rule.
 	score := func(i, j int) (score, minSE float64) {
+		if nodes[i].Constant || nodes[j].Constant {
+			return 0, math.Inf(1)
+		}
 		di, si := tun.debias[i][j*kk:(j+1)*kk], tun.stdErrs[i][j*kk:(j+1)*kk]
 		dj, sj := tun.debias[j][i*kk:(i+1)*kk], tun.stdErrs[j][i*kk:(i+1)*kk]
 		switch sel.sym {
@@ -738,6 +762,7 @@ func (sel *selector) assemble(ctx context.Context, cfg *config, n, k int, est []
 			minSEs[p], gapScores[p] = minSE, z
 		}
 		tun.Refit, tun.Screen = true, screen
+		zeroConstant()
 	}
 	tun.Threshold = tun.Critical
 	mixed := false
@@ -773,6 +798,9 @@ func (sel *selector) assemble(ctx context.Context, cfg *config, n, k int, est []
 	}
 	res.Edges = edges
 	res.MinEdgeWeight = 2 * minThreshold
+	if math.IsInf(minThreshold, 1) {
+		res.MinEdgeWeight = 0 // no pair could be tested
+	}
 	return res, nil
 }
 
@@ -814,8 +842,10 @@ func gapThreshold(z []float64, lo, hi float64) float64 {
 // maxZ returns max over entries (a, b) of |d(a, b)|/se(a, b) and the smallest
 // se, for one node's estimate (dj == nil) or for the average of node i's
 // estimate and node j's transposed one. An entry with zero standard error
-// and zero estimate counts as zero; with zero standard error and a nonzero
-// estimate, as +Inf.
+// counts as zero whatever the estimate: the sandwich variance is zero only
+// when every observation has the same influence on the estimate (a
+// handful of rows, such as two that mirror each other), which says that the
+// data cannot measure the estimate's error, not that it has none.
 func maxZ(di, si, dj, sj []float64, k int) (z, minSE float64) {
 	minSE = math.Inf(1)
 	for a := 0; a < k; a++ {
@@ -828,9 +858,7 @@ func maxZ(di, si, dj, sj []float64, k int) (z, minSE float64) {
 			minSE = math.Min(minSE, se)
 			var v float64
 			switch {
-			case d == 0:
-			case se == 0:
-				v = math.Inf(1)
+			case d == 0, se == 0:
 			default:
 				v = math.Abs(d) / se
 			}
