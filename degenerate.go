@@ -1,5 +1,24 @@
 package pairwise
 
+import "fmt"
+
+// MaxLearnEntries is the largest number of float64 estimates the learners
+// keep: every node's Ŵ_ij for every other node (Result.Estimate), n·n·k²
+// entries, 8 GiB at the limit (n ≤ 16384 for k = 2, 1560 for k = 21, 128 for
+// k = 256). Learn, LearnIsing and LearnPairwise return an error for larger
+// samples before fitting anything, rather than fail with an out-of-memory
+// crash after hours of work.
+const MaxLearnEntries = 1 << 30
+
+// checkLearnSize returns an error when the estimates of n variables with k
+// states exceed MaxLearnEntries.
+func checkLearnSize(fn string, n, k int) error {
+	if e := float64(n) * float64(n) * float64(k) * float64(k); e > MaxLearnEntries {
+		return fmt.Errorf("pairwise: %s: n = %d variables with k = %d states need %.3g estimates Ŵ_ij(a, b) (8 bytes each), more than MaxLearnEntries = %d", fn, n, k, e, MaxLearnEntries)
+	}
+	return nil
+}
+
 // Degenerate data. A variable that takes the same value v in every row of
 // positive weight (a survey question everyone answered alike, a conserved
 // column of an alignment, every column when all rows are identical) is

@@ -1,12 +1,17 @@
 package pairwise
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
 	"runtime/debug"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/mrfkit/pairwise/solve"
 )
 
 // Degenerate data are legal data: these tests run every learning path on
@@ -344,5 +349,198 @@ func TestLearnDegenerate(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// dropColumn returns the rows without column c.
+func dropColumn(rows [][]int, c int) [][]int {
+	out := make([][]int, len(rows))
+	for m, r := range rows {
+		out[m] = append(append([]int(nil), r[:c]...), r[c+1:]...)
+	}
+	return out
+}
+
+// TestConstantVariable checks what the learners give for a constant
+// variable c against an independent reference: the same learner on the
+// data without column c. In node j's regression the constant column only
+// duplicates the bias (the constraint charges the same for either), so
+// the other coefficients and the total bias are those of the fit without
+// the column; after foldConstant, Ŵ_jl and θ̂_j must match it for every
+// l ≠ c. The constant node itself has no edge, zero couplings from either
+// side, and its field at the boundary: for k = 2 the whole radius 2λ on
+// the bias, θ̂_c(v) = λ; for k > 2 LearnPairwise's closed form,
+// θ̂_c(v) − θ̂_c(a) = 2λ√k for every other value a.
+func TestConstantVariable(t *testing.T) {
+	const lambda = 1.0
+	for _, k := range []int{2, 3, 4} {
+		for _, c := range []int{0, 2} {
+			rows := pseudoRows(4, k, 400, uint64(10*k+c))
+			// Couple columns 1 and 3 so that the graph is not empty.
+			for m, r := range rows {
+				if m%3 != 0 {
+					r[3] = r[1]
+				}
+			}
+			v := k - 1
+			withColumn(rows, c, v)
+			s, err := NewSamples(k, rows)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ref, err := NewSamples(k, dropColumn(rows, c))
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts := []Option{WithWidth(lambda), WithMinEdgeWeight(0.2), WithTolerance(1e-10), WithWorkers(1)}
+			res, err := Learn(s, opts...)
+			if err != nil {
+				t.Fatalf("k=%d: %v", k, err)
+			}
+			want, err := Learn(ref, opts...)
+			if err != nil {
+				t.Fatalf("k=%d reference: %v", k, err)
+			}
+			// idx maps a variable of s to one of ref.
+			idx := func(j int) int {
+				if j > c {
+					return j - 1
+				}
+				return j
+			}
+			const tol = 1e-3 // the solutions are certified to 1e-10 in loss
+			for j := 0; j < 4; j++ {
+				if got := res.Nodes[j].Constant; got != (j == c) {
+					t.Errorf("k=%d c=%d: node %d Constant = %v", k, c, j, got)
+				}
+				if j == c {
+					continue
+				}
+				for l := 0; l < 4; l++ {
+					if l == j {
+						continue
+					}
+					got := res.Estimate(j, l)
+					if l == c {
+						if !mat.Equal(got, mat.NewDense(k, k, nil)) || !mat.Equal(res.Estimate(c, j), mat.NewDense(k, k, nil)) {
+							t.Errorf("k=%d c=%d: estimates between %d and the constant variable are not zero", k, c, j)
+						}
+						continue
+					}
+					if d := maxAbsDiff(got, want.Estimate(idx(j), idx(l))); d > tol {
+						t.Errorf("k=%d c=%d: Ŵ_%d%d differs from the fit without the constant column by %.3g\n%v\n%v", k, c, j, l, d, mat.Formatted(got), mat.Formatted(want.Estimate(idx(j), idx(l))))
+					}
+				}
+				f, g := res.Model.Field(j), want.Model.Field(idx(j))
+				for a := range f {
+					if math.Abs(f[a]-g[a]) > tol {
+						t.Errorf("k=%d c=%d: θ̂_%d = %v, the fit without the constant column %v", k, c, j, f, g)
+						break
+					}
+				}
+			}
+			for _, e := range res.Edges {
+				if e.I == c || e.J == c {
+					t.Errorf("k=%d c=%d: edge %+v at the constant variable", k, c, e)
+				}
+			}
+			if len(res.Edges) != len(want.Edges) {
+				t.Errorf("k=%d c=%d: %d edges, %d without the constant column", k, c, len(res.Edges), len(want.Edges))
+			}
+			f := res.Model.Field(c)
+			for a := range f {
+				if a == v {
+					continue
+				}
+				wantGap := 2 * lambda // k = 2: θ̂_c = [−λ, λ]
+				if k > 2 {
+					wantGap = 2 * lambda * math.Sqrt(float64(k))
+				}
+				if d := f[v] - f[a]; math.Abs(d-wantGap) > 1e-6*wantGap {
+					t.Errorf("k=%d c=%d: θ̂_c(%d) − θ̂_c(%d) = %v, want the boundary %v", k, c, v, a, d, wantGap)
+				}
+			}
+		}
+	}
+}
+
+func maxAbsDiff(a, b mat.Matrix) float64 {
+	var d mat.Dense
+	d.Sub(a, b)
+	return mat.Norm(&d, math.Inf(1)) // max row sum ≥ max entry; the bound is what matters
+}
+
+// TestOneVariable checks that one variable gives an empty graph and a
+// finite, well-formed Result on every path, not an error.
+func TestOneVariable(t *testing.T) {
+	for _, k := range []int{2, 3} {
+		s, err := NewSamples(k, pseudoRows(1, k, 50, 3))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range learnVariants() {
+			res, err := Learn(s, v.opts...)
+			if err != nil {
+				if strings.Contains(v.name, "entropic") && k > 2 {
+					continue // EntropicMirror has no l2,1 problems: a documented error
+				}
+				t.Errorf("k=%d %s: %v", k, v.name, err)
+				continue
+			}
+			if len(res.Edges) != 0 || len(res.Nodes) != 1 || res.Nodes[0].Constant {
+				t.Errorf("k=%d %s: edges %v, nodes %+v", k, v.name, res.Edges, res.Nodes)
+			}
+			if err := checkFiniteResult(res, s); err != nil {
+				t.Errorf("k=%d %s: %v", k, v.name, err)
+			}
+		}
+	}
+}
+
+// TestSparsitronZeroWeights checks that Sparsitron skips the rows of weight
+// zero exactly: the same problem with those rows removed gives the same
+// solution, bit for bit.
+func TestSparsitronZeroWeights(t *testing.T) {
+	const d, rows = 4, 700
+	x := make([]float64, 0, rows*d)
+	var y, c, xk, yk []float64
+	for m, r := range pseudoRows(d, 2, rows, 5) {
+		row := make([]float64, d)
+		for j, v := range r {
+			row[j] = float64(2*v - 1)
+		}
+		label := row[1]
+		if m%5 == 0 {
+			label = -label
+		}
+		x, y = append(x, row...), append(y, label)
+		w := 1.0
+		if m%3 == 0 {
+			w = 0
+		} else {
+			xk, yk = append(xk, row...), append(yk, label)
+		}
+		c = append(c, w)
+	}
+	p := &solve.Problem[solve.Spins]{X: solve.Spins{X: x, Cols: d, Bias: 0}, Y: y, C: c, Radius: 2, Tol: 1e-6}
+	q := &solve.Problem[solve.Spins]{X: solve.Spins{X: xk, Cols: d, Bias: 0}, Y: yk, Radius: 2, Tol: 1e-6}
+	wp, wq := make([]float64, d), make([]float64, d)
+	if _, err := (Sparsitron{}).SolveSpins(context.Background(), p, wp); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := (Sparsitron{}).SolveSpins(context.Background(), q, wq); err != nil {
+		t.Fatal(err)
+	}
+	for j := range wp {
+		if wp[j] != wq[j] {
+			t.Fatalf("with zero weights %v, without the rows %v", wp, wq)
+		}
+	}
+	if wp[1] == 0 {
+		t.Errorf("solution %v ignores the informative column", wp)
+	}
+	c[1] = 2
+	if _, err := (Sparsitron{}).SolveSpins(context.Background(), p, wp); err == nil {
+		t.Error("a weight of 2: no error")
 	}
 }
