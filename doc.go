@@ -64,6 +64,24 @@
 // Sparsitron (Klivans and Meka 2017) is available as a baseline backend,
 // WithSolver(Sparsitron{}), as in the paper's Figure 2.
 //
+// # Degenerate data and sizes
+//
+// Degenerate data are legal data, on every path (λ and η given or not, every
+// Selection, symmetrisation and backend). A variable that takes one value in
+// every row of positive weight (a question everyone answered alike, a
+// conserved column, every column when all rows are identical) has no edge
+// and zero couplings, and its field is at the boundary of the constraint;
+// NodeFit.Constant says so (see there). One variable gives an empty graph.
+// A value that occurs once, value pairs without rows and rows of weight
+// zero are handled as LearnPairwise documents. An edge-test statistic whose
+// standard error is zero, which only a handful of rows can give, counts as
+// no evidence (Tuning.Score). What a learner cannot do is an error, never a
+// panic: CrossValidation with fewer observations than folds, EntropicMirror
+// on k > 2, Sparsitron on weights other than 0 and 1. Sizes that would
+// exhaust memory are errors before anything is allocated: MaxModelEntries
+// for the model constructors, MaxSampleValues for one call of a sampler,
+// MaxLearnEntries for the learners' estimates.
+//
 // # Files and graphs
 //
 // ReadCSV reads one sample a line (states 0..k-1 or spins ±1, an optional

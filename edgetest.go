@@ -128,7 +128,10 @@ func (t WaldTest) run(ctx context.Context, s *Samples, res *Result, tun *Tuning,
 	alpha := t.rate()
 	tun.FalseEdgeRate = alpha
 	pairs := n * (n - 1) / 2
-	tests := float64(pairs) // k = 2: the four entries have one |value| and one SE
+	// k = 2: the four entries have one |value| and one SE. With one
+	// variable there is no pair to test; the critical value is that of one
+	// test, so that it stays finite.
+	tests := float64(max(pairs, 1))
 	if k > 2 {
 		tests *= float64(k * k)
 	}
@@ -139,15 +142,38 @@ func (t WaldTest) run(ctx context.Context, s *Samples, res *Result, tun *Tuning,
 	tun.scores = make([]float64, n*n)
 	tun.debias = make([][]float64, n)
 	tun.stdErrs = make([][]float64, n)
-	copy(tun.debias, debias)
-	copy(tun.stdErrs, stdErrs)
 	kk := k * k
+	nodes := res.Nodes
+	for i := range debias {
+		tun.debias[i], tun.stdErrs[i] = debias[i], stdErrs[i]
+		if tun.debias[i] == nil {
+			// No regression of node i had both labels (a constant
+			// variable, LearnPairwise's closed form): nothing to test.
+			tun.debias[i], tun.stdErrs[i] = make([]float64, n*kk), make([]float64, n*kk)
+		}
+	}
+	// zeroConstant sets the statistics of the pairs of a constant variable
+	// to 0 (degenerate.go): the data cannot show an edge there.
+	zeroConstant := func() {
+		for i := range nodes {
+			for j := range nodes {
+				if i != j && (nodes[i].Constant || nodes[j].Constant) {
+					clear(tun.debias[i][j*kk : (j+1)*kk])
+					clear(tun.stdErrs[i][j*kk : (j+1)*kk])
+				}
+			}
+		}
+	}
+	zeroConstant()
 	scores := make([]float64, 0, pairs)
 	minSEs := make([]float64, 0, pairs)
 	ij := make([][2]int, 0, pairs)
 	// score returns pair (i, j)'s statistic and smallest standard error
 	// under the symmetrisation rule.
 	score := func(i, j int) (score, minSE float64) {
+		if nodes[i].Constant || nodes[j].Constant {
+			return 0, math.Inf(1)
+		}
 		di, si := tun.debias[i][j*kk:(j+1)*kk], tun.stdErrs[i][j*kk:(j+1)*kk]
 		dj, sj := tun.debias[j][i*kk:(i+1)*kk], tun.stdErrs[j][i*kk:(i+1)*kk]
 		switch t.sym {
@@ -168,7 +194,7 @@ func (t WaldTest) run(ctx context.Context, s *Samples, res *Result, tun *Tuning,
 			scores, minSEs, ij = append(scores, z), append(minSEs, minSE), append(ij, [2]int{i, j})
 		}
 	}
-	lowest := -distuv.UnitNormal.Quantile(1 / (2 * tests))
+	lowest := max(0, -distuv.UnitNormal.Quantile(1/(2*tests))) // not -0 for one test
 	// gapScores are the statistics the gap rule sees: after the refit,
 	// the pairs that were not screened count as zero.
 	gapScores := scores
@@ -200,6 +226,7 @@ func (t WaldTest) run(ctx context.Context, s *Samples, res *Result, tun *Tuning,
 			minSEs[p], gapScores[p] = minSE, z
 		}
 		tun.Refit, tun.Screen = true, screen
+		zeroConstant()
 	}
 	tun.Threshold = tun.Critical
 	mixed := false
@@ -235,6 +262,9 @@ func (t WaldTest) run(ctx context.Context, s *Samples, res *Result, tun *Tuning,
 	}
 	res.Edges = edges
 	res.MinEdgeWeight = 2 * minThreshold
+	if math.IsInf(minThreshold, 1) {
+		res.MinEdgeWeight = 0 // no pair could be tested
+	}
 	return nil
 }
 
@@ -276,8 +306,10 @@ func gapThreshold(z []float64, lo, hi float64) float64 {
 // maxZ returns max over entries (a, b) of |d(a, b)|/se(a, b) and the smallest
 // se, for one node's estimate (dj == nil) or for the average of node i's
 // estimate and node j's transposed one. An entry with zero standard error
-// and zero estimate counts as zero; with zero standard error and a nonzero
-// estimate, as +Inf.
+// counts as zero whatever the estimate: the sandwich variance is zero only
+// when every observation has the same influence on the estimate (a
+// handful of rows, such as two that mirror each other), which says that the
+// data cannot measure the estimate's error, not that it has none.
 func maxZ(di, si, dj, sj []float64, k int) (z, minSE float64) {
 	minSE = math.Inf(1)
 	for a := 0; a < k; a++ {
@@ -290,9 +322,7 @@ func maxZ(di, si, dj, sj []float64, k int) (z, minSE float64) {
 			minSE = math.Min(minSE, se)
 			var v float64
 			switch {
-			case d == 0:
-			case se == 0:
-				v = math.Inf(1)
+			case d == 0, se == 0:
 			default:
 				v = math.Abs(d) / se
 			}

@@ -19,7 +19,8 @@ import (
 // W_ij sums to zero for even k, so the model is centred, its width is θ times
 // the largest degree and its minimum edge weight is θ. For k = 2 this is the
 // Ising grid with A_ij = s_ij θ. It returns an error for rows or cols < 1,
-// odd k or k < 2, a NaN, infinite or non-positive θ, or a nil src.
+// odd k or k < 2, a NaN, infinite or non-positive θ, a nil src, or a model
+// larger than MaxModelEntries.
 func NewGridPotts(rows, cols, k int, theta float64, src rand.Source) (*Model, error) {
 	if rows < 1 || cols < 1 {
 		return nil, fmt.Errorf("pairwise: NewGridPotts: grid %d×%d, want at least 1×1", rows, cols)
@@ -32,6 +33,12 @@ func NewGridPotts(rows, cols, k int, theta float64, src rand.Source) (*Model, er
 	}
 	if src == nil {
 		return nil, errors.New("pairwise: NewGridPotts: nil random source")
+	}
+	if float64(rows)*float64(cols) > MaxModelEntries {
+		return nil, fmt.Errorf("pairwise: NewGridPotts: grid %d×%d has more variables than MaxModelEntries = %d allows", rows, cols, MaxModelEntries)
+	}
+	if err := checkModelSize("NewGridPotts", rows*cols, k, rows*(cols-1)+cols*(rows-1)); err != nil {
+		return nil, err
 	}
 	rnd := rand.New(src)
 	m, err := NewModel(rows*cols, k)
@@ -76,7 +83,8 @@ func NewGridPotts(rows, cols, k int, theta float64, src rand.Source) (*Model, er
 // hubs). The paper (Figure 1) shows that its incoherence value at a hub grows
 // past 1 with n and a, so the incoherence condition of Ravikumar, Wainwright
 // and Lafferty (2010) fails, while Algorithm 1 still learns it. It returns an error
-// for n < 3 or a NaN, infinite or zero a.
+// for n < 3, a NaN, infinite or zero a, or a model larger than
+// MaxModelEntries.
 func NewDiamond(n int, a float64) (*Model, error) {
 	if n < 3 {
 		return nil, fmt.Errorf("pairwise: NewDiamond: n = %d, want at least 3", n)
@@ -84,10 +92,18 @@ func NewDiamond(n int, a float64) (*Model, error) {
 	if math.IsNaN(a) || math.IsInf(a, 0) || a == 0 {
 		return nil, fmt.Errorf("pairwise: NewDiamond: a = %v, want a finite nonzero weight", a)
 	}
-	A := mat.NewSymDense(n, nil)
-	for j := 1; j < n-1; j++ {
-		A.SetSym(0, j, a)
-		A.SetSym(j, n-1, a)
+	// The couplings of NewIsing's form, set one by one: a dense A would
+	// take n² entries for 2(n-2) edges.
+	if err := checkModelSize("NewDiamond", n, 2, 2*(n-2)); err != nil {
+		return nil, err
 	}
-	return NewIsing(A, nil)
+	m, err := NewModel(n, 2)
+	if err != nil {
+		return nil, err
+	}
+	for j := 1; j < n-1; j++ {
+		m.setCoupling(0, j, []float64{a, -a, -a, a})
+		m.setCoupling(j, n-1, []float64{a, -a, -a, a})
+	}
+	return m, nil
 }

@@ -77,5 +77,6 @@ func LearnIsingContext(ctx context.Context, s *Samples, opts ...Option) (*Result
 	if err != nil {
 		return nil, err
 	}
+	foldConstant(s, est, fields, nodes) // degenerate.go
 	return r.assemble(ctx, 2, est, fields, nodes, radius)
 }

@@ -38,6 +38,9 @@ func prepare(fn string, s *Samples, opts []Option) (config, error) {
 	if s.rows == 0 || s.total <= 0 {
 		return cfg, fmt.Errorf("pairwise: %s: no samples", fn)
 	}
+	if err := checkLearnSize(fn, s.n, s.k); err != nil { // degenerate.go
+		return cfg, err
+	}
 	for x, o := range opts {
 		if o == nil {
 			return cfg, fmt.Errorf("pairwise: %s: option %d is nil", fn, x)

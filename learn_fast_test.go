@@ -11,13 +11,14 @@ import (
 )
 
 // plainOptions route the learners through the plain layouts of package
-// solve with the same Adaptive method (a caller's solver disables the fast
-// path): the reference for the fast path.
+// solve with the same accelerated method (a caller's solver, here
+// Accelerated's own Solve methods, disables the engine's fast path): the
+// reference for the fast path.
 func plainOptions() []Option {
-	return []Option{
-		WithSpinSolver(solve.Func[solve.Spins](EntropicMirror{}.SolveSpins)),
-		WithOneHotSolver(solve.Func[solve.OneHot](GroupMirror{}.SolveOneHot)),
-	}
+	return []Option{WithSolver(Custom{
+		Spins:  solve.Func[solve.Spins](Accelerated{}.SolveSpins),
+		OneHot: solve.Func[solve.OneHot](Accelerated{}.SolveOneHot),
+	})}
 }
 
 // TestFastPathMatchesReference learns the same samples on the fast path

@@ -44,7 +44,8 @@ type Edge struct {
 
 // NewModel returns a model on n variables with alphabet size k, no couplings
 // and zero fields (the uniform distribution on [k]^n). It returns an error if
-// n < 1 or k < 2.
+// n < 1, k < 2, k > MaxAlphabet, or the n·k fields alone exceed
+// MaxModelEntries.
 func NewModel(n, k int) (*Model, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("pairwise: NewModel: n = %d variables, want at least 1", n)
@@ -55,7 +56,31 @@ func NewModel(n, k int) (*Model, error) {
 	if k > MaxAlphabet {
 		return nil, fmt.Errorf("pairwise: NewModel: alphabet size k = %d exceeds the limit %d", k, MaxAlphabet)
 	}
+	if err := checkModelSize("NewModel", n, k, 0); err != nil {
+		return nil, err
+	}
 	return &Model{n: n, k: k, theta: make([]float64, n*k), adj: make([][]neighbor, n)}, nil
+}
+
+// MaxModelEntries is the largest number of float64 entries that the model
+// constructors (NewModel, NewIsing, NewGridPotts, NewDiamond, ReadModel)
+// build: the n·k fields plus 2·k² for every coupled pair (a Model stores
+// W_ij and W_ji). At 8 bytes an entry that is 2 GiB. Beyond it they return
+// an error before allocating, rather than fail with an out-of-memory crash:
+// NewModel(1<<40, 2) is an error. SetCoupling does not check it (the
+// caller's matrix is already in memory).
+const MaxModelEntries = 1 << 28
+
+// checkModelSize returns an error when a model of n variables, k states and
+// the given number of coupled pairs would hold more than MaxModelEntries
+// entries. It computes in float64, so that no product overflows.
+func checkModelSize(fn string, n, k, pairs int) error {
+	entries := float64(n)*float64(k) + 2*float64(pairs)*float64(k)*float64(k)
+	if entries > MaxModelEntries {
+		return fmt.Errorf("pairwise: %s: n = %d variables, k = %d states and %d coupled pairs need %.3g entries, more than MaxModelEntries = %d (%d GiB)",
+			fn, n, k, pairs, entries, MaxModelEntries, MaxModelEntries*8>>30)
+	}
+	return nil
 }
 
 // MaxAlphabet is the largest alphabet size k that Model and Samples accept.
@@ -67,7 +92,9 @@ const MaxAlphabet = 1 << 16
 // 1, W_ij = [[A_ij, -A_ij], [-A_ij, A_ij]] and θ_i = [-θ_i, θ_i]. The diagonal
 // of a must be zero. theta may be nil for a zero field; otherwise its length
 // must be the order of a. NewIsing returns an error for an empty matrix, a
-// nonzero diagonal, a wrong-sized theta, or a NaN or infinite entry.
+// nonzero diagonal, a wrong-sized theta, a NaN or infinite entry, or more
+// nonzero entries than MaxModelEntries allows (2n + 8 entries a coupled
+// pair; the error comes before the model grows beyond it).
 func NewIsing(a mat.Symmetric, theta []float64) (*Model, error) {
 	if a == nil {
 		return nil, errors.New("pairwise: NewIsing: nil coupling matrix")
@@ -81,8 +108,9 @@ func NewIsing(a mat.Symmetric, theta []float64) (*Model, error) {
 	}
 	m, err := NewModel(n, 2)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("pairwise: NewIsing: %w", err)
 	}
+	pairs := 0
 	for i := 0; i < n; i++ {
 		if v := a.At(i, i); v != 0 {
 			return nil, fmt.Errorf("pairwise: NewIsing: A[%d][%d] = %v, want a zero diagonal", i, i, v)
@@ -93,6 +121,9 @@ func NewIsing(a mat.Symmetric, theta []float64) (*Model, error) {
 				return nil, fmt.Errorf("pairwise: NewIsing: A[%d][%d] = %v, want a finite number", i, j, v)
 			}
 			if v != 0 {
+				if pairs++; 2*n+8*pairs > MaxModelEntries {
+					return nil, fmt.Errorf("pairwise: NewIsing: more than %d coupled pairs at n = %d need more than MaxModelEntries = %d entries", pairs-1, n, MaxModelEntries)
+				}
 				m.setCoupling(i, j, []float64{v, -v, -v, v})
 			}
 		}

@@ -131,6 +131,7 @@ func LearnPairwiseContext(ctx context.Context, s *Samples, opts ...Option) (*Res
 	if err != nil {
 		return nil, err
 	}
+	foldConstant(s, est, fields, nodes) // degenerate.go
 	return r.assemble(ctx, k, est, fields, nodes, radius)
 }
 

@@ -53,6 +53,14 @@ type NodeFit struct {
 	// whose samples all have the same one of the two values; their
 	// regression is solved in closed form (all of the radius on the bias).
 	EmptyPairs, OneLabelPairs int
+	// Constant reports a variable that takes one value in every row of
+	// positive weight. The data say nothing about its dependence on the
+	// others: it has no edge, its couplings are zero (what the other
+	// nodes' regressions put on it is moved into their fields), and its
+	// field is at the boundary of the constraint (the whole radius on
+	// the bias, as for a one-label pair), so it only says which value
+	// was seen.
+	Constant bool
 }
 
 // Estimate returns Ŵ_ij as estimated from node i's regressions alone, before

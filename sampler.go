@@ -234,7 +234,8 @@ func grow(s []int, n int) []int {
 
 // Sample returns count exact independent samples of the model. Row m is the
 // m-th draw; each draw takes n uniform numbers from src, in reverse
-// elimination order. It returns an error for a nil src or count < 1.
+// elimination order. It returns an error for a nil src, count < 1 or
+// count·n > MaxSampleValues.
 func (e *ExactSampler) Sample(src rand.Source, count int) (*Samples, error) {
 	if err := checkSampleArgs("ExactSampler", src, count, e.n); err != nil {
 		return nil, err
@@ -328,6 +329,12 @@ func (e *ExactSampler) width() int {
 	return w
 }
 
+// MaxSampleValues is the largest number of values, count·n, that one call of
+// a sampler's Sample method returns: 4 GiB at one byte a value (k ≤ 256).
+// A larger count is an error before anything is allocated; draw the samples
+// in batches instead.
+const MaxSampleValues = 1 << 32
+
 // checkSampleArgs validates the arguments of a Sample method.
 func checkSampleArgs(typ string, src rand.Source, count, n int) error {
 	if src == nil {
@@ -336,8 +343,8 @@ func checkSampleArgs(typ string, src rand.Source, count, n int) error {
 	if count < 1 {
 		return fmt.Errorf("pairwise: %s.Sample: count = %d, want at least 1", typ, count)
 	}
-	if count > math.MaxInt/n {
-		return fmt.Errorf("pairwise: %s.Sample: count = %d samples of %d variables do not fit in memory", typ, count, n)
+	if float64(count)*float64(n) > MaxSampleValues {
+		return fmt.Errorf("pairwise: %s.Sample: count = %d samples of %d variables exceed MaxSampleValues = %d values", typ, count, n, MaxSampleValues)
 	}
 	return nil
 }
@@ -879,7 +886,8 @@ func (g *GibbsSampler) cumWeights(cum []float64, i int, z []int) {
 }
 
 // Sample returns count samples from the Gibbs chains (see GibbsSampler for
-// the layout of the rows). It returns an error for a nil src or count < 1.
+// the layout of the rows). It returns an error for a nil src, count < 1 or
+// count·n > MaxSampleValues.
 // The cost is about chains·burn-in + count·thin sweeps of O(Σ_i deg(i)·k)
 // work each.
 func (g *GibbsSampler) Sample(src rand.Source, count int) (*Samples, error) {

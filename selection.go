@@ -291,8 +291,11 @@ func (t *Tuning) Path(i int) (widths, criterion []float64) {
 // Score returns the test statistic of the pair (i, j) under the configured
 // symmetrisation: max over entries (a, b) of |Ŵ_ij(a, b)|/SE(a, b) for the
 // Average rule, the smaller (And) or larger (Or) of the two nodes' statistics
-// otherwise. The pair is an edge when Score ≥ Threshold. It returns NaN when
-// the edge test did not run and panics if i or j is out of range.
+// otherwise. The pair is an edge when Score ≥ Threshold. An entry whose
+// standard error is zero counts as 0 (a handful of rows cannot measure the
+// error), and a pair of a constant variable (NodeFit.Constant) scores 0, with
+// Debiased and StdErr 0. It returns NaN when the edge test did not run and
+// panics if i or j is out of range.
 func (t *Tuning) Score(i, j int) float64 {
 	if i < 0 || i >= t.n || j < 0 || j >= t.n {
 		panic(fmt.Sprintf("pairwise: Tuning.Score(%d, %d) out of range [0, %d)", i, j, t.n))

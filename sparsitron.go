@@ -75,8 +75,9 @@ import (
 //
 // Hedge's guarantee is for rows that arrive one at a time, i.i.d.; a weighted
 // row has no online meaning (expanding a count into copies would present
-// them consecutively). Problems with row weights other than 1 are therefore
-// an error: pass unweighted samples.
+// them consecutively). Problems with row weights other than 0 and 1 are
+// therefore an error: pass unweighted samples. A row of weight 0 is absent
+// (CrossValidation's training folds give the held-out rows weight 0).
 //
 // A Sparsitron holds only its settings; it is safe for concurrent use.
 type Sparsitron struct {
@@ -110,9 +111,11 @@ func (s Sparsitron) oneHotSolver() solve.Solver[solve.OneHot] {
 // candidate; its value on entry (a warm start for other backends) is
 // ignored, since Sparsitron always starts from the uniform weights. p is not
 // modified. The problem is validated as by EntropicMirror.SolveSpins;
-// features outside [−1, 1], a negative Holdout, and row weights other than 1
-// are errors as well, and w is then left as it was. A problem without rows
-// sets w = 0 with Converged true. Once ctx is done, SolveSpins returns
+// features outside [−1, 1], a negative Holdout, and row weights other than 0
+// and 1 are errors as well, and w is then left as it was. Rows of weight 0
+// are skipped (so CrossValidation's folds work); the others keep their
+// order. A problem without rows (or without rows of weight 1) sets w = 0
+// with Converged true. Once ctx is done, SolveSpins returns
 // ctx.Err() within a few thousand rows, leaving the best candidate so far
 // in w.
 func (s Sparsitron) SolveSpins(ctx context.Context, p *solve.Problem[solve.Spins], w []float64) (solve.Stats, error) {
@@ -149,8 +152,11 @@ func solveSparsitron[F solve.Layout](ctx context.Context, s Sparsitron, p *solve
 	if err := ctx.Err(); err != nil {
 		return solve.Stats{}, err
 	}
+	zeros := 0
 	for m, c := range p.C {
-		if c != 1 {
+		if c == 0 {
+			zeros++
+		} else if c != 1 {
 			return solve.Stats{}, fmt.Errorf("pairwise: Sparsitron: row weight C[%d] = %v: Sparsitron is an online algorithm on unweighted i.i.d. rows; pass unweighted samples", m, c)
 		}
 	}
@@ -158,19 +164,25 @@ func solveSparsitron[F solve.Layout](ctx context.Context, s Sparsitron, p *solve
 	if err != nil {
 		return solve.Stats{}, err
 	}
-	n := p.X.Len()
+	y := p.Y
+	if zeros > 0 {
+		// Rows of weight zero are absent (the training folds of
+		// CrossValidation): the others keep their order.
+		rows, y = rows.without(p.C, p.Y, zeros)
+	}
+	n := len(y)
 	if n == 0 {
 		clear(w)
 		return solve.Stats{Converged: true}, nil
 	}
 	lambda := p.Radius * math.Sqrt(float64(p.X.GroupSize()))
 	m := sparsitronHoldout(s.Holdout, n)
-	st, err := sparsitronRun(ctx, rows, p.Y, n-m, p.X.Dim(), lambda, w)
+	st, err := sparsitronRun(ctx, rows, y, n-m, p.X.Dim(), lambda, w)
 	if err != nil {
 		return st, err
 	}
 	// The certificate at the returned w, over all N rows.
-	g, u, r := make([]float64, p.X.Dim()), make([]float64, n), make([]float64, n)
+	g, u, r := make([]float64, p.X.Dim()), make([]float64, p.X.Len()), make([]float64, p.X.Len())
 	st.Loss = solve.Evaluate(p, w, g, u, r)
 	st.Gap = solve.Gap(g, w, 1, lambda)
 	st.Converged = st.Gap <= p.Tol
@@ -184,6 +196,28 @@ type sparseRows struct {
 	nnz int
 	idx []int32
 	val []float64
+}
+
+// without returns the rows m with c[m] != 0 and their labels; zeros is the
+// number of the others.
+func (sr sparseRows) without(c, y []float64, zeros int) (sparseRows, []float64) {
+	keep := len(y) - zeros
+	out := sparseRows{nnz: sr.nnz, idx: make([]int32, 0, keep*sr.nnz)}
+	if sr.val != nil {
+		out.val = make([]float64, 0, keep*sr.nnz)
+	}
+	yk := make([]float64, 0, keep)
+	for m, cm := range c {
+		if cm == 0 {
+			continue
+		}
+		out.idx = append(out.idx, sr.idx[m*sr.nnz:(m+1)*sr.nnz]...)
+		if sr.val != nil {
+			out.val = append(out.val, sr.val[m*sr.nnz:(m+1)*sr.nnz]...)
+		}
+		yk = append(yk, y[m])
+	}
+	return out, yk
 }
 
 // sparseDesign returns the rows of a layout in compressed form: Groups

@@ -1,0 +1,126 @@
+package pairwise
+
+import "fmt"
+
+// MaxLearnEntries is the largest number of float64 estimates the learners
+// keep: every node's Ŵ_ij for every other node (Result.Estimate), n·n·k²
+// entries, 8 GiB at the limit (n ≤ 16384 for k = 2, 1560 for k = 21, 128 for
+// k = 256). Learn, LearnIsing and LearnPairwise return an error for larger
+// samples before fitting anything, rather than fail with an out-of-memory
+// crash after hours of work.
+const MaxLearnEntries = 1 << 30
+
+// checkLearnSize returns an error when the estimates of n variables with k
+// states exceed MaxLearnEntries.
+func checkLearnSize(fn string, n, k int) error {
+	if e := float64(n) * float64(n) * float64(k) * float64(k); e > MaxLearnEntries {
+		return fmt.Errorf("pairwise: %s: n = %d variables with k = %d states need %.3g estimates Ŵ_ij(a, b) (8 bytes each), more than MaxLearnEntries = %d", fn, n, k, e, MaxLearnEntries)
+	}
+	return nil
+}
+
+// Degenerate data. A variable that takes the same value v in every row of
+// positive weight (a survey question everyone answered alike, a conserved
+// column of an alignment, every column when all rows are identical) is
+// legal data, but the data say nothing about how it depends on the others:
+//
+//   - In every other node's regression its feature is constant, so it
+//     duplicates the bias: the fit is the same whatever part of the bias it
+//     carries, and the coefficient the solver leaves on it is arbitrary.
+//     Only the sum θ̂_j(a) + Ŵ_jc(a, v) is determined.
+//   - Its own regressions have one label (or none): the likelihood grows
+//     without bound along the bias, so the constrained solution puts the
+//     whole radius on the bias (LearnPairwise's closed form for one-label
+//     pairs; the solver's optimum on the Ising path), and the coefficients
+//     on the other variables are zero at the optimum.
+//
+// foldConstant makes both explicit after the nodes are fitted and before the
+// estimates are assembled: for every constant variable c (at value v) and
+// every other node j, Ŵ_jc(:, v) is moved into θ̂_j (the conditional law of
+// z_j given the rest is unchanged on every state the data hold), Ŵ_jc is set
+// to zero, and the estimates of a constant node's own regressions are set to
+// zero. The fields are centred again. NodeFit.Constant records it, and the
+// edge test gives the pairs of a constant variable the statistic 0.
+//
+// est, fields and nodes are the learners' (est[i][j*k*k + a*k + b] is
+// Ŵ_ij(a, b) from node i, fields[i*k + a] is θ̂_i(a)); s are the samples the
+// nodes were fitted on.
+func foldConstant(s *Samples, est [][]float64, fields []float64, nodes []NodeFit) {
+	n, k := s.n, s.k
+	kk := k * k
+	value := constantValues(s)
+	found := false
+	for c := range value {
+		if value[c] >= 0 {
+			nodes[c].Constant = true
+			found = true
+		}
+	}
+	if !found {
+		return
+	}
+	for j := 0; j < n; j++ {
+		if est[j] == nil {
+			continue
+		}
+		for c := 0; c < n; c++ {
+			v := value[c]
+			if c == j || v < 0 {
+				continue
+			}
+			w := est[j][c*kk : (c+1)*kk]
+			for a := 0; a < k; a++ {
+				fields[j*k+a] += w[a*k+v]
+			}
+			clear(w)
+		}
+		if value[j] >= 0 {
+			clear(est[j])
+		}
+		f := fields[j*k : (j+1)*k]
+		mean := 0.0
+		for _, t := range f {
+			mean += t
+		}
+		mean /= float64(k)
+		for a := range f {
+			f[a] -= mean
+		}
+	}
+}
+
+// constantValues returns, for every variable, the value it takes in every
+// row of positive weight, or -1 when it takes two or more.
+func constantValues(s *Samples) []int {
+	n := s.n
+	value := make([]int, n)
+	first := -1
+	for m := 0; m < s.rows; m++ {
+		if s.weights != nil && s.weights[m] == 0 {
+			continue
+		}
+		if first < 0 {
+			first = m
+			for i := range value {
+				value[i] = s.At(m, i)
+			}
+			continue
+		}
+		still := false
+		for i, v := range value {
+			if v >= 0 && s.At(m, i) != v {
+				value[i] = -1
+			}
+			still = still || value[i] >= 0
+		}
+		if !still {
+			break
+		}
+	}
+	if first < 0 { // no row of positive weight: NewWeightedSamples forbids it
+		for i := range value {
+			value[i] = -1
+		}
+	}
+	return value
+}

@@ -1,0 +1,131 @@
+package pairwise
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// hugeSym is a mat.Symmetric that claims an order no memory can hold; it
+// allocates nothing.
+type hugeSym struct{ n int }
+
+func (h hugeSym) Dims() (int, int)    { return h.n, h.n }
+func (h hugeSym) At(i, j int) float64 { return 0 }
+func (h hugeSym) T() mat.Matrix       { return h }
+func (h hugeSym) SymmetricDim() int   { return h.n }
+func (h hugeSym) String() string      { return "hugeSym" }
+
+// TestConstructorLimits checks that the constructors refuse, with an error
+// and before allocating, the sizes that would exhaust memory, and still
+// build the sizes just inside their limits' reach.
+func TestConstructorLimits(t *testing.T) {
+	src := rand.NewPCG(1, 2)
+	wantErr := func(name string, err error, sub string) {
+		t.Helper()
+		if err == nil || !strings.HasPrefix(err.Error(), "pairwise: ") || !strings.Contains(err.Error(), sub) {
+			t.Errorf("%s: error %v, want one mentioning %q", name, err, sub)
+		}
+	}
+	_, err := NewModel(1<<40, 2)
+	wantErr("NewModel(1<<40, 2)", err, "MaxModelEntries")
+	_, err = NewModel(MaxModelEntries/2+1, 2)
+	wantErr("NewModel(MaxModelEntries/2+1, 2)", err, "MaxModelEntries")
+	_, err = NewModel(math.MaxInt, MaxAlphabet)
+	wantErr("NewModel(MaxInt, MaxAlphabet)", err, "MaxModelEntries")
+	_, err = NewIsing(hugeSym{1 << 40}, nil)
+	wantErr("NewIsing of order 1<<40", err, "MaxModelEntries")
+	_, err = NewGridPotts(1<<40, 1<<40, 2, 0.1, src)
+	wantErr("NewGridPotts 2^40×2^40", err, "MaxModelEntries")
+	_, err = NewGridPotts(2, 1, MaxAlphabet, 0.1, src) // one edge of 2^32 entries
+	wantErr("NewGridPotts 2×1 k=2^16", err, "MaxModelEntries")
+	_, err = NewDiamond(1<<40, 0.1)
+	wantErr("NewDiamond(1<<40)", err, "MaxModelEntries")
+
+	// Sizes that fit are still built.
+	if m, err := NewDiamond(5000, 0.1); err != nil || len(m.Edges()) != 2*4998 {
+		t.Errorf("NewDiamond(5000): %v", err)
+	}
+	if _, err := NewGridPotts(100, 100, 4, 0.1, src); err != nil {
+		t.Errorf("NewGridPotts(100, 100, 4): %v", err)
+	}
+
+	m, err := NewModel(10, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err := NewExactSampler(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = ex.Sample(src, 1<<40)
+	wantErr("ExactSampler.Sample(1<<40)", err, "MaxSampleValues")
+	g, err := NewGibbsSampler(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = g.Sample(src, MaxSampleValues/10+1)
+	wantErr("GibbsSampler.Sample(MaxSampleValues/10+1)", err, "MaxSampleValues")
+
+	// The learners refuse n·n·k² > MaxLearnEntries before fitting.
+	row := make([]int, 16385)
+	s, err := NewSamples(2, [][]int{row, row})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Learn(s, WithWidth(1), WithMinEdgeWeight(0.1))
+	wantErr("Learn n=16385 k=2", err, "MaxLearnEntries")
+}
+
+// TestNewDiamondSparse checks the diamond built coupling by coupling against
+// NewIsing of the dense A, the construction it replaced.
+func TestNewDiamondSparse(t *testing.T) {
+	for _, n := range []int{3, 4, 9} {
+		a := 0.37
+		A := mat.NewSymDense(n, nil)
+		for j := 1; j < n-1; j++ {
+			A.SetSym(0, j, a)
+			A.SetSym(j, n-1, a)
+		}
+		want, err := NewIsing(A, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := NewDiamond(n, a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < n; i++ {
+			for j := 0; j < n; j++ {
+				if !mat.Equal(got.Coupling(i, j), want.Coupling(i, j)) {
+					t.Errorf("n=%d: W_%d%d = %v, want %v", n, i, j, mat.Formatted(got.Coupling(i, j)), mat.Formatted(want.Coupling(i, j)))
+				}
+			}
+			if f, w := got.Field(i), want.Field(i); f[0] != w[0] || f[1] != w[1] {
+				t.Errorf("n=%d: field %d = %v, want %v", n, i, f, w)
+			}
+		}
+	}
+}
+
+// TestWeightedSamplesRejectNonFinite checks that NaN, infinite and negative
+// weights, and weights whose sum overflows, are errors naming the row.
+func TestWeightedSamplesRejectNonFinite(t *testing.T) {
+	rows := [][]int{{0, 1}, {1, 0}, {1, 1}}
+	for _, w := range [][]float64{
+		{1, math.NaN(), 1},
+		{1, math.Inf(1), 1},
+		{1, math.Inf(-1), 1},
+		{1, -1, 1},
+		{0, 0, 0},
+		{math.MaxFloat64, math.MaxFloat64, 1},
+	} {
+		_, err := NewWeightedSamples(2, rows, w)
+		if err == nil || !strings.HasPrefix(err.Error(), "pairwise: ") {
+			t.Errorf("weights %v: error %v, want one", w, err)
+		}
+	}
+}
