@@ -5,10 +5,7 @@ import (
 	"math"
 	"sync"
 
-	"gonum.org/v1/gonum/floats"
-	"gonum.org/v1/gonum/mat"
-
-	"github.com/mrfkit/pairwise/solve"
+	"github.com/mrfkit/pairwise/internal/engine"
 )
 
 // The second stage of the Ising edge test (WithRefit). The first stage's
@@ -29,22 +26,6 @@ import (
 // took no part in the choice.
 const refitScreen = 1.5
 
-// refitDecrement is the Newton decrement gᵀH⁻¹g (twice the loss a full
-// Newton step would still gain, per unit of weight) below which the refit
-// takes the full step and stops: the step is then of order 1e-6 and, Newton
-// converging quadratically, the error after it of order 1e-12. Above it the
-// gain, 5e-13 or more, is well clear of the loss's rounding (about 1e-16
-// times the loss), so the line search can see it.
-const refitDecrement = 1e-12
-
-// refitMaxWeight bounds a refit coefficient (twice |Â_ij|): beyond it the
-// data separate node i's values and there is no finite estimate.
-const refitMaxWeight = 20
-
-// refitChunk is the number of rows whose design rows refitSpins stacks
-// before one symmetric rank-k update of the Hessian.
-const refitChunk = 1024
-
 // refitSpins returns node i's unconstrained logistic regression on the spins
 // nb (and an intercept) over all rows of s, weighted by the rows' weights,
 // in the layout of waldSpins (4 entries a neighbour, the Ising form
@@ -58,7 +39,9 @@ func refitSpins(ctx context.Context, s *Samples, i int, nb []int) (d, se []float
 }
 
 // refitSpinsTable is refitSpins gathering patterns up to maxTable screened
-// spins (tests compare the two ways of reading the data).
+// spins (tests compare the two ways of reading the data). The fit is the
+// engine's: an unconstrained task (radius +Inf) that Driver.Fit solves by
+// Newton's method, read through the patterns or the rows.
 func refitSpinsTable(ctx context.Context, s *Samples, i int, nb []int, maxTable int) (d, se []float64, ok bool) {
 	n, p := s.n, len(nb)+1
 	total := s.total
@@ -66,105 +49,23 @@ func refitSpinsTable(ctx context.Context, s *Samples, i int, nb []int, maxTable 
 		return nil, nil, false
 	}
 	data := newRefitData(s, i, nb, maxTable)
+	task := &engine.Task{Bias: i, Each: data.each}
 	w := make([]float64, p)
-	step := make([]float64, p)
-	z := mat.NewDense(refitChunk, p, nil)
-	// loss returns the weighted mean logistic loss at v.
-	loss := func(v []float64) float64 {
-		l := 0.0
-		data.each(func(x []float64, y, c float64) {
-			l += c * solve.Softplus(-y*floats.Dot(v, x))
-		})
-		return l / total
+	var e engine.Driver
+	if st, err := e.Fit(ctx, task, nil, math.Inf(1), w); err != nil || !st.Converged {
+		return nil, nil, false
 	}
-	var chol mat.Cholesky
-	h := mat.NewSymDense(p, nil)
-	g := make([]float64, p)
-	next := make([]float64, p)
-	cur := loss(w)
-	const maxNewton = 50
-	// hessian sets h to H = Σ ĉ σ(u)σ(-u) x xᵀ and g to
-	// Σ ĉ (-y σ(-y u)) x at v, ĉ = c/N.
-	hessian := func(v []float64) {
-		h.Zero()
-		clear(g)
-		r := 0
-		flush := func() {
-			if r > 0 {
-				h.SymRankK(h, 1, z.Slice(0, r, 0, p).T())
-				r = 0
-			}
-		}
-		data.each(func(x []float64, y, c float64) {
-			u := floats.Dot(v, x)
-			ch := c / total
-			sg := solve.Sigmoid(u)
-			floats.AddScaled(g, -y*solve.Sigmoid(-y*u)*ch, x)
-			floats.ScaleTo(z.RawRowView(r), math.Sqrt(ch*sg*(1-sg)), x)
-			if r++; r == refitChunk {
-				flush()
-			}
-		})
-		flush()
+	// The standard errors at the estimate: the inverse Fisher information.
+	inv, ok := engine.InverseFisher(task, w)
+	if !ok {
+		return nil, nil, false
 	}
-	sv, gv := mat.NewVecDense(p, step), mat.NewVecDense(p, g)
-	for it := 0; it < maxNewton; it++ {
-		if ctx.Err() != nil {
-			return nil, nil, false
-		}
-		hessian(w)
-		if !chol.Factorize(h) {
-			return nil, nil, false
-		}
-		if err := chol.SolveVecTo(sv, gv); err != nil && !isCondition(err) {
-			return nil, nil, false
-		}
-		// The Newton decrement gᵀH⁻¹g is twice the loss a full step would
-		// gain. Once it is below refitDecrement the full step is taken and
-		// the estimate is final: near rounding level the loss is too flat
-		// for a line search to tell one point from another.
-		if floats.Dot(g, step) < refitDecrement {
-			floats.Sub(w, step)
-			if floats.Norm(w, math.Inf(1)) > refitMaxWeight {
-				return nil, nil, false
-			}
-			// The standard errors at the final estimate.
-			hessian(w)
-			if !chol.Factorize(h) {
-				return nil, nil, false
-			}
-			var inv mat.SymDense
-			if err := chol.InverseTo(&inv); err != nil && !isCondition(err) {
-				return nil, nil, false
-			}
-			d = make([]float64, 4*n)
-			se = make([]float64, 4*n)
-			for a, j := range nb {
-				setIsingEntry(d, se, j, w[a+1]/2, math.Sqrt(math.Max(inv.At(a+1, a+1), 0)/total)/2)
-			}
-			return d, se, true
-		}
-		// Otherwise a damped step: halve it until the loss does not grow.
-		t := 1.0
-		var nl float64
-		for half := 0; ; half++ {
-			floats.AddScaledTo(next, w, -t, step)
-			nl = loss(next)
-			if nl <= cur {
-				break
-			}
-			if half == 30 {
-				return nil, nil, false
-			}
-			t /= 2
-		}
-		copy(w, next)
-		cur = nl
-		if floats.Norm(w, math.Inf(1)) > refitMaxWeight {
-			return nil, nil, false // a separating spin: no finite estimate
-		}
+	d = make([]float64, 4*n)
+	se = make([]float64, 4*n)
+	for a, j := range nb {
+		setIsingEntry(d, se, j, w[a+1]/2, math.Sqrt(math.Max(inv.At(a+1, a+1), 0)/total)/2)
 	}
-	return nil, nil, false
+	return d, se, true
 }
 
 // refitData is what node i's refit reads: the rows of s seen through the

@@ -20,6 +20,7 @@ package engine
 
 import (
 	"context"
+	"math"
 	"sync"
 
 	"github.com/mrfkit/pairwise/solve"
@@ -130,6 +131,10 @@ type Task struct {
 	Rows        []int32       // the data's row of each design row; nil for all rows
 	Bias        int           // node i
 	Alpha, Beta int           // the value pair; 0, 0 on the Ising path
+	// Each, when set, reads the design row by row as dense vectors: the
+	// small designs of the unconstrained refits (mle.go), which Fit
+	// solves with radius +Inf by Newton's method whatever the backend.
+	Each RowEach
 }
 
 // Work is the scratch of one worker, to be reused from node to node (Pool);
@@ -241,11 +246,16 @@ func (e *Driver) PairTasks(i int) (tasks []Task, empty int, oneLabel [][2]int) {
 	return tasks, empty, oneLabel
 }
 
-// fit is the driver: it solves task t with row weights c (nil for 1; t.C
+// Fit is the driver: it solves task t with row weights c (nil for 1; t.C
 // for the task's own weights, a fold's training weights otherwise) at the
 // radius, from the warm start w, into w, and returns how the solve ended.
-// Every regression of the learners runs here.
+// Every regression of the learners runs here: the constrained problems of
+// the paper on the backend, and the unconstrained refits (t.Each, radius
+// +Inf) by Newton's method.
 func (e *Driver) Fit(ctx context.Context, t *Task, c []float64, radius float64, w []float64) (solve.Stats, error) {
+	if t.Each != nil && math.IsInf(radius, 1) {
+		return e.mle(ctx, t, w)
+	}
 	if !e.Backend.Fast {
 		if t.Spins != nil {
 			return e.Backend.Spins.Solve(ctx, &solve.Problem[solve.Spins]{X: *t.Spins, Y: t.Y, C: c, Radius: radius, Tol: e.Tol, MaxIter: e.MaxIter}, w)

@@ -1,0 +1,179 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"math"
+
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/mrfkit/pairwise/solve"
+)
+
+// The unconstrained problems: a Task whose rows are read one at a time as
+// dense vectors (Task.Each), fitted with radius +Inf, is the maximum
+// likelihood estimate of its logistic regression, found by Newton's method.
+// The learners' edge test refits each Ising node this way on the spins it
+// screened (a handful), and reads the standard errors off the inverse of
+// the Fisher information at the estimate (InverseFisher).
+
+// Settings of the unconstrained Newton method.
+const (
+	// mleDecrement is the Newton decrement gᵀH⁻¹g (twice the loss a full
+	// Newton step would still gain, per unit of weight) below which the
+	// full step is taken and the fit stops: the step is then of order
+	// 1e-6 and, Newton converging quadratically, the error after it of
+	// order 1e-12. Above it the gain, 5e-13 or more, is well clear of the
+	// loss's rounding (about 1e-16 times the loss), so the line search can
+	// see it.
+	mleDecrement = 1e-12
+	// mleMaxWeight bounds a coefficient: beyond it (logit units) the data
+	// separate the labels and there is no finite estimate.
+	mleMaxWeight = 20
+	// mleSteps bounds the Newton steps.
+	mleSteps = 50
+	// mleChunk is the number of rows stacked before one symmetric rank-k
+	// update of the Hessian.
+	mleChunk = 1024
+)
+
+// errNoMLE reports that the maximum likelihood estimate does not exist or
+// was not reached: separated labels, a singular Hessian, or a line search
+// that found no decrease.
+var errNoMLE = errors.New("pairwise: no finite maximum likelihood estimate (separated labels or a singular Hessian)")
+
+// RowEach calls f with every row's design vector x (length Dim), label y
+// (±1) and weight c; f must not keep x.
+type RowEach func(f func(x []float64, y, c float64))
+
+// mle fits the unconstrained logistic regression of t (t.Each, t.Dim rows
+// of the design) from w by damped Newton steps, into w. The Stats' Gap is
+// half the last Newton decrement, the second-order estimate of L(w) − L*;
+// Converged reports that it fell below mleDecrement/2 with every
+// coefficient finite and within mleMaxWeight. A failure leaves w as it was
+// and returns errNoMLE.
+func (e *Driver) mle(ctx context.Context, t *Task, w []float64) (solve.Stats, error) {
+	p := len(w)
+	total := 0.0
+	t.Each(func(_ []float64, _, c float64) { total += c })
+	if total <= 0 {
+		clear(w)
+		return solve.Stats{Converged: true}, nil
+	}
+	v := append([]float64(nil), w...)
+	loss := func(v []float64) float64 {
+		l := 0.0
+		t.Each(func(x []float64, y, c float64) {
+			l += c * solve.Softplus(-y*floats.Dot(v, x))
+		})
+		return l / total
+	}
+	h, g := mat.NewSymDense(p, nil), make([]float64, p)
+	z := mat.NewDense(mleChunk, p, nil)
+	step, next := make([]float64, p), make([]float64, p)
+	var chol mat.Cholesky
+	sv, gv := mat.NewVecDense(p, step), mat.NewVecDense(p, g)
+	cur := loss(v)
+	for it := 0; it < mleSteps; it++ {
+		if err := ctx.Err(); err != nil {
+			return solve.Stats{Iterations: it, Loss: cur, Gap: math.Inf(1)}, err
+		}
+		fisher(t, v, total, h, g, z)
+		if !chol.Factorize(h) {
+			return solve.Stats{Iterations: it}, errNoMLE
+		}
+		if err := chol.SolveVecTo(sv, gv); err != nil && !isCondition(err) {
+			return solve.Stats{Iterations: it}, errNoMLE
+		}
+		// Once the decrement is below mleDecrement the full step is taken
+		// and the estimate is final: near rounding level the loss is too
+		// flat for a line search to tell one point from another.
+		if dec := floats.Dot(g, step); dec < mleDecrement {
+			floats.Sub(v, step)
+			if floats.Norm(v, math.Inf(1)) > mleMaxWeight {
+				return solve.Stats{Iterations: it + 1}, errNoMLE
+			}
+			copy(w, v)
+			return solve.Stats{Iterations: it + 1, Loss: loss(v), Gap: dec / 2, Converged: true}, nil
+		}
+		// Otherwise a damped step: halve it until the loss does not grow.
+		s := 1.0
+		var nl float64
+		for half := 0; ; half++ {
+			floats.AddScaledTo(next, v, -s, step)
+			nl = loss(next)
+			if nl <= cur {
+				break
+			}
+			if half == 30 {
+				return solve.Stats{Iterations: it + 1}, errNoMLE
+			}
+			s /= 2
+		}
+		copy(v, next)
+		cur = nl
+		if floats.Norm(v, math.Inf(1)) > mleMaxWeight {
+			return solve.Stats{Iterations: it + 1}, errNoMLE // a separating predictor
+		}
+	}
+	return solve.Stats{Iterations: mleSteps}, errNoMLE
+}
+
+// fisher sets h to the Hessian H = Σ ĉ σ(u)σ(−u) x xᵀ and g to the
+// gradient Σ ĉ (−y σ(−y u)) x of t's loss at v, ĉ = c/total, stacking
+// mleChunk scaled rows in z before each symmetric rank-k update.
+func fisher(t *Task, v []float64, total float64, h *mat.SymDense, g []float64, z *mat.Dense) {
+	p := len(g)
+	h.Zero()
+	clear(g)
+	r := 0
+	flush := func() {
+		if r > 0 {
+			h.SymRankK(h, 1, z.Slice(0, r, 0, p).T())
+			r = 0
+		}
+	}
+	t.Each(func(x []float64, y, c float64) {
+		u := floats.Dot(v, x)
+		ch := c / total
+		sg := solve.Sigmoid(u)
+		floats.AddScaled(g, -y*solve.Sigmoid(-y*u)*ch, x)
+		floats.ScaleTo(z.RawRowView(r), math.Sqrt(ch*sg*(1-sg)), x)
+		if r++; r == mleChunk {
+			flush()
+		}
+	})
+	flush()
+}
+
+// InverseFisher returns the inverse of the Hessian of the unconstrained
+// task t's loss at w (the Fisher information per unit of weight; divided by
+// the total weight N it is the asymptotic covariance of the estimate), or
+// false when the Hessian is singular.
+func InverseFisher(t *Task, w []float64) (*mat.SymDense, bool) {
+	p := len(w)
+	total := 0.0
+	t.Each(func(_ []float64, _, c float64) { total += c })
+	if total <= 0 {
+		return nil, false
+	}
+	h, g := mat.NewSymDense(p, nil), make([]float64, p)
+	fisher(t, w, total, h, g, mat.NewDense(mleChunk, p, nil))
+	var chol mat.Cholesky
+	if !chol.Factorize(h) {
+		return nil, false
+	}
+	var inv mat.SymDense
+	if err := chol.InverseTo(&inv); err != nil && !isCondition(err) {
+		return nil, false
+	}
+	return &inv, true
+}
+
+// isCondition reports whether err is only gonum's warning of a large
+// condition number, which leaves the result usable.
+func isCondition(err error) bool {
+	var c mat.Condition
+	return errors.As(err, &c)
+}
