@@ -64,10 +64,10 @@ func (a Accelerated) oneHotSolver() solve.Solver[solve.OneHot] {
 
 func solveAccelerated[F solve.Layout](ctx context.Context, p *solve.Problem[F], w []float64) (solve.Stats, error) {
 	run, st, done, err := startSolve(ctx, "Accelerated", Adaptive, 0, p, w)
-	if done || err != nil {
-		return st, err
+	if !done && err == nil {
+		st, err = accelerated(ctx, p, w, run)
 	}
-	return accelerated(ctx, p, w, run)
+	return solve.Ended(ctx, st, err), err
 }
 
 // backend resolves WithSolver (and its shorthands WithSpinSolver and

@@ -326,16 +326,17 @@ func maxDualRowNormSq[F solve.Layout](x F) float64 {
 func solveMirror[F solve.Layout](ctx context.Context, name string, s Schedule, t int, p *solve.Problem[F], w []float64,
 	paper func(context.Context, *solve.Problem[F], []float64, mdRun) (solve.Stats, error), geometry func() mirrorGeometry) (solve.Stats, error) {
 	run, st, done, err := startSolve(ctx, name, s, t, p, w)
-	if done || err != nil {
-		return st, err
+	switch {
+	case done || err != nil:
+	case s == Paper:
+		st, err = paper(ctx, p, w, run)
+	default:
+		var ok bool
+		if st, ok = warmCertified(p, w, run); !ok {
+			st, err = adaptiveMirror(ctx, p, w, run, geometry())
+		}
 	}
-	if s == Paper {
-		return paper(ctx, p, w, run)
-	}
-	if st, ok := warmCertified(p, w, run); ok {
-		return st, nil
-	}
-	return adaptiveMirror(ctx, p, w, run, geometry())
+	return solve.Ended(ctx, st, err), err
 }
 
 // warmCertified reports whether the warm start w already has a certificate

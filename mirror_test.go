@@ -1072,7 +1072,7 @@ func TestSolveNoRows(t *testing.T) {
 	hot := &solve.Problem[solve.OneHot]{X: solve.OneHot{Groups: 3, K: 2, Bias: 0}, Radius: 1}
 	zeroW := mdSpins(rand.New(rand.NewPCG(1, 14)), 5, 4, 0, 1, 1, true)
 	clear(zeroW.C)
-	want := solve.Stats{Converged: true}
+	want := solve.Stats{Converged: true, Status: solve.GapBelowTol}
 	for _, s := range []Solver{EntropicMirror{}, GroupMirror{}, GroupMirror{Schedule: Paper}} {
 		for _, p := range []*solve.Problem[solve.Spins]{spins, zeroW} {
 			w := []float64{1, 0, 0, 0}
@@ -1093,10 +1093,10 @@ func TestSolveNoRows(t *testing.T) {
 func TestSolveMaxIter(t *testing.T) {
 	p := mdSpins(rand.New(rand.NewPCG(1, 15)), 100, 6, 0, 2, 1, false)
 	p.MaxIter = 3
-	for _, s := range []Solver{EntropicMirror{}, GroupMirror{}, EntropicMirror{Schedule: Paper}, GroupMirror{Schedule: Paper}} {
+	for _, s := range []Solver{Accelerated{}, EntropicMirror{}, GroupMirror{}, EntropicMirror{Schedule: Paper}, GroupMirror{Schedule: Paper}} {
 		w := make([]float64, 6)
 		st, err := s.spinsSolver().Solve(context.Background(), p, w)
-		if err != nil || st.Iterations != 3 || st.Converged || st.Gap <= 0 {
+		if err != nil || st.Iterations != 3 || st.Converged || st.Gap <= 0 || st.Status != solve.IterationLimit {
 			t.Errorf("%v: %+v %v", s, st, err)
 		}
 	}
@@ -1124,10 +1124,10 @@ func TestSolveContext(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 		w := make([]float64, 30)
 		start := time.Now()
-		_, err := s.spinsSolver().Solve(ctx, big, w)
+		st, err := s.spinsSolver().Solve(ctx, big, w)
 		cancel()
-		if !errors.Is(err, context.DeadlineExceeded) {
-			t.Errorf("%v: %v", s, err)
+		if !errors.Is(err, context.DeadlineExceeded) || st.Status != solve.Cancelled {
+			t.Errorf("%v: %v, status %v", s, err, st.Status)
 		}
 		if el := time.Since(start); el > 2*time.Second {
 			t.Errorf("%v: returned %v after the deadline", s, el)

@@ -47,6 +47,9 @@ type NodeFit struct {
 	Loss        float64 // largest final loss L(ŵ) among the regressions
 	Gap         float64 // largest duality-gap certificate: every L(ŵ) - L* ≤ Gap
 	Converged   bool    // every regression certified the tolerance
+	// Status is the worst ending among the regressions (GapBelowTol, then
+	// IterationLimit, Cancelled, Failure); NotTerminated when none ran.
+	Status solve.Status
 	Width       float64 // λ_i chosen for this node by the Selection; 0 when WithWidth was given
 	// EmptyPairs counts the value pairs (α, β) with no sample where z_i is α
 	// or β; their U^{α,β} is taken as zero. OneLabelPairs counts the pairs
@@ -160,4 +163,23 @@ func (f *NodeFit) noteStats(st solve.Stats) {
 	if !st.Converged {
 		f.Converged = false
 	}
+	if statusRank(st.Status) > statusRank(f.Status) {
+		f.Status = st.Status
+	}
+}
+
+// statusRank orders the statuses from the best ending to the worst, for
+// NodeFit.Status.
+func statusRank(s solve.Status) int {
+	switch s {
+	case solve.GapBelowTol:
+		return 1
+	case solve.IterationLimit:
+		return 2
+	case solve.Cancelled:
+		return 3
+	case solve.Failure:
+		return 4
+	}
+	return 0
 }

@@ -119,7 +119,8 @@ func (s Sparsitron) oneHotSolver() solve.Solver[solve.OneHot] {
 // ctx.Err() within a few thousand rows, leaving the best candidate so far
 // in w.
 func (s Sparsitron) SolveSpins(ctx context.Context, p *solve.Problem[solve.Spins], w []float64) (solve.Stats, error) {
-	return solveSparsitron(ctx, s, p, w)
+	st, err := solveSparsitron(ctx, s, p, w)
+	return solve.Ended(ctx, st, err), err
 }
 
 // SolveOneHot runs Sparsitron on a one-hot problem of the pairwise path with
@@ -128,7 +129,8 @@ func (s Sparsitron) SolveSpins(ctx context.Context, p *solve.Problem[solve.Spins
 // cancellation and the Stats are as for SolveSpins; the Z entries must lie
 // in [0, K).
 func (s Sparsitron) SolveOneHot(ctx context.Context, p *solve.Problem[solve.OneHot], w []float64) (solve.Stats, error) {
-	return solveSparsitron(ctx, s, p, w)
+	st, err := solveSparsitron(ctx, s, p, w)
+	return solve.Ended(ctx, st, err), err
 }
 
 // sparsitronHoldout returns M, the rows held out for selection out of n.

@@ -19,6 +19,8 @@ package solve
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"math"
 )
 
@@ -237,6 +239,64 @@ type Stats struct {
 	Loss       float64 // L(w) at the returned w
 	Gap        float64 // the certificate: L(w) - L* <= Gap
 	Converged  bool    // Gap <= Tol
+	// Status says why the solve stopped (as gonum's optimize.Status);
+	// Converged is Status == GapBelowTol. Backends that leave it
+	// NotTerminated get it filled in by Ended.
+	Status Status
+}
+
+// Status is the reason a solve stopped.
+type Status int
+
+const (
+	// NotTerminated: the Stats do not say (the zero value).
+	NotTerminated Status = iota
+	// GapBelowTol: the duality-gap certificate proves L(w) − L* ≤ Tol.
+	GapBelowTol
+	// IterationLimit: MaxIter (or a fixed schedule's T) ran out before
+	// the certificate reached Tol; w is the last feasible iterate.
+	IterationLimit
+	// Cancelled: the context was done; w is the last feasible iterate.
+	Cancelled
+	// Failure: the method could not go on (NaN, no finite estimate).
+	Failure
+)
+
+// String returns the status's name.
+func (s Status) String() string {
+	switch s {
+	case NotTerminated:
+		return "NotTerminated"
+	case GapBelowTol:
+		return "GapBelowTol"
+	case IterationLimit:
+		return "IterationLimit"
+	case Cancelled:
+		return "Cancelled"
+	case Failure:
+		return "Failure"
+	}
+	return fmt.Sprintf("Status(%d)", int(s))
+}
+
+// Ended returns st with its Status filled in from how the solve returned,
+// unless the backend set it: Cancelled when err is ctx's, Failure for any
+// other error, GapBelowTol when Converged, IterationLimit otherwise.
+func Ended(ctx context.Context, st Stats, err error) Stats {
+	if st.Status != NotTerminated {
+		return st
+	}
+	switch {
+	case err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()):
+		st.Status = Cancelled
+	case err != nil:
+		st.Status = Failure
+	case st.Converged:
+		st.Status = GapBelowTol
+	default:
+		st.Status = IterationLimit
+	}
+	return st
 }
 
 // Solver is a backend for problems of layout F. Solve starts from w (a warm

@@ -253,6 +253,12 @@ func (e *Driver) PairTasks(i int) (tasks []Task, empty int, oneLabel [][2]int) {
 // the paper on the backend, and the unconstrained refits (t.Each, radius
 // +Inf) by Newton's method.
 func (e *Driver) Fit(ctx context.Context, t *Task, c []float64, radius float64, w []float64) (solve.Stats, error) {
+	st, err := e.fit(ctx, t, c, radius, w)
+	return solve.Ended(ctx, st, err), err
+}
+
+// fit is Fit without the Status.
+func (e *Driver) fit(ctx context.Context, t *Task, c []float64, radius float64, w []float64) (solve.Stats, error) {
 	if t.Each != nil && math.IsInf(radius, 1) {
 		return e.mle(ctx, t, w)
 	}
