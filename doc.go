@@ -45,15 +45,15 @@
 // path) or K-fold cross-validated conditional log-likelihood
 // (CrossValidation). Without WithMinEdgeWeight, the graph keeps the pairs
 // that a Wald test on debiased estimates finds nonzero at a false-edge rate
-// (WithFalseEdgeRate, Bonferroni over the pairs). On Ising data the pairs
-// whose statistic passes a loose screen are tested again after each node is
-// refit, without constraint, on them alone (WithRefit), and the statistics
-// are cut where a two-group mixture fitted to them (half-normal nulls,
-// lognormal edges; EdgeMixture) says an edge is more likely than not
-// (WithEdgeMixture), once five pairs reach z*(α) to place the fit. On k-ary
-// data, and on sparse Ising data with fewer such pairs, the test keeps the
-// pairs that stand above the widest gap in the statistics just below z*(α)
-// (WithEdgeGap).
+// (WaldTest, chosen with WithEdgeTest: Bonferroni over the pairs at the
+// false-edge rate α). On Ising data the pairs whose statistic passes a loose
+// screen are tested again after each node is refit, without constraint, on
+// them alone, and the statistics are cut where a two-group mixture fitted
+// to them (half-normal nulls, lognormal edges; EdgeMixture) says an edge is
+// more likely than not, once five pairs reach z*(α) to place the fit. On
+// k-ary data, and on sparse Ising data with fewer such pairs, the test keeps
+// the pairs that stand above the widest gap in the statistics just below
+// z*(α). WaldTest's fields turn each stage off.
 // Result.Tuning reports what was chosen. These rules are ours, not the
 // paper's; docs/tuning in the repository measures them against the oracle
 // that knows λ and η. For k > 2 the test keeps an inverse Hessian
@@ -91,17 +91,35 @@
 // (n, k, names, nonzero couplings, fields); *Model also implements
 // json.Marshaler and json.Unmarshaler. (*Result).Graph gives the learned
 // graph as a gonum weighted undirected graph. The command
-// github.com/mrfkit/pairwise/cmd/pairwise wraps all of this: learn, sample,
-// demo, reproduce, compare and tuning.
+// github.com/mrfkit/pairwise/cmd/pairwise wraps all of this for users.
 //
-// The regressions are solved by mirror descent: EntropicMirror (Algorithm 3,
-// the entropic map on the doubled simplex) and GroupMirror (Algorithm 4, the
-// group p-norm map), chosen with WithSolver. Beyond the paper, which runs a
-// fixed number of iterations T from its proof, each backend by default takes
-// adaptive steps and stops when a duality-gap certificate proves that the
-// loss is within WithTolerance of the optimum; the paper's schedule remains
-// available as Schedule Paper. Result.Nodes reports, per node, the iterations,
-// the final loss and the certificate.
+// # Solvers and the engine
+//
+// Every regression of the learners — a node of Algorithm 1, a value pair of
+// Algorithm 2, each width a Selection tries, each fold, the edge test's
+// refit — is solved by one driver, the per-node engine of the internal
+// package internal/engine, and reported in Result.Nodes (iterations, final
+// loss, the duality-gap certificate and a solve.Status). The backend is
+// chosen with WithSolver:
+//
+//   - Accelerated (the default): accelerated projected gradient with the
+//     Euclidean map, Newton steps on the face of the ball and, on the
+//     learners' path, the engine's table kernels, merged rows and starts.
+//     Beyond the paper, which runs a fixed number of iterations T from its
+//     proof, it stops when the certificate proves that the loss is within
+//     WithTolerance of the optimum.
+//   - EntropicMirror (Algorithm 3, the entropic map on the doubled simplex)
+//     and GroupMirror (Algorithm 4, the group p-norm map): the paper's
+//     mirror maps, with adaptive steps and the same certificate by default,
+//     and the paper's fixed schedule as Schedule Paper.
+//   - Sparsitron (Klivans and Meka 2017), the paper's baseline in Figure 2.
+//   - Custom: a caller's own solve.Solver for either layout; see package
+//     solve and the example.
+//
+// The files follow the paper: Algorithm 1 is ising.go, Algorithm 2
+// pairwise.go, Algorithms 3 and 4 mirror_entropic.go and mirror_group.go;
+// the stages around the fits are selection_path.go (the width search) and
+// edgetest.go (the Wald test); learn.go runs them.
 //
 // # Sequence alignments
 //
@@ -129,13 +147,13 @@
 //   - WithRadius sets the constraint radius directly (the paper's 2λ√k
 //     shrinks little at k ≥ 4; see the README).
 //   - Data-driven λ and η (Selection, the Wald edge test), described above.
-//   - Speed and memory: with the default backends the regressions run on
+//   - Speed and memory: with the default backend the regressions run on
 //     table kernels over byte codes of the samples, with identical rows
-//     merged and Newton steps near the optimum, to the same certificate.
-//     WithWorkers goroutines (all cores by default) solve nodes in
-//     parallel, or, from 2^18 rows (the Ising path; the pairwise path when
-//     λ is given), split the rows of each regression so that one set of
-//     row buffers is held; results do not depend on the number of workers. BENCHMARKS.md in the repository
+//     merged, a majorise–minimise start and Newton steps, to the same
+//     certificate, on every path (λ and η given or chosen). WithWorkers
+//     goroutines (all cores by default) solve nodes in parallel, or, from
+//     2^18 rows, split the rows of each regression so that one set of row
+//     buffers is held; results do not depend on the number of workers. BENCHMARKS.md in the repository
 //     measures both against glmnet and scikit-learn.
 //
 // # Notebooks
