@@ -188,7 +188,7 @@ func (r *run) fitNode(ctx context.Context, e *engine.Driver, i int, tasks []engi
 	for t := range tasks {
 		task := &tasks[t]
 		from[[2]int{task.Alpha, task.Beta}] = t
-		w := make([]float64, task.X.Dim())
+		w := make([]float64, e.Design(task).Dim())
 		if warm[t] != nil {
 			copy(w, warm[t])
 		} else if a, ok := from[[2]int{0, task.Alpha}]; ok && task.Alpha > 0 {
@@ -218,7 +218,7 @@ func (r *run) fitNode(ctx context.Context, e *engine.Driver, i int, tasks []engi
 		if tasks[0].Beta == 0 { // the node of Algorithm 1
 			ns.d, ns.se = waldSpins(r.fitted, &tasks[0], ws[0], e.Work.RowScratch(len(tasks[0].Y)))
 		} else {
-			ns.d, ns.se = waldOneHot(r.fitted, i, tasks, ws)
+			ns.d, ns.se = waldOneHot(r.fitted, i, tasks, ws, e.Design)
 		}
 	}
 	return ws, nil

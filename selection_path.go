@@ -218,7 +218,7 @@ func runPath(ctx context.Context, e *engine.Driver, sp *selSpec, fo *folds, task
 			pt.ws[f] = make([][]float64, len(tasks))
 			for t := range tasks {
 				task := &tasks[t]
-				w := make([]float64, task.X.Dim())
+				w := make([]float64, e.Design(task).Dim())
 				if from >= 0 {
 					copy(w, points[from].ws[f][t])
 				}
@@ -230,7 +230,7 @@ func runPath(ctx context.Context, e *engine.Driver, sp *selSpec, fo *folds, task
 					for x := range alt {
 						alt[x] = pt.ws[f][b][x] - pt.ws[f][a][x]
 					}
-					if from < 0 || startLoss(task, train[f][t], radius, alt, &u) < startLoss(task, train[f][t], radius, w, &u) {
+					if from < 0 || startLoss(e.Design(task), task, train[f][t], radius, alt, &u) < startLoss(e.Design(task), task, train[f][t], radius, w, &u) {
 						w = alt
 					}
 				}
@@ -243,7 +243,7 @@ func runPath(ctx context.Context, e *engine.Driver, sp *selSpec, fo *folds, task
 					return nil, fmt.Errorf("pairwise: node %d, width %g: %w", task.Bias, widths[g], err)
 				}
 				pt.ws[f][t] = w
-				gs := task.X.GroupSize()
+				gs := e.Design(task).GroupSize()
 				if solve.Norm(w, gs) >= (1-bindingSlack)*radius {
 					pt.binding = true
 				}
@@ -266,7 +266,7 @@ func runPath(ctx context.Context, e *engine.Driver, sp *selSpec, fo *folds, task
 					u = make([]float64, len(task.Y))
 				}
 				u = u[:len(task.Y)]
-				task.X.Margins(u, w)
+				e.Design(task).Margins(u, w)
 				for m, h := range held[f][t] {
 					if h != 0 {
 						pt.score += h * solve.Softplus(-task.Y[m]*u[m])
@@ -345,7 +345,7 @@ func runPath(ctx context.Context, e *engine.Driver, sp *selSpec, fo *folds, task
 	res.lambda = widths[best]
 	res.warm = make([][]float64, len(tasks))
 	for t := range tasks {
-		wt := make([]float64, tasks[t].X.Dim())
+		wt := make([]float64, e.Design(&tasks[t]).Dim())
 		for f := 0; f < nf; f++ {
 			for x, v := range points[best].ws[f][t] {
 				wt[x] += v / float64(nf)
@@ -358,8 +358,8 @@ func runPath(ctx context.Context, e *engine.Driver, sp *selSpec, fo *folds, task
 
 // startLoss scales w into the ball of the radius (as the solvers do with a
 // warm start) and returns the task's loss there with row weights c.
-func startLoss(t *engine.Task, c []float64, radius float64, w []float64, u *[]float64) float64 {
-	gs := t.X.GroupSize()
+func startLoss(x engine.Design, t *engine.Task, c []float64, radius float64, w []float64, u *[]float64) float64 {
+	gs := x.GroupSize()
 	if nrm := solve.Norm(w, gs); nrm > radius {
 		for x := range w {
 			w[x] *= radius / nrm
@@ -370,7 +370,7 @@ func startLoss(t *engine.Task, c []float64, radius float64, w []float64, u *[]fl
 		*u = make([]float64, len(t.Y))
 	}
 	m := (*u)[:len(t.Y)]
-	t.X.Margins(m, w)
+	x.Margins(m, w)
 	loss, total := 0.0, 0.0
 	for r, v := range m {
 		cr := 1.0

@@ -237,13 +237,14 @@ func isCondition(err error) bool {
 // equation (9) and the average over β, applied to the debiased value-pair
 // solutions) and their sandwich standard errors, laid out like Result.est.
 // tasks are node i's value pairs with both labels and ws their solutions;
-// pairs without data contribute zero, as in LearnPairwise.
+// pairs without data contribute zero, as in LearnPairwise. design gives a
+// task's design (Driver.Design).
 //
 // The regressions are handled in reference coding: the coordinates (j, b)
 // for j ≠ i and b = 1..k-1 and one intercept, D = (n-1)(k-1) + 1 of them,
 // in which H is invertible whenever every state occurs; the centred U of
 // equation (9) is a linear function of them.
-func waldOneHot(s *Samples, i int, tasks []engine.Task, ws [][]float64) (d, se []float64) {
+func waldOneHot(s *Samples, i int, tasks []engine.Task, ws [][]float64, design func(*engine.Task) engine.Design) (d, se []float64) {
 	n, k := s.n, s.k
 	kk := k * k
 	dim := (n-1)*(k-1) + 1
@@ -308,7 +309,7 @@ func waldOneHot(s *Samples, i int, tasks []engine.Task, ws [][]float64) (d, se [
 			u = make([]float64, rows)
 		}
 		u = u[:rows]
-		task.X.Margins(u, ws[t])
+		design(task).Margins(u, ws[t])
 		h := make([]float64, dim*dim)
 		g := make([]float64, dim)
 		for r := 0; r < rows; r++ {

@@ -123,7 +123,7 @@ func (d *Data) Stop() {
 // Task is one regression of a node: the Ising node's regression, or one
 // value pair (α, β) of the pairwise path, on the rows of a Data.
 type Task struct {
-	X           Design        // the design: coded, or a plain layout
+	X           Design        // the design: coded, or a plain layout; nil for a value pair on coded rows (see Driver.Design)
 	Spins       *solve.Spins  // the plain layouts, for a backend's Solve
 	OneHot      *solve.OneHot //
 	Y           []float64     // the labels ±1
@@ -148,6 +148,11 @@ type Work struct {
 	f    []float64 // the table kernels' scratch
 	full *[maxCodedTables]float64
 	hist []*[maxCodedTables]float64 // the chunks' histograms (rowsplit.go)
+	// codes holds the gathered codes of the value pair whose design was
+	// built last (Design), last that task and its design.
+	codes      []uint16
+	last       *Task
+	lastDesign *codedDesign
 }
 
 // RowScratch returns a buffer of length rows that the next Fit will
@@ -200,6 +205,7 @@ func (e *Driver) SpinTask(i int) Task {
 // the pairs without rows (empty) and with rows of one value only (oneLabel
 // lists them, α*k+β, with the sign of the label they have).
 func (e *Driver) PairTasks(i int) (tasks []Task, empty int, oneLabel [][2]int) {
+	e.Work.last, e.Work.lastDesign = nil, nil // a new node's tasks may reuse old addresses
 	s := e.Data.Rows
 	n, k := s.N, s.K
 	byValue := make([][]int32, k) // the rows with z_i = a
@@ -209,6 +215,17 @@ func (e *Driver) PairTasks(i int) (tasks []Task, empty int, oneLabel [][2]int) {
 		}
 		a := s.States[m*n+i]
 		byValue[a] = append(byValue[a], int32(m))
+	}
+	// Every row enters the k−1 pairs of its value: one allocation each for
+	// the pairs' labels, rows and weights.
+	total := 0
+	for _, r := range byValue {
+		total += len(r) * (k - 1)
+	}
+	yb, rb := make([]float64, 0, total), make([]int32, 0, total)
+	var cb []float64
+	if s.Weights != nil {
+		cb = make([]float64, 0, total)
 	}
 	for alpha := 0; alpha < k; alpha++ {
 		for beta := alpha + 1; beta < k; beta++ {
@@ -226,24 +243,43 @@ func (e *Driver) PairTasks(i int) (tasks []Task, empty int, oneLabel [][2]int) {
 			}
 			t := Task{Bias: i, Alpha: alpha, Beta: beta}
 			var z []uint8
-			z, t.Y, t.C, t.Rows = gatherRows(s, byValue[alpha], byValue[beta], e.Data.gc == nil)
-			if e.Data.gc != nil {
-				// Each task keeps its own codes; the kernels' scratch is
-				// the worker's, as the tasks are solved one at a time.
-				cd := newCodedDesign(e.Data.gc, e.Data.gc.gatherRows(nil, t.Rows), i, false, e.Work.f, e.Work.full)
-				e.Work.f, e.Work.full = cd.f, cd.full
-				if e.Data.team != nil {
-					cd.split(e.Data.team, &e.Work.hist)
-				}
-				t.X = cd
-			} else {
+			z, t.Y, t.C, t.Rows = gatherRowsInto(s, byValue[alpha], byValue[beta], e.Data.gc == nil, yb, cb, rb)
+			yb, rb = yb[:len(yb)+len(t.Y)], rb[:len(rb)+len(t.Rows)]
+			if cb != nil {
+				cb = cb[:len(cb)+len(t.C)]
+			}
+			if e.Data.gc == nil {
 				t.OneHot = &solve.OneHot{Z: z, Groups: n, K: k, Bias: i}
 				t.X = *t.OneHot
 			}
+			// With codes, the design is gathered when the pair is fitted
+			// (Design): a node's pairs hold (k−1)·N row indices, not
+			// (k−1)·N rows of codes.
 			tasks = append(tasks, t)
 		}
 	}
 	return tasks, empty, oneLabel
+}
+
+// Design returns the design of task t: t.X, or, for a value pair on coded
+// rows, the coded design gathered on the worker's scratch. It stays valid
+// until Design is called for another task, or PairTasks for another node.
+func (e *Driver) Design(t *Task) Design {
+	if t.X != nil {
+		return t.X
+	}
+	w := e.Work
+	if w.last == t {
+		return w.lastDesign
+	}
+	w.codes = e.Data.gc.gatherRows(w.codes[:0], t.Rows)
+	cd := newCodedDesign(e.Data.gc, w.codes, t.Bias, false, w.f, w.full)
+	w.f, w.full = cd.f, cd.full
+	if e.Data.team != nil {
+		cd.split(e.Data.team, &w.hist)
+	}
+	w.last, w.lastDesign = t, cd
+	return cd
 }
 
 // Fit is the driver: it solves task t with row weights c (nil for 1; t.C
@@ -288,9 +324,10 @@ func (e *Driver) fit(ctx context.Context, t *Task, c []float64, radius float64, 
 	}
 	wk.cw = cw
 	n := e.Data.Rows.N
-	p := &Regression{X: t.X, Y: t.Y, CW: cw, Radius: radius, Tol: e.Tol, MaxIter: e.MaxIter, Trace: float64(n)}
+	x := e.Design(t)
+	p := &Regression{X: x, Y: t.Y, CW: cw, Radius: radius, Tol: e.Tol, MaxIter: e.MaxIter, Trace: float64(n)}
 	var pre solve.Stats
-	cd, coded := t.X.(*codedDesign)
+	cd, coded := x.(*codedDesign)
 	switch {
 	case coded && cd.spins && e.Data.cov != nil && sameSlice(c, t.C) && isZero(w):
 		// A cold Ising node on its own weights: the moments describe its
@@ -329,16 +366,24 @@ func (e *Driver) fit(ctx context.Context, t *Task, c []float64, radius float64, 
 // withStates), the labels, the weights (nil for unweighted samples) and the
 // sample row of each design row.
 func gatherRows(s *Rows, rowsA, rowsB []int32, withStates bool) (z []uint8, y, c []float64, rows []int32) {
-	n := s.N
 	total := len(rowsA) + len(rowsB)
-	if withStates {
-		z = make([]uint8, 0, total*n)
-	}
-	y = make([]float64, 0, total)
-	rows = make([]int32, 0, total)
+	var cb []float64
 	if s.Weights != nil {
-		c = make([]float64, 0, total)
+		cb = make([]float64, 0, total)
 	}
+	return gatherRowsInto(s, rowsA, rowsB, withStates, make([]float64, 0, total), cb, make([]int32, 0, total))
+}
+
+// gatherRowsInto is gatherRows appending the labels, weights and rows to
+// yb, cb and rb (cb nil for unweighted samples), and returning the
+// appended parts, capped so that later appends to the buffers leave them
+// alone: a node's value pairs share three allocations.
+func gatherRowsInto(s *Rows, rowsA, rowsB []int32, withStates bool, yb, cb []float64, rb []int32) (z []uint8, y, c []float64, rows []int32) {
+	n := s.N
+	if withStates {
+		z = make([]uint8, 0, (len(rowsA)+len(rowsB))*n)
+	}
+	y0, c0, r0 := len(yb), len(cb), len(rb)
 	a, b := 0, 0
 	for a < len(rowsA) || b < len(rowsB) {
 		var m int32
@@ -353,11 +398,15 @@ func gatherRows(s *Rows, rowsA, rowsB []int32, withStates bool) (z []uint8, y, c
 		if withStates {
 			z = append(z, s.States[int(m)*n:int(m+1)*n]...)
 		}
-		y = append(y, label)
-		rows = append(rows, m)
-		if c != nil {
-			c = append(c, s.Weights[m])
+		yb = append(yb, label)
+		rb = append(rb, m)
+		if cb != nil {
+			cb = append(cb, s.Weights[m])
 		}
+	}
+	y, rows = yb[y0:len(yb):len(yb)], rb[r0:len(rb):len(rb)]
+	if cb != nil {
+		c = cb[c0:len(cb):len(cb)]
 	}
 	return z, y, c, rows
 }
