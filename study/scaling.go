@@ -165,8 +165,8 @@ Example, from the repository's root:
 func runScaling(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("scaling", scalingUsage, stderr)
 	in := fs.String("in", "bench.txt", "go test -bench output")
-	csvPath := fs.String("csv", "../docs/scaling.csv", "CSV to write (default: the repository's docs/, seen from study/)")
-	pngPath := fs.String("png", "../docs/scaling.png", "figure to write (default: the repository's docs/, seen from study/)")
+	csvPath := fs.String("csv", "../docs/scaling.csv", "CSV to write (by default in the repository's docs/, seen from study/)")
+	pngPath := fs.String("png", "../docs/scaling.png", "figure to write (by default in the repository's docs/, seen from study/)")
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
@@ -247,6 +247,9 @@ func runScaling(args []string, stdout, stderr io.Writer) error {
 	dc := draw.New(img)
 	tiles := draw.Tiles{Rows: 1, Cols: 3}
 	for i, pn := range panels {
+		if len(pn.ss) == 0 {
+			continue // no lines of this family: a log axis with no values cannot be drawn
+		}
 		p, err := panel(pn.title, pn.xlabel, pn.ss)
 		if err != nil {
 			return err

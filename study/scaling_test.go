@@ -25,7 +25,7 @@ func TestScaling(t *testing.T) {
 	for _, side := range []int{4, 7} {
 		for _, N := range []int{1000, 10000, 100000} {
 			ns := 1e3 * math.Sqrt(float64(N)) * math.Pow(float64(side*side), 1.5)
-			fmt.Fprintf(&b, "BenchmarkLearnIsing/grid=%dx%d/N=%d/workers=1-2 \t 1 \t %.1f ns/op \t %d B/op\n", side, side, N, ns, 100*N)
+			fmt.Fprintf(&b, "BenchmarkLearnIsing/grid=%dx%d/n=%d/N=%d/workers=1-2 \t 1 \t %.1f ns/op \t 12 iters/op \t %d B/op\n", side, side, side*side, N, ns, 100*N)
 			lines++
 		}
 	}
@@ -67,6 +67,14 @@ func TestScaling(t *testing.T) {
 	defer f.Close()
 	if _, err := png.Decode(f); err != nil {
 		t.Errorf("figure: %v", err)
+	}
+
+	// Ising lines alone: the pairwise panel stays empty, without failing.
+	ising := filepath.Join(dir, "ising.txt")
+	os.WriteFile(ising, []byte("BenchmarkLearnIsing/grid=4x4/n=16/N=1000/workers=1-2 \t 1 \t 1000.0 ns/op\n"+
+		"BenchmarkLearnIsing/grid=4x4/n=16/N=10000/workers=1-2 \t 1 \t 4000.0 ns/op\n"), 0o644)
+	if out := runOK(t, "scaling", "-in", ising, "-csv", csvPath, "-png", pngPath); !strings.Contains(out, "N^0.60") {
+		t.Errorf("Ising lines alone: output %q, want the slope log10(4) = 0.60", out)
 	}
 
 	empty := filepath.Join(dir, "empty.txt")
