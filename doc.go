@@ -91,7 +91,9 @@
 // (n, k, names, nonzero couplings, fields); *Model also implements
 // json.Marshaler and json.Unmarshaler. (*Result).Graph gives the learned
 // graph as a gonum weighted undirected graph. The command
-// github.com/mrfkit/pairwise/cmd/pairwise wraps all of this for users.
+// github.com/mrfkit/pairwise/cmd/pairwise wraps all of this: learn, sample
+// and demo. The paper's figures and the studies (reproduce, tuning, compare,
+// scaling) are in the repository's study/ folder, a module of its own.
 //
 // # Solvers and the engine
 //

@@ -34,7 +34,8 @@ else
   "$PY" gen.py ising_grid7x7 --N 100000 --seeds 0
   "$PY" gen.py ising_grid10x10 --N 100000 --seeds 0
 fi
-(cd "$repo" && go build -o "$work/pairwise-bin" ./cmd/pairwise)
+# compare is a command of the study module (study/, its own go.mod).
+(cd "$repo/study" && go build -o "$work/study-bin" .)
 out=$work/compare.jsonl
 : > "$out"
 echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(getconf _NPROCESSORS_ONLN) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), work dir $work" >&2
@@ -44,14 +45,14 @@ is_saga() { case " $SAGA_SEEDS " in *" $1 "*) return 0;; esac; return 1; }
 for s in $SEEDS; do
   f=data/ising_grid10x10_N10000_seed$s.csv t=data/ising_grid10x10.truth.json
   for j in 1 2; do
-    ./pairwise-bin compare -workers $j "$f" "$t" >> "$out"
+    ./study-bin compare -workers $j "$f" "$t" >> "$out"
     Rscript glmnet_ising.R "$f" "$t" --methods fixed --jobs $j >> "$out"
     "$PY" sk_ising.py "$f" "$t" --methods liblinear --jobs $j >> "$out"
   done
   if is_saga "$s"; then "$PY" sk_ising.py "$f" "$t" --methods saga >> "$out"; fi
   f=data/pw_grid3x3_k6_N50000_seed$s.csv t=data/pw_grid3x3_k6.truth.json
   for j in 1 2; do
-    ./pairwise-bin compare -workers $j "$f" "$t" >> "$out"
+    ./study-bin compare -workers $j "$f" "$t" >> "$out"
     Rscript glmnet_pairwise.R "$f" "$t" --methods fixed --jobs $j >> "$out"
   done
   if is_saga "$s"; then "$PY" sk_pairwise.py "$f" "$t" --methods saga >> "$out"; fi
@@ -59,7 +60,7 @@ for s in $SEEDS; do
 done
 for g in 7x7 10x10; do
   f=data/ising_grid${g}_N100000_seed0.csv t=data/ising_grid${g}.truth.json
-  ./pairwise-bin compare -workers 2 "$f" "$t" >> "$out"
+  ./study-bin compare -workers 2 "$f" "$t" >> "$out"
   Rscript glmnet_ising.R "$f" "$t" --methods fixed --jobs 2 >> "$out"
 done
 echo "# finished $(date -u '+%H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg)" >&2

@@ -416,3 +416,74 @@ func TestLearnFlags(t *testing.T) {
 
 // lines counts the data lines of an edges CSV.
 func lines(out string) int { return strings.Count(out, "\n") - 1 }
+
+// TestLearnJSONTuning checks that -format json reports what the tuning-free
+// learner chose (the rule, each node's width, α, z*, the threshold, the
+// refit's screen and the mixture fit, or with -mixture=false the gap rule's floor) and
+// each edge's statistic, and that every edge's statistic reaches the threshold; with λ
+// and η given, neither appears.
+func TestLearnJSONTuning(t *testing.T) {
+	type out struct {
+		Edges []struct {
+			I, J  int
+			Score *float64
+		}
+		Tuning *struct {
+			Selection                   string
+			Widths                      []float64
+			FalseEdgeRate               float64 `json:"false_edge_rate"`
+			Critical, Threshold, Lowest float64
+			Refit                       bool
+			Screen                      float64
+			Mixture                     *struct {
+				EdgeShare float64 `json:"edge_share"`
+				LogMean   float64 `json:"log_mean"`
+				LogSD     float64 `json:"log_sd"`
+			}
+		}
+	}
+	path := filepath.Join(testdataDir, "grid.csv")
+	var free out
+	if err := json.Unmarshal([]byte(runOK(t, "learn", "-quiet", "-format", "json", path)), &free); err != nil {
+		t.Fatal(err)
+	}
+	tu := free.Tuning
+	if tu == nil || tu.Selection != "EBIC{Gamma: 0.25}" || len(tu.Widths) != 9 || tu.FalseEdgeRate != 0.01 {
+		t.Fatalf("tuning %+v: want EBIC, 9 widths, α = 0.01", tu)
+	}
+	if !tu.Refit || tu.Screen != 1.5 {
+		t.Errorf("refit %v, screen %g: want the refit stage at 1.5 on Ising data", tu.Refit, tu.Screen)
+	}
+	// The grid has 12 edges among 36 pairs: the fit's share must be near
+	// 1/3 and its edges' statistics well above the nulls'.
+	if mx := tu.Mixture; mx == nil || mx.EdgeShare < 0.2 || mx.EdgeShare > 0.5 || mx.LogMean < 1 || mx.LogSD < 0.1 || tu.Lowest != 0 || !(tu.Threshold > 0 && tu.Threshold <= tu.Critical) {
+		t.Errorf("mixture %+v, floor %g, threshold %g, critical %g: want a share near 1/3, no floor, 0 < threshold ≤ critical", mx, tu.Lowest, tu.Threshold, tu.Critical)
+	}
+	var gap out
+	if err := json.Unmarshal([]byte(runOK(t, "learn", "-quiet", "-format", "json", "-mixture=false", path)), &gap); err != nil {
+		t.Fatal(err)
+	}
+	if tg := gap.Tuning; tg == nil || tg.Mixture != nil || !(tg.Lowest > 0 && tg.Lowest <= tg.Threshold && tg.Threshold <= tg.Critical) {
+		t.Errorf("-mixture=false: tuning %+v: want no mixture and 0 < floor ≤ threshold ≤ critical", tg)
+	}
+	if len(free.Edges) == 0 {
+		t.Fatal("no edges")
+	}
+	for _, e := range free.Edges {
+		if e.Score == nil || *e.Score < tu.Threshold {
+			t.Errorf("edge (%d, %d): score %v below the threshold %g", e.I, e.J, e.Score, tu.Threshold)
+		}
+	}
+	var given out
+	if err := json.Unmarshal([]byte(runOK(t, "learn", "-quiet", "-format", "json", "-lambda", "1", "-eta", "0.2", path)), &given); err != nil {
+		t.Fatal(err)
+	}
+	if given.Tuning != nil || len(given.Edges) == 0 {
+		t.Fatalf("with λ and η: tuning %+v, %d edges; want no tuning and some edges", given.Tuning, len(given.Edges))
+	}
+	for _, e := range given.Edges {
+		if e.Score != nil {
+			t.Errorf("with λ and η: edge (%d, %d) has a score %g", e.I, e.J, *e.Score)
+		}
+	}
+}

@@ -6,14 +6,16 @@
 //	pairwise learn [flags] FILE      learn the graph from a CSV of samples (- for stdin);
 //	                                 write edges (csv, json), Graphviz DOT or a model JSON
 //	pairwise sample [flags] MODEL    draw exact or Gibbs samples of a model JSON file
-//	pairwise reproduce [flags]       rerun the paper's Figures 1 and 2 (with Sparsitron)
-//	pairwise tuning [flags]          measure the tuning-free learner against the oracle
-//	pairwise compare DATA TRUTH      time one ../shared/bench data file, as the baselines do
 //
 // Without -lambda and -eta, learn chooses λ and η from the data (see the
 // package's Selection). Errors name the file, line and column; a progress
 // bar is drawn on standard error when it is a terminal. Run
 // "pairwise COMMAND -h" for the flags and examples of a command.
+//
+// The research harnesses (the paper's figures, the tuning-free study, the
+// timings against the baselines of ../shared/bench, the scaling figure)
+// live in the separate module study/ of the repository: run
+// "cd study && go run . COMMAND -h".
 package main
 
 import (
@@ -34,9 +36,6 @@ var commands = []command{
 	{"demo", "learn the paper's 3x3 grid from exact samples and report the result", runDemo},
 	{"learn", "learn the graph and couplings from a CSV file of samples; write edges, DOT or a model", runLearn},
 	{"sample", "draw samples of a model JSON file (exact, or Gibbs) and write them as CSV", runSample},
-	{"reproduce", "rerun the paper's experiments (Figures 1 and 2, with Sparsitron) and draw the figures", runReproduce},
-	{"tuning", "compare the tuning-free learner (no λ, no η) with the oracle and with CV baselines", runTuning},
-	{"compare", "learn a ../shared/bench data file with its true λ, η; print a JSON line like the baselines'", runCompare},
 }
 
 func main() {

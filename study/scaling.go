@@ -1,20 +1,21 @@
-// Command scaling turns the output of the learner benchmarks into the
+package main
+
+// The scaling subcommand turns the output of the learner benchmarks into the
 // scaling figure of BENCHMARKS.md: it reads `go test -bench` output, writes
 // the LearnIsing and LearnPairwise lines as CSV, fits the exponents of time
 // against N (at fixed n), against n (at fixed N) and against k (the 3×3
 // grid at fixed N) by least squares on log-log axes, prints them, and draws
-// the three panels into a PNG with gonum.org/v1/plot.
+// the three panels into a PNG with gonum.org/v1/plot. From the repository's
+// root:
 //
 //	go test -run XXX -bench 'Learn(Ising|Pairwise)' -benchtime 1x . | tee bench.txt
-//	go run ./scripts/scaling -in bench.txt -csv docs/scaling.csv -png docs/scaling.png
-package main
+//	cd study && go run . scaling -in ../bench.txt -csv ../docs/scaling.csv -png ../docs/scaling.png
 
 import (
 	"bufio"
-	"flag"
 	"fmt"
 	"image/color"
-	"log"
+	"io"
 	"math"
 	"os"
 	"regexp"
@@ -147,28 +148,45 @@ var plotColors = []color.Color{
 	color.RGBA{0x2c, 0xa0, 0x2c, 0xff}, color.RGBA{0xd6, 0x27, 0x28, 0xff},
 }
 
-func main() {
-	in := flag.String("in", "bench.txt", "go test -bench output")
-	csvPath := flag.String("csv", "docs/scaling.csv", "CSV to write")
-	pngPath := flag.String("png", "docs/scaling.png", "figure to write")
-	flag.Parse()
+// scalingUsage is the help of "scaling".
+const scalingUsage = `Usage: go run . scaling [flags]   (from study/)
+
+Reads the output of the learner benchmarks (go test -bench), writes their
+LearnIsing and LearnPairwise lines as CSV, prints the exponents of time against
+N, n and k (least squares on log-log axes, one worker) and draws the three
+panels into a PNG.
+
+Example, from the repository's root:
+  go test -run XXX -bench 'Learn(Ising|Pairwise)' -benchtime 1x . | tee bench.txt
+  cd study && go run . scaling -in ../bench.txt -csv ../docs/scaling.csv -png ../docs/scaling.png
+`
+
+// runScaling is the scaling subcommand.
+func runScaling(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("scaling", scalingUsage, stderr)
+	in := fs.String("in", "bench.txt", "go test -bench output")
+	csvPath := fs.String("csv", "../docs/scaling.csv", "CSV to write (by default in the repository's docs/, seen from study/)")
+	pngPath := fs.String("png", "../docs/scaling.png", "figure to write (by default in the repository's docs/, seen from study/)")
+	if err := parseNoArgs(fs, args); err != nil {
+		return err
+	}
 	pts, err := parse(*in)
 	if err != nil {
-		log.Fatal(err)
+		return err
 	}
 	if len(pts) == 0 {
-		log.Fatalf("%s: no BenchmarkLearnIsing or BenchmarkLearnPairwise lines", *in)
+		return fmt.Errorf("%s: no BenchmarkLearnIsing or BenchmarkLearnPairwise lines", *in)
 	}
 	out, err := os.Create(*csvPath)
 	if err != nil {
-		log.Fatal(err)
+		return err
 	}
 	fmt.Fprintln(out, "family,n,k,N,workers,seconds,bytes_per_op,bytes_per_sample")
 	for _, p := range pts {
 		fmt.Fprintf(out, "%s,%d,%d,%d,%d,%.6g,%.6g,%.6g\n", p.family, p.n, p.k, p.N, p.p, p.sec, p.bytesPerOp, p.bytesPerSampl)
 	}
 	if err := out.Close(); err != nil {
-		log.Fatal(err)
+		return err
 	}
 
 	// Ising, one worker: time against N for each n, and against n for each N.
@@ -210,7 +228,7 @@ func main() {
 			if len(s.x) >= 2 {
 				b := slope(s.x, s.t)
 				s.label += fmt.Sprintf(" (slope %.2f)", b)
-				fmt.Printf("%s, %s: time ∝ %s^%.2f\n", what, m[k].label, strings.Fields(what)[2], b)
+				fmt.Fprintf(stdout, "%s, %s: time ∝ %s^%.2f\n", what, m[k].label, strings.Fields(what)[2], b)
 			}
 			ss = append(ss, s)
 		}
@@ -229,26 +247,31 @@ func main() {
 	dc := draw.New(img)
 	tiles := draw.Tiles{Rows: 1, Cols: 3}
 	for i, pn := range panels {
+		if len(pn.ss) == 0 {
+			continue // no lines of this family: a log axis with no values cannot be drawn
+		}
 		p, err := panel(pn.title, pn.xlabel, pn.ss)
 		if err != nil {
-			log.Fatal(err)
+			return err
 		}
 		p.Draw(tiles.At(dc, i, 0))
 	}
 	f, err := os.Create(*pngPath)
 	if err != nil {
-		log.Fatal(err)
+		return err
 	}
 	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(f); err != nil {
-		log.Fatal(err)
+		f.Close()
+		return err
 	}
 	if err := f.Close(); err != nil {
-		log.Fatal(err)
+		return err
 	}
 	// Memory per sample: the largest allocation per op over rows and nodes.
 	for _, p := range pts {
 		if p.family == "ising" && p.p == 1 && p.N == 100000 {
-			fmt.Printf("Ising n = %d, N = %d: %.0f bytes allocated per sample\n", p.n, p.N, p.bytesPerSampl)
+			fmt.Fprintf(stdout, "Ising n = %d, N = %d: %.0f bytes allocated per sample\n", p.n, p.N, p.bytesPerSampl)
 		}
 	}
+	return nil
 }

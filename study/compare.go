@@ -12,19 +12,19 @@ import (
 	"github.com/mrfkit/pairwise"
 )
 
-// compareUsage is the help of "pairwise compare".
-const compareUsage = `Usage: pairwise compare [flags] DATA.csv TRUTH.json
+// compareUsage is the help of "compare".
+const compareUsage = `Usage: go run . compare [flags] DATA.csv TRUTH.json   (from study/)
 
 Learns DATA.csv (one sample a line: spins ±1, or states 0..k-1) with the λ and η of
-TRUTH.json (the format of ../shared/bench/gen.py) and prints one JSON line like the
+TRUTH.json (the format of gen.py in ../shared/bench, next to the repository) and prints one JSON line like the
 baselines': wall_s (the learning alone, without reading files), exact_recovery,
 fp and fn under our default rule (average), the same under the baselines' rules
 (thr_and, thr_or: each node's own estimate against η/2), and max_abs_weight_error,
 the largest |Ŵ_ij(a,b) − W_ij(a,b)| over i ≠ j from node i's own regressions (|Â_ij − A_ij|
 for Ising data). Ising data (k = 2) are learned by LearnIsing, others by LearnPairwise.
 
-Example:
-  pairwise compare -workers 2 data/ising_grid10x10_N10000_seed0.csv data/ising_grid10x10.truth.json
+Example (scripts/compare.sh builds this command and runs it on every file):
+  go run . compare -workers 2 /tmp/bench/data/ising_grid10x10_N10000_seed0.csv /tmp/bench/data/ising_grid10x10.truth.json
 `
 
 // runCompare learns one data file of ../shared/bench with the truth's λ and

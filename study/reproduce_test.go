@@ -38,7 +38,7 @@ func readCSV(t *testing.T, path string) [][]string {
 // summary.md has its sections and says what the error bars are. It also
 // checks that the numbers do not depend on the number of workers. The
 // -quick setting itself is not run here but by CI: .ci/run runs
-// go run ./cmd/pairwise reproduce -quick -q -out "$(mktemp -d)".
+// (cd study && go run . reproduce -quick -q -out "$(mktemp -d)").
 func TestReproduceSmoke(t *testing.T) {
 	dir := t.TempDir()
 	args := []string{"reproduce", "-runs", "2", "-n", "200,400", "-q", "-workers", "2", "-dpi", "40", "-out", dir}

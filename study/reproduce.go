@@ -84,8 +84,8 @@ func intRange(lo, hi int) []int {
 	return r
 }
 
-// reproduceUsage is the help of "pairwise reproduce".
-const reproduceUsage = `Usage: pairwise reproduce [flags]
+// reproduceUsage is the help of "reproduce".
+const reproduceUsage = `Usage: go run . reproduce [flags]   (from study/)
 
 Reruns the experiments of Wu, Sanghavi and Dimakis (NeurIPS 2019) from exact samples with
 fixed seeds, and writes the figures (PNG), the numbers behind every point (CSV) and a
@@ -96,8 +96,8 @@ Markdown summary:
             N, LearnPairwise against Sparsitron on the same samples
 
 Examples:
-  pairwise reproduce                 the full run into docs/reproduce
-  pairwise reproduce -quick -out /tmp/r
+  go run . reproduce                 the full run into ../docs/reproduce
+  go run . reproduce -quick -out /tmp/r
 `
 
 // runReproduce is the reproduce subcommand.
@@ -106,7 +106,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 	quick := fs.Bool("quick", false, "smoke test: 3 runs a point on a coarse grid of N (under a minute)")
 	runs := fs.Int("runs", 0, "runs (fresh samples, and fresh signs for the grid) a point; 0 for 100, or 3 with -quick")
 	nList := fs.String("n", "", "comma-separated sample sizes N to use for every experiment instead of the built-in grids")
-	out := fs.String("out", "", "output folder for the figures, CSV and summary.md (default docs/reproduce, or a temporary folder with -quick)")
+	out := fs.String("out", "", "output folder for the figures, CSV and summary.md (default ../docs/reproduce, the repository's docs/ seen from study/, or a temporary folder with -quick)")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "goroutines; results do not depend on it")
 	seed := fs.Uint64("seed", 1, "random seed of the models' signs and of the samples")
 	figures := fs.String("figures", "1,2", "which figures to make: 1 (diamond), 2 (grid), or both")
@@ -154,7 +154,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 	}
 	dir := *out
 	if dir == "" {
-		dir = filepath.Join("docs", "reproduce")
+		dir = filepath.Join("..", "docs", "reproduce")
 		if *quick {
 			dir = filepath.Join(os.TempDir(), "pairwise-reproduce-quick")
 		}

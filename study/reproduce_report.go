@@ -302,7 +302,7 @@ func (r *reproReport) summary(w io.Writer) error {
 	set := r.settings
 	pf := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
 	pf("# Reproduction of the paper's experiments\n\n")
-	cmd := "go run ./cmd/pairwise reproduce"
+	cmd := "cd study && go run . reproduce"
 	if len(r.args) > 0 {
 		cmd += " " + strings.Join(r.args, " ")
 	}

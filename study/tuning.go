@@ -237,11 +237,11 @@ type tuningRow struct {
 	width, minEdge float64 // Result.Width and Result.MinEdgeWeight
 }
 
-// tuningUsage returns the help of "pairwise tuning", which lists the models
+// tuningUsage returns the help of "tuning", which lists the models
 // and methods.
 func tuningUsage() string {
 	var b strings.Builder
-	b.WriteString(`Usage: pairwise tuning [flags]
+	b.WriteString(`Usage: go run . tuning [flags]   (from study/)
 
 The tuning study of issue 6: exact recovery of the tuning-free learner (no width λ, no
 edge weight η) against the oracle given the true λ and η, over seeded runs with exact
@@ -263,9 +263,9 @@ Models (the default -models are the first six; the sparse ones run when named):
 	}
 	b.WriteString(`
 Examples:
-  pairwise tuning
-  pairwise tuning -models diamond -seeds 5 -N 1000,2000 -out /tmp/t
-  pairwise tuning -bench /tmp/bench -out docs/tuning
+  go run . tuning                    the default study into ../docs/tuning
+  go run . tuning -models diamond -seeds 5 -N 1000,2000 -out /tmp/t
+  go run . tuning -bench /tmp/bench -out ../docs/tuning
 `)
 	return b.String()
 }
@@ -276,7 +276,7 @@ func runTuning(args []string, stdout, stderr io.Writer) error {
 	methods := fs.String("methods", "oracle,default", "comma-separated `methods`")
 	seeds := fs.Int("seeds", 20, "seeded runs per sample size")
 	sizes := fs.String("N", "", "sample sizes for every model, comma-separated (default: per model)")
-	out := fs.String("out", "docs/tuning", "output `directory` for recovery.csv, recovery.md and the PNG figures")
+	out := fs.String("out", filepath.Join("..", "docs", "tuning"), "output `directory` for recovery.csv, recovery.md and the PNG figures")
 	workers := fs.Int("workers", 1, "goroutines per learner")
 	export := fs.String("export", "", "also write every data set as CSV with a truth JSON to this `directory` (for shared/bench's scripts: spins ±1 for k = 2, values 0..k-1 otherwise)")
 	bench := fs.String("bench", "", "instead: learn the data sets of a shared/bench `copy` (data/, results/grid.jsonl) and compare with its baselines")
@@ -284,7 +284,7 @@ func runTuning(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *seeds < 1 || *workers < 1 {
-		return usageError("-seeds and -workers must be at least 1")
+		return fmt.Errorf("-seeds and -workers must be at least 1")
 	}
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return err
@@ -298,7 +298,7 @@ func runTuning(args []string, stdout, stderr io.Writer) error {
 				continue // the default list's oracle needs the true model
 			}
 			if !slices.Contains(tuningFreeMethods, m) {
-				return usageError("-methods %q: -bench runs only the tuning-free methods (%s)", m, strings.Join(tuningFreeMethods, ", "))
+				return fmt.Errorf("-methods %q: -bench runs only the tuning-free methods (%s)", m, strings.Join(tuningFreeMethods, ", "))
 			}
 			meths = append(meths, m)
 		}
@@ -313,13 +313,13 @@ func runTuning(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 		if !found {
-			return usageError("-models: unknown model %q", name)
+			return fmt.Errorf("-models: unknown model %q", name)
 		}
 	}
 	meths := strings.Split(*methods, ",")
 	for _, m := range meths {
 		if _, ok := tuningMethods[m]; !ok {
-			return usageError("-methods: unknown method %q", m)
+			return fmt.Errorf("-methods: unknown method %q", m)
 		}
 	}
 	var ns []int
@@ -327,7 +327,7 @@ func runTuning(args []string, stdout, stderr io.Writer) error {
 		for _, f := range strings.Split(*sizes, ",") {
 			v, err := strconv.Atoi(f)
 			if err != nil || v < 1 {
-				return usageError("-N: bad sample size %q", f)
+				return fmt.Errorf("-N: bad sample size %q", f)
 			}
 			ns = append(ns, v)
 		}
@@ -468,7 +468,7 @@ func tuningSummarize(rows []tuningRow, model, method string, N int) tuningStat {
 func tuningReport(path string, models []tuningModel, about map[string]*pairwise.Model, meths []string, rows []tuningRow, seeds int, args []string) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Tuning-free learning against the oracle\n\n")
-	fmt.Fprintf(&b, "Made by `go run ./cmd/pairwise tuning %s` (%d seeded runs per cell, exact samples;\n", strings.Join(args, " "), seeds)
+	fmt.Fprintf(&b, "Made by `cd study && go run . tuning %s` (%d seeded runs per cell, exact samples;\n", strings.Join(args, " "), seeds)
 	fmt.Fprintf(&b, "run s at sample size N draws its samples with `rand.NewPCG(s+1, N)`). Methods:\n\n")
 	for _, m := range meths {
 		fmt.Fprintf(&b, "- **%s**: %s\n", m, tuningMethods[m])
@@ -603,7 +603,7 @@ func tuningExport(dir string, tm tuningModel, m *pairwise.Model, s *pairwise.Sam
 		truth := map[string]any{
 			"name": tm.name, "n": n, "k": k, "indexing": "0-based",
 			"edges": edges, "lambda": m.Width(), "eta": m.MinEdgeWeight(),
-			"sampler": "pairwise.ExactSampler (go run ./cmd/pairwise tuning -export)",
+			"sampler": "pairwise.ExactSampler (cd study && go run . tuning -export)",
 		}
 		if k == 2 {
 			a, _, err := m.Ising()
@@ -786,7 +786,7 @@ func tuningBench(dir, out string, workers int, meths []string, stdout io.Writer)
 	})
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Tuning-free learning against cross-validated nodewise l1 logistic regression\n\n")
-	fmt.Fprintf(&b, "Made by `go run ./cmd/pairwise tuning -bench %s -methods %s`: every data set named in `%s/results/*.jsonl` (lines written\n", dir, strings.Join(meths, ","), dir)
+	fmt.Fprintf(&b, "Made by `cd study && go run . tuning -bench %s -methods %s`: every data set named in `%s/results/*.jsonl` (lines written\n", dir, strings.Join(meths, ","), dir)
 	fmt.Fprintf(&b, "by shared/bench's `sk_ising.py`, `glmnet_ising.R`, `sk_pairwise.py`, `glmnet_pairwise.R`) learned with `pairwise.Learn`, tuning-free:\n\n")
 	for _, m := range meths {
 		fmt.Fprintf(&b, "- **pairwise %s**: %s\n", m, tuningMethods[m])
@@ -982,4 +982,28 @@ func tuningFinite(v float64) string {
 		return "-"
 	}
 	return strconv.FormatFloat(v, 'g', 4, 64)
+}
+
+// writeRows writes the rows of s to w as CSV lines without a header: states
+// 0..k-1, or spins -1/+1 (2z-1) when spins is true.
+func writeRows(w io.Writer, s *pairwise.Samples, spins bool) error {
+	var line []byte
+	var row []int
+	for r := 0; r < s.Len(); r++ {
+		row = s.Row(row, r)
+		line = line[:0]
+		for i, v := range row {
+			if i > 0 {
+				line = append(line, ',')
+			}
+			if spins {
+				v = 2*v - 1
+			}
+			line = strconv.AppendInt(line, int64(v), 10)
+		}
+		if _, err := w.Write(append(line, '\n')); err != nil {
+			return err
+		}
+	}
+	return nil
 }
