@@ -1,11 +1,12 @@
 package pairwise
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 
-	"gonum.org/v1/gonum/graph/network"
 	"gonum.org/v1/gonum/graph/path"
 	"gonum.org/v1/gonum/graph/simple"
 	"gonum.org/v1/gonum/mat"
@@ -34,8 +35,8 @@ import (
 //     and t and σ_st(i) those through i: the value qgraph's centrality_auto
 //     and centralityTable print. qgraph::centrality, which bootnet uses,
 //     counts ordered pairs and gives twice this; correlations (the CS
-//     coefficient) are the same either way. Paths of equal length are tied
-//     only when their float64 lengths are exactly equal.
+//     coefficient) are the same either way. Two paths are tied when their
+//     lengths agree to a relative 1e-10 (igraph compares with a tolerance too).
 //
 // The JSON form writes NaN (the closeness of an isolated node) as null.
 type Centrality struct {
@@ -136,19 +137,25 @@ func centrality(n int, edges []Edge) *Centrality {
 		g.SetWeightedEdge(g.NewWeightedEdge(simple.Node(e.I), simple.Node(e.J), 1/math.Abs(e.Weight)))
 	}
 	paths := path.DijkstraAllPaths(g)
-	// gonum's Closeness sums the finite distances, the reachable nodes.
-	for id, v := range network.Closeness(g, paths) {
-		c.Closeness[id] = v
-	}
-	for v := range c.Closeness {
-		if deg[v] == 0 {
-			c.Closeness[v] = math.NaN()
+	// Sums run in node order, not in the map order of gonum's
+	// network.Closeness and BetweennessWeighted, so that the indices are
+	// reproducible to the last bit.
+	dist := make([][]float64, n)
+	for u := range dist {
+		dist[u] = make([]float64, n)
+		var sum float64
+		for v := range dist[u] {
+			dist[u][v] = paths.Weight(int64(u), int64(v))
+			if v != u && !math.IsInf(dist[u][v], 1) {
+				sum += dist[u][v]
+			}
+		}
+		c.Closeness[u] = 1 / sum
+		if deg[u] == 0 {
+			c.Closeness[u] = math.NaN()
 		}
 	}
-	// gonum counts every unordered pair twice on an undirected graph.
-	for id, v := range network.BetweennessWeighted(g, paths) {
-		c.Betweenness[id] = v / 2
-	}
+	brandes(n, edges, dist, c.Betweenness)
 	return c
 }
 
@@ -253,3 +260,64 @@ func jsonFloats(x []float64) []jsonFloat {
 
 // marshalNaN marshals v, a struct whose possibly-NaN fields are jsonFloat.
 func marshalNaN(v any) ([]byte, error) { return json.Marshal(v) }
+
+// brandes adds to betw the betweenness of every node (unordered pairs) by
+// Brandes' accumulation over the shortest-path distances dist: for each
+// source s, σ_s(v) counts the shortest paths from s to v through the
+// predecessors u with dist(s,u) + ℓ(u,v) = dist(s,v), and the dependencies
+// δ_s(v) = Σ_{w: v precedes w} σ_s(v)/σ_s(w)·(1 + δ_s(w)) are added in order
+// of decreasing distance.
+func brandes(n int, edges []Edge, dist [][]float64, betw []float64) {
+	type arc struct {
+		to  int
+		len float64
+	}
+	adj := make([][]arc, n)
+	for _, e := range edges {
+		if e.Weight != 0 {
+			l := 1 / math.Abs(e.Weight)
+			adj[e.I] = append(adj[e.I], arc{e.J, l})
+			adj[e.J] = append(adj[e.J], arc{e.I, l})
+		}
+	}
+	tied := func(a, b float64) bool { return math.Abs(a-b) <= 1e-10*math.Max(math.Abs(a), math.Abs(b)) }
+	order := make([]int, 0, n)
+	sigma := make([]float64, n)
+	delta := make([]float64, n)
+	for s := 0; s < n; s++ {
+		d := dist[s]
+		order = order[:0]
+		for v := 0; v < n; v++ {
+			if !math.IsInf(d[v], 1) {
+				order = append(order, v)
+			}
+		}
+		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(d[a], d[b]) })
+		for _, v := range order {
+			sigma[v], delta[v] = 0, 0
+		}
+		sigma[s] = 1
+		for _, v := range order {
+			if v == s {
+				continue
+			}
+			for _, a := range adj[v] {
+				if u := a.to; u != v && tied(d[u]+a.len, d[v]) && d[u] < d[v] {
+					sigma[v] += sigma[u]
+				}
+			}
+		}
+		for k := len(order) - 1; k >= 0; k-- {
+			w := order[k]
+			for _, a := range adj[w] {
+				if v := a.to; tied(d[v]+a.len, d[w]) && d[v] < d[w] {
+					delta[v] += sigma[v] / sigma[w] * (1 + delta[w])
+				}
+			}
+			if w != s {
+				// Each unordered pair is met from both ends.
+				betw[w] += delta[w] / 2
+			}
+		}
+	}
+}
