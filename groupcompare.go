@@ -47,7 +47,10 @@ func (c Correction) String() string {
 type CompareOptions struct {
 	// Permutations is the number of random relabellings; zero means
 	// DefaultPermutations. The smallest p-value possible is
-	// 1/(Permutations + 1).
+	// 1/(Permutations + 1), so with Holm's correction over the
+	// M = n(n−1)/2 pairs an edge can reach level α only with at least
+	// M/α − 1 permutations (5999 for 25 items at α = 0.05; NCT's default
+	// of 100 cannot).
 	Permutations int
 	// Correction adjusts the per-edge p-values (Holm by default).
 	Correction Correction
