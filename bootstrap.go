@@ -83,7 +83,11 @@ type BootstrapOptions struct {
 	// with is refitted the same way. A fit then skips the selection of the
 	// widths and the edge test, several times faster, but the intervals no
 	// longer include the variability of those choices, which bootnet's
-	// rerun of the whole estimation does. Off by default.
+	// rerun of the whole estimation does. Off by default. For scale: 1000
+	// nonparametric and 1000 case-dropping resamples of 25 binary items
+	// and 2500 people took 285 s of CPU with the default learner and 57 s
+	// with FixTuning (TestBootstrapTiming, on a shared machine), so about
+	// 2.5 and 0.5 minutes on two free cores.
 	FixTuning bool
 	// Workers is the number of goroutines that fit resamples in parallel;
 	// zero means runtime.GOMAXPROCS(0). Results do not depend on it.

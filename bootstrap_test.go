@@ -416,7 +416,8 @@ func questionnaireModel(t testing.TB, seed uint64) *Model {
 // TestBootstrapTiming is the measurement of the issue: 1000 nonparametric
 // and 1000 case-dropping resamples of a 25-item, 2500-person binary file.
 // It takes minutes, so it runs only with PAIRWISE_LONG=1 (and not under
-// -short). PAIRWISE_BOOT_FIX=1 fixes the tuning (BootstrapOptions.FixTuning).
+// -short). PAIRWISE_BOOT_FIX=1 fixes the tuning (BootstrapOptions.FixTuning);
+// PAIRWISE_BOOT_N=r runs r resamples of each kind instead.
 func TestBootstrapTiming(t *testing.T) {
 	if testing.Short() || os.Getenv("PAIRWISE_LONG") == "" {
 		t.Skip("long measurement: set PAIRWISE_LONG=1")
@@ -424,6 +425,9 @@ func TestBootstrapTiming(t *testing.T) {
 	m := questionnaireModel(t, 1)
 	s := bootSamples(t, m, 2500, 11)
 	opts := BootstrapOptions{FixTuning: os.Getenv("PAIRWISE_BOOT_FIX") != ""}
+	if v, err := strconv.Atoi(os.Getenv("PAIRWISE_BOOT_N")); err == nil {
+		opts.Resamples, opts.CaseDrops = v, v // a shorter run, for profiles
+	}
 	cpu0 := processCPU()
 	start := time.Now()
 	res, err := Bootstrap(context.Background(), s, rand.NewPCG(1, 2), opts)
