@@ -173,7 +173,7 @@ func TestCompareGroupsFalsePositives(t *testing.T) {
 // TestCompareGroupsLong measures the false-positive rate in 200 seeded runs
 // (N = 500 per group, 100 permutations) and the power to detect the removal
 // of edge (1, 2), weight 0.4 (1.6 on IsingFit's 0/1 scale), at N = 1000 per
-// group in 50 runs. It takes minutes, so it runs only with PAIRWISE_LONG=1.
+// group in 50 runs with 299 permutations. It takes minutes, so it runs only with PAIRWISE_LONG=1.
 // Under the null the rejections at 0.05 (P(p ≤ 0.05) = 5/101) follow
 // Binomial(200, 0.0495): mean 9.9, and more than 18 has probability below
 // 0.5%.
@@ -190,8 +190,9 @@ func TestCompareGroupsLong(t *testing.T) {
 		t.Errorf("false-positive rate above the nominal level: M %d, S %d of 200", rejM, rejS)
 	}
 	start = time.Now()
-	powM, powS, powE := compareRuns(t, m1, m2, 50, 1000, 100, 5000)
-	t.Logf("edge (1,2) 0.4 -> 0, 50 runs, N = 1000 per group: M rejected %d (%.2f), S %d (%.2f), edge (1,2) after Holm %d (%.2f); %v",
+	// 299 permutations: Holm over the 15 pairs needs at least 15/0.05 − 1.
+	powM, powS, powE := compareRuns(t, m1, m2, 50, 1000, 299, 5000)
+	t.Logf("edge (1,2) 0.4 -> 0, 50 runs, N = 1000 per group, 299 permutations: M rejected %d (%.2f), S %d (%.2f), edge (1,2) after Holm %d (%.2f); %v",
 		powM, float64(powM)/50, powS, float64(powS)/50, powE, float64(powE)/50, time.Since(start))
 }
 
