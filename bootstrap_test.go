@@ -1,0 +1,465 @@
+package pairwise
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"os"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// TestCorrelationStability checks the CS coefficient on tables whose answer
+// follows from the definition by counting.
+func TestCorrelationStability(t *testing.T) {
+	level := func(p float64, above, below int) (d, c []float64) {
+		for i := 0; i < above; i++ {
+			d, c = append(d, p), append(c, 0.71+0.01*float64(i%20))
+		}
+		for i := 0; i < below; i++ {
+			d, c = append(d, p), append(c, 0.69-0.01*float64(i%20))
+		}
+		return d, c
+	}
+	cat := func(parts ...[2][]float64) (d, c []float64) {
+		for _, p := range parts {
+			d, c = append(d, p[0]...), append(c, p[1]...)
+		}
+		return d, c
+	}
+	mk := func(p float64, above, below int) [2][]float64 {
+		d, c := level(p, above, below)
+		return [2][]float64{d, c}
+	}
+	nan := math.NaN()
+	for _, tc := range []struct {
+		name string
+		d, c []float64
+		want float64
+	}{
+		{"empty", nil, nil, 0},
+		// 20 of 20 at 0.1 and 0.3, 19 of 20 (= 95%, not more) at 0.5.
+		{"stops at 0.3", nil, nil, 0.3},
+		// No level passes.
+		{"none", nil, nil, 0},
+		// A failing level below a passing one: bootnet's rule takes the
+		// largest passing level.
+		{"not monotone", nil, nil, 0.5},
+		// Exactly 0.7 is not above 0.7.
+		{"at threshold", []float64{0.2, 0.2}, []float64{0.7, 0.7}, 0},
+		// NaN correlations are left out of P; a level with only NaN never counts.
+		{"NaN", []float64{0.2, 0.2, 0.2, 0.6, 0.6}, []float64{0.9, nan, 0.95, nan, nan}, 0.2},
+	} {
+		switch tc.name {
+		case "stops at 0.3":
+			tc.d, tc.c = cat(mk(0.1, 20, 0), mk(0.3, 20, 0), mk(0.5, 19, 1), mk(0.7, 0, 20))
+		case "none":
+			tc.d, tc.c = cat(mk(0.1, 19, 1), mk(0.3, 10, 10))
+		case "not monotone":
+			tc.d, tc.c = cat(mk(0.1, 20, 0), mk(0.3, 18, 2), mk(0.5, 40, 1))
+		}
+		got, err := CorrelationStability(tc.d, tc.c, 0.7, 0.95)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != tc.want {
+			t.Errorf("%s: CS = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	for _, bad := range []struct {
+		d, c      []float64
+		min, cert float64
+		want      string
+	}{
+		{[]float64{0.1}, nil, 0.7, 0.95, "1 drop proportions for 0"},
+		{[]float64{1}, []float64{1}, 0.7, 0.95, "want a value in [0, 1)"},
+		{[]float64{nan}, []float64{1}, 0.7, 0.95, "drop proportion 0 is NaN"},
+		{nil, nil, 1, 0.95, "minimum correlation 1"},
+		{nil, nil, 0.7, 1, "certainty 1"},
+	} {
+		_, err := CorrelationStability(bad.d, bad.c, bad.min, bad.cert)
+		if err == nil || !strings.HasPrefix(err.Error(), "pairwise: ") || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("CorrelationStability(%v, %v, %v, %v): error %v, want %q", bad.d, bad.c, bad.min, bad.cert, err, bad.want)
+		}
+	}
+}
+
+func TestStabilityCorrelation(t *testing.T) {
+	nan := math.NaN()
+	for _, tc := range []struct {
+		x, y []float64
+		want float64
+	}{
+		{[]float64{1, 2, 3}, []float64{2, 4, 6}, 1},
+		{[]float64{1, 2, 3}, []float64{3, 2, 1}, -1},
+		// By hand: x = (0, 1, 0, 1), y = (0, 0, 1, 1) are uncorrelated.
+		{[]float64{0, 1, 0, 1}, []float64{0, 0, 1, 1}, 0},
+		// Constant sides give 0, as bootnet's cor0.
+		{[]float64{0.1, 0.1, 0.1}, []float64{1, 2, 3}, 0},
+		// Entries with a NaN on either side are left out.
+		{[]float64{1, nan, 3, 4}, []float64{1, 7, 3, nan}, 1},
+		{[]float64{1, nan}, []float64{1, 2}, nan},
+	} {
+		if got := stabilityCorrelation(tc.x, tc.y); !sameFloat(got, tc.want, 1e-15) {
+			t.Errorf("stabilityCorrelation(%v, %v) = %v, want %v", tc.x, tc.y, got, tc.want)
+		}
+	}
+}
+
+// fakeTable is the observation table of N rows of one variable pattern
+// each (distinct rows, so that weights are counts of observations).
+func fakeTable(t *testing.T, n, N int) *obsTable {
+	t.Helper()
+	rows := make([][]int, N)
+	for m := range rows {
+		rows[m] = make([]int, n)
+		for i := range rows[m] {
+			rows[m][i] = (m >> i) & 1
+		}
+	}
+	s, err := NewSamples(2, rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab, err := newObsTable("test", s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tab
+}
+
+// TestBootstrapCSConstructed runs the case-dropping bootstrap with a fake
+// learner whose estimate is the full-data network when at most 40% of the
+// cases are dropped and an unrelated network otherwise, so that the CS
+// coefficient of every statistic must be the largest drop level ≤ 0.4 that
+// bootnet's defaults test: 0.05 + 4·0.7/9 = 0.3611..., as 1 − 639/1000.
+func TestBootstrapCSConstructed(t *testing.T) {
+	const n, N = 6, 1000
+	tab := fakeTable(t, 10, N)
+	tab.n = n
+	good := []Edge{{0, 1, 0.9}, {0, 2, 0.7}, {0, 3, -0.5}, {1, 4, 0.3}, {4, 5, 0.2}, {2, 3, 0.6}}
+	bad := []Edge{{5, 4, 0.1}, {5, 3, -0.2}, {5, 2, 0.5}, {0, 1, -0.3}, {1, 2, 0.9}, {3, 4, 0.7}, {0, 5, 0.4}}
+	gw, gc := networkStats(n, good)
+	bw, bc := networkStats(n, bad)
+	gs, bs := statVectors(gw, gc), statVectors(bw, bc)
+	for i := range gs {
+		if c := stabilityCorrelation(bs[i], gs[i]); !(c < 0.7) {
+			t.Fatalf("test design: the unrelated network's %s correlates %v with the full one", bootStatistics[i], c)
+		}
+	}
+	var seen []float64
+	fit := func(ctx context.Context, s *Samples) ([]Edge, error) {
+		drop := 1 - s.TotalWeight()/N
+		if drop <= 0.4 {
+			return good, nil
+		}
+		return bad, nil
+	}
+	opts := BootstrapOptions{Resamples: -1, CaseDrops: 200, Progress: func(done, total int) {
+		seen = append(seen, float64(done))
+	}}
+	res, err := bootstrapWith(context.Background(), tab, good, rand.NewPCG(1, 2), opts, 3, fit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := 1 - 639.0/1000
+	for i, cs := range res.CaseDrop.CS {
+		if math.Abs(cs-want) > 1e-15 {
+			t.Errorf("CS(%s) = %v, want %v", res.CaseDrop.Statistics[i], cs, want)
+		}
+	}
+	if len(res.CaseDrop.Levels) != 10 {
+		t.Fatalf("%d levels, want bootnet's 10", len(res.CaseDrop.Levels))
+	}
+	for _, l := range res.CaseDrop.Levels {
+		if l.Resamples != 20 {
+			t.Errorf("level %v: %d resamples, want 200/10", l.Drop, l.Resamples)
+		}
+		for i, st := range l.Stable {
+			if wantStable := boolFloat(l.Drop <= 0.4); st != wantStable {
+				t.Errorf("level %v, %s: stable share %v, want %v", l.Drop, bootStatistics[i], st, wantStable)
+			}
+		}
+	}
+	if len(seen) != 201 || seen[0] != 0 || seen[200] != 200 {
+		t.Errorf("progress: %d calls, first %v, last %v; want 201 from 0 to 200", len(seen), seen[0], seen[len(seen)-1])
+	}
+	for i := 1; i < len(seen); i++ {
+		if seen[i] != seen[i-1]+1 {
+			t.Fatalf("progress not increasing by one: %v", seen)
+		}
+	}
+}
+
+func boolFloat(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// TestBootstrapNonparametric checks the resampling itself with a fake
+// learner whose one edge weighs the mean of variable 0 in the resample: the
+// bootstrap distribution of a mean of N = 1000 balanced 0/1 values has
+// standard deviation 0.5/√N, so the 95% percentile interval is about ±1.96
+// of it around 1/2. With 1000 resamples the quantiles' own Monte Carlo error
+// is near 5% of the half-width; 15% is allowed. Each resample must also hold
+// exactly N observations.
+func TestBootstrapNonparametric(t *testing.T) {
+	const N = 1000
+	tab := fakeTable(t, 10, N) // variable 0 alternates 0, 1: mean 1/2
+	tab.n = 2
+	fit := func(ctx context.Context, s *Samples) ([]Edge, error) {
+		if s.TotalWeight() != N {
+			return nil, errors.New("resample of the wrong size")
+		}
+		var sum float64
+		for m := 0; m < s.Len(); m++ {
+			sum += s.Weight(m) * float64(s.At(m, 0))
+		}
+		return []Edge{{0, 1, sum / N}}, nil
+	}
+	res, err := bootstrapWith(context.Background(), tab, []Edge{{0, 1, 0.5}}, rand.NewPCG(5, 6), BootstrapOptions{CaseDrops: -1}, 2, fit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := res.Edges[0]
+	half := 1.96 * 0.5 / math.Sqrt(N)
+	if math.Abs(e.Mean-0.5) > 0.1*half || math.Abs((0.5-e.Lower)/half-1) > 0.15 || math.Abs((e.Upper-0.5)/half-1) > 0.15 {
+		t.Errorf("edge %+v: want mean 0.5 and interval 0.5 ± %.4f", e, half)
+	}
+	if e.Selected != 1 || res.CaseDrop != nil || res.Resamples != DefaultBootstrapResamples {
+		t.Errorf("selected %v, case drop %v, resamples %d", e.Selected, res.CaseDrop, res.Resamples)
+	}
+	// Strength of both nodes is the edge weight.
+	for _, nd := range res.Nodes {
+		if nd.Statistic == "strength" && nd.Mean != e.Mean {
+			t.Errorf("node %+v: mean strength differs from the edge mean %v", nd, e.Mean)
+		}
+	}
+}
+
+// bootModel is a small Ising model of two item clusters joined by a weak
+// negative edge.
+func bootModel(t testing.TB) *Model {
+	a := mat.NewSymDense(6, nil)
+	for _, e := range []struct {
+		i, j int
+		w    float64
+	}{{0, 1, 0.5}, {1, 2, 0.4}, {0, 2, 0.3}, {3, 4, 0.5}, {4, 5, 0.45}, {2, 3, -0.3}} {
+		a.SetSym(e.i, e.j, e.w)
+	}
+	m, err := NewIsing(a, []float64{0.2, -0.1, 0, 0.1, -0.2, 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func bootSamples(t testing.TB, m *Model, N int, seed uint64) *Samples {
+	ex, err := NewExactSampler(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := ex.Sample(rand.NewPCG(seed, 99), N)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestBootstrapDeterministic runs the real learner: results depend on the
+// source, not on the number of workers.
+func TestBootstrapDeterministic(t *testing.T) {
+	s := bootSamples(t, bootModel(t), 400, 1)
+	run := func(workers int, seed uint64) *BootstrapResult {
+		res, err := Bootstrap(context.Background(), s, rand.NewPCG(seed, 3), BootstrapOptions{Resamples: 8, CaseDrops: 10, Workers: workers})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	a, b := run(1, 7), run(3, 7)
+	if !reflect.DeepEqual(a.Edges, b.Edges) || !reflect.DeepEqual(a.Nodes, b.Nodes) || !reflect.DeepEqual(a.CaseDrop, b.CaseDrop) {
+		t.Error("1 and 3 workers give different results")
+	}
+	if c := run(2, 8); reflect.DeepEqual(a.Edges, c.Edges) {
+		t.Error("another seed gives the same intervals")
+	}
+	// The strong within-cluster edges are found in every resample.
+	if e := a.Edges[pairIndex(6, 0, 1)]; e.Selected != 1 || !(e.Lower > 0) {
+		t.Errorf("edge (0, 1): %+v, want selected in every resample with a positive interval", e)
+	}
+	if a.Fit == nil || len(a.Fit.Edges) == 0 {
+		t.Error("no full-data fit")
+	}
+	var buf bytes.Buffer
+	if err := a.WriteCSV(&buf); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	// header + 15 pairs + 4·6 node lines + 10 levels·5 statistics
+	if len(lines) != 1+15+24+50 || !strings.HasPrefix(lines[0], "section,statistic,node1") {
+		t.Errorf("CSV: %d lines, header %q", len(lines), lines[0])
+	}
+	buf.Reset()
+	if err := a.WriteCaseDropCSV(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Count(buf.String(), "\n"); got != 11 {
+		t.Errorf("case-drop CSV: %d lines, want 11", got)
+	}
+	js, err := json.Marshal(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back map[string]any
+	if err := json.Unmarshal(js, &back); err != nil || back["case_drop"] == nil || back["edges"] == nil {
+		t.Errorf("JSON round trip: %v, %v", err, back["case_drop"])
+	}
+}
+
+func TestBootstrapFixTuning(t *testing.T) {
+	s := bootSamples(t, bootModel(t), 400, 2)
+	res, err := Bootstrap(context.Background(), s, rand.NewPCG(1, 1), BootstrapOptions{Resamples: 4, CaseDrops: -1, FixTuning: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Fit.Tuning != nil {
+		t.Errorf("FixTuning: the reference fit chose its tuning from the data (%+v)", res.Fit.Tuning)
+	}
+}
+
+func TestBootstrapCancel(t *testing.T) {
+	s := bootSamples(t, bootModel(t), 400, 3)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, err := Bootstrap(ctx, s, rand.NewPCG(1, 1), BootstrapOptions{Resamples: 50, CaseDrops: 50, Workers: 2, Progress: func(done, total int) {
+		if done == 2 {
+			cancel()
+		}
+	}})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("error %v, want context.Canceled", err)
+	}
+}
+
+func TestBootstrapErrors(t *testing.T) {
+	s := bootSamples(t, bootModel(t), 50, 4)
+	frac, err := NewWeightedSamples(2, [][]int{{0, 1}, {1, 0}}, []float64{0.5, 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, tc := range []struct {
+		s    *Samples
+		src  rand.Source
+		opts BootstrapOptions
+		want string
+	}{
+		{nil, rand.NewPCG(1, 1), BootstrapOptions{}, "nil samples"},
+		{s, nil, BootstrapOptions{}, "nil source"},
+		{frac, rand.NewPCG(1, 1), BootstrapOptions{}, "weight 0.5"},
+		{s, rand.NewPCG(1, 1), BootstrapOptions{Workers: -1}, "Workers = -1"},
+		{s, rand.NewPCG(1, 1), BootstrapOptions{Level: 1}, "Level = 1"},
+		{s, rand.NewPCG(1, 1), BootstrapOptions{Certainty: 2}, "Certainty = 2"},
+		{s, rand.NewPCG(1, 1), BootstrapOptions{MinCorrelation: math.NaN()}, "MinCorrelation = NaN"},
+		{s, rand.NewPCG(1, 1), BootstrapOptions{DropProportions: []float64{0.5, 1}}, "DropProportions[1] = 1"},
+		{s, rand.NewPCG(1, 1), BootstrapOptions{DropProportions: []float64{0.99}}, "keeps 1 of 50"},
+		{s, rand.NewPCG(1, 1), BootstrapOptions{Options: []Option{WithWidth(-1)}}, "WithWidth"},
+	} {
+		_, err := Bootstrap(ctx, tc.s, tc.src, tc.opts)
+		if err == nil || !strings.HasPrefix(err.Error(), "pairwise: ") || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Bootstrap(%+v): error %v, want %q", tc.opts, err, tc.want)
+		}
+	}
+}
+
+// questionnaireModel is a 25-item Ising model shaped like a personality
+// questionnaire: five scales of five items with positive within-scale
+// couplings (0.2 to 0.5 on the spin scale, where about 70% of the pairs of
+// a scale are edges) and a few weak negative couplings across scales.
+func questionnaireModel(t testing.TB, seed uint64) *Model {
+	r := rand.New(rand.NewPCG(seed, 7))
+	const n = 25
+	a := mat.NewSymDense(n, nil)
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			if i/5 == j/5 {
+				if r.Float64() < 0.7 {
+					a.SetSym(i, j, 0.2+0.3*r.Float64())
+				}
+			} else if r.Float64() < 0.04 {
+				a.SetSym(i, j, -(0.15 + 0.2*r.Float64()))
+			}
+		}
+	}
+	th := make([]float64, n)
+	for i := range th {
+		th[i] = 0.4 * (2*r.Float64() - 1)
+	}
+	m, err := NewIsing(a, th)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestBootstrapTiming is the measurement of the issue: 1000 nonparametric
+// and 1000 case-dropping resamples of a 25-item, 2500-person binary file.
+// It takes minutes, so it runs only with PAIRWISE_LONG=1 (and not under
+// -short). PAIRWISE_BOOT_FIX=1 fixes the tuning (BootstrapOptions.FixTuning);
+// PAIRWISE_BOOT_N=r runs r resamples of each kind instead.
+func TestBootstrapTiming(t *testing.T) {
+	if testing.Short() || os.Getenv("PAIRWISE_LONG") == "" {
+		t.Skip("long measurement: set PAIRWISE_LONG=1")
+	}
+	m := questionnaireModel(t, 1)
+	s := bootSamples(t, m, 2500, 11)
+	opts := BootstrapOptions{FixTuning: os.Getenv("PAIRWISE_BOOT_FIX") != ""}
+	if v, err := strconv.Atoi(os.Getenv("PAIRWISE_BOOT_N")); err == nil {
+		opts.Resamples, opts.CaseDrops = v, v // a shorter run, for profiles
+	}
+	cpu0 := processCPU()
+	start := time.Now()
+	res, err := Bootstrap(context.Background(), s, rand.NewPCG(1, 2), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	el := time.Since(start)
+	t.Logf("FixTuning %v: %d + %d resamples of n = 25, N = 2500 in %v wall, %v CPU (%d edges in the full fit)",
+		opts.FixTuning, res.Resamples, len(res.CaseDrop.Resamples), el, processCPU()-cpu0, len(res.Fit.Edges))
+	for i, st := range res.CaseDrop.Statistics {
+		t.Logf("CS(%s) = %.3f", st, res.CaseDrop.CS[i])
+	}
+}
+
+// processCPU returns the user and system CPU time of the process so far
+// (Linux: /proc/self/stat, in clock ticks of 10 ms; 0 elsewhere), so that a
+// measurement on a shared machine can be told from its wall time.
+func processCPU() time.Duration {
+	b, err := os.ReadFile("/proc/self/stat")
+	if err != nil {
+		return 0
+	}
+	// The fields after the command name (which ends at the last ')'):
+	// state is field 3, utime 14 and stime 15.
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	ut, err1 := strconv.Atoi(f[11])
+	st, err2 := strconv.Atoi(f[12])
+	if err1 != nil || err2 != nil {
+		return 0
+	}
+	return time.Duration(ut+st) * 10 * time.Millisecond
+}
