@@ -75,9 +75,9 @@ type BootstrapOptions struct {
 	// in Options are overridden: resamples run in parallel, one goroutine
 	// a fit.
 	Options []Option
-	// FixTuning, when set, fits every resample with the width λ̂ and the
+	// FixTuning, when set, fits every resample with the widths λ̂_i and the
 	// minimum edge weight η̂ that the learner chose on the full data
-	// (Result.Width and Result.MinEdgeWeight, given as WithWidth and
+	// (NodeFit.Width and Result.MinEdgeWeight, given as WithNodeWidths and
 	// WithMinEdgeWeight before Options, so that a λ or η in Options still
 	// wins), and the full-data estimate that the resamples are compared
 	// with is refitted the same way. A fit then skips the selection of the
@@ -308,7 +308,13 @@ func Bootstrap(ctx context.Context, s *Samples, src rand.Source, opts BootstrapO
 	}
 	if opts.FixTuning {
 		var fixed []Option
-		if w := fitRes.Width; w > 0 && !math.IsInf(w, 0) {
+		widths := make([]float64, len(fitRes.Nodes))
+		for i, f := range fitRes.Nodes {
+			widths[i] = f.Width
+		}
+		if len(widths) > 0 && !slices.Contains(widths, 0) {
+			fixed = append(fixed, WithNodeWidths(widths)) // each node's λ̂_i
+		} else if w := fitRes.Width; w > 0 && !math.IsInf(w, 0) {
 			fixed = append(fixed, WithWidth(w))
 		}
 		if eta := fitRes.MinEdgeWeight; eta > 0 && !math.IsInf(eta, 0) {

@@ -70,6 +70,8 @@ type run struct {
 	rule    Selection
 	folds   *folds
 	wantEta bool // the edge test chooses the graph (η not given)
+	// widths holds λ_i for each node when WithNodeWidths gave them.
+	widths []float64
 	nodes   []nodeSelection
 	pool    engine.Pool
 }
@@ -106,8 +108,15 @@ func newRun(fn string, s *Samples, opts []Option, ising bool) (*run, error) {
 				fn, b/1e9, s.n, s.k, s.k*(s.k-1)/2, maxWaldBytes/1e9)
 		}
 	}
+	if cfg.widths != nil && math.IsNaN(cfg.radius) {
+		if len(cfg.widths) != s.n {
+			return nil, fmt.Errorf("pairwise: %s: WithNodeWidths: %d widths for %d variables", fn, len(cfg.widths), s.n)
+		}
+		r.widths = cfg.widths
+		cfg.lambda = placeholderWidth
+	}
 	var f *folds
-	if math.IsNaN(cfg.lambda) && math.IsNaN(cfg.radius) {
+	if r.widths == nil && math.IsNaN(cfg.lambda) && math.IsNaN(cfg.radius) {
 		rule := cfg.selection
 		if rule == nil {
 			rule = EBIC{Gamma: DefaultGamma}
@@ -173,6 +182,10 @@ func (r *run) fitNode(ctx context.Context, e *engine.Driver, i int, tasks []engi
 	ns := &r.nodes[i]
 	warm := make([][]float64, len(tasks))
 	iters := 0
+	if r.widths != nil {
+		ns.lambda = r.widths[i]
+		radius = widthRadius(ns.lambda)
+	}
 	if r.spec != nil && len(tasks) > 0 {
 		res, err := runPath(ctx, e, r.spec, r.folds, tasks, widthRadius(1), dfPerGroup, logD, r.fitted.total)
 		if err != nil {
@@ -236,16 +249,20 @@ func (r *run) assemble(ctx context.Context, k int, est [][]float64, fields []flo
 	if r.spec != nil || r.wantEta {
 		tun = &Tuning{n: n, k: k}
 	}
-	if r.spec != nil {
-		tun.Selection = r.rule
-		tun.curves = make([]curve, n)
+	if r.spec != nil || r.widths != nil {
 		lambda = 0
 		for i := range nodes {
 			nodes[i].Width = r.nodes[i].lambda
 			lambda = math.Max(lambda, r.nodes[i].lambda)
-			tun.curves[i] = r.nodes[i].curve
 		}
 		radius = math.NaN() // every node used its own 2λ_i or 2λ_i√k
+	}
+	if r.spec != nil {
+		tun.Selection = r.rule
+		tun.curves = make([]curve, n)
+		for i := range nodes {
+			tun.curves[i] = r.nodes[i].curve
+		}
 	}
 	if r.wantEta {
 		// Keep every pair with a nonzero estimate; the edge test drops

@@ -36,6 +36,7 @@ type config struct {
 	symmetric Symmetrization
 	selection Selection    // selection.go: WithSelection, WithFalseEdgeRate, WithEdgeGap
 	test      WaldTest     // edgetest.go: WithEdgeTest, WithFalseEdgeRate
+	widths    []float64    // WithNodeWidths: λ_i for each node; nil otherwise
 	split     engine.Split // when the engine splits rows among the workers
 
 	errs []error // problems found while applying options
@@ -98,6 +99,33 @@ func (c *config) setAtLeast(dst *int, v, least int, name, unit string) {
 func WithWidth(lambda float64) Option {
 	return optionFunc(func(c *config) {
 		c.setPositive(&c.lambda, lambda, "WithWidth", "the width bound λ must be a finite positive number")
+		c.widths = nil // the last of WithWidth and WithNodeWidths wins
+	})
+}
+
+// WithNodeWidths sets a width λ_i for each node i, in place of one λ for
+// all (WithWidth) or the ones a Selection would choose: node i's
+// regressions are constrained to radius 2λ_i (Algorithm 1) or 2λ_i√k
+// (Algorithm 2). Its use is to refit with the widths a first fit chose
+// (NodeFit.Width), as a bootstrap does, without running the selection
+// again. The slice must have one finite positive entry per variable
+// (checked by the learner, which reports a mismatch as an error); it is
+// copied. Of WithWidth and WithNodeWidths the last given wins; it
+// overrides WithSelection, and WithRadius overrides it. Result.Width is then the largest λ_i and Result.Radius NaN.
+func WithNodeWidths(widths []float64) Option {
+	w := append([]float64(nil), widths...)
+	return optionFunc(func(c *config) {
+		for i, v := range w {
+			if math.IsNaN(v) || math.IsInf(v, 0) || v <= 0 {
+				c.errorf("WithNodeWidths: λ_%d = %v: every width must be a finite positive number", i, v)
+				return
+			}
+		}
+		if len(w) == 0 {
+			c.errorf("WithNodeWidths: no widths")
+			return
+		}
+		c.widths = w
 	})
 }
 

@@ -88,9 +88,13 @@ func LearnPairwiseContext(ctx context.Context, s *Samples, opts ...Option) (*Res
 		for t := range tasks {
 			sol[tasks[t].Alpha*k+tasks[t].Beta] = ws[t]
 		}
+		nodeRadius := radius // the closed form's radius: see LearnPairwise
+		if r.widths != nil {
+			nodeRadius = width(r.widths[i])
+		}
 		for _, ol := range oneLabel {
 			w := make([]float64, n*k)
-			w[i*k] = float64(ol[1]) * radius
+			w[i*k] = float64(ol[1]) * nodeRadius
 			sol[ol[0]] = w
 		}
 		// sumU[j*kk + α*k + b] accumulates Σ_β U^{α,β}(j, b); row i holds
