@@ -72,8 +72,8 @@ type run struct {
 	wantEta bool // the edge test chooses the graph (η not given)
 	// widths holds λ_i for each node when WithNodeWidths gave them.
 	widths []float64
-	nodes   []nodeSelection
-	pool    engine.Pool
+	nodes  []nodeSelection
+	pool   engine.Pool
 }
 
 // nodeSelection is what the stages around the fits learned about node i.
