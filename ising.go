@@ -45,7 +45,7 @@ func LearnIsingContext(ctx context.Context, s *Samples, opts ...Option) (*Result
 		return nil, err
 	}
 	if s.k != 2 {
-		return nil, fmt.Errorf("pairwise: %s: alphabet size k = %d, want 2 (use LearnPairwise or Learn)", fn, s.k)
+		return nil, &AlphabetError{Func: fn, K: s.k, Min: 2, Max: 2}
 	}
 	n := s.n
 	radius := cfg.regressionRadius(2, false)

@@ -99,7 +99,7 @@ func prepare(fn string, s *Samples, opts []Option) (config, error) {
 		return cfg, fmt.Errorf("pairwise: %s: nil samples", fn)
 	}
 	if s.rows == 0 || s.total <= 0 {
-		return cfg, fmt.Errorf("pairwise: %s: no samples", fn)
+		return cfg, errorOf(ErrNoSamples, "pairwise: %s: no samples", fn)
 	}
 	for x, o := range opts {
 		if o == nil {

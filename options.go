@@ -66,25 +66,26 @@ func defaultConfig() config {
 	}
 }
 
-func (c *config) errorf(format string, args ...any) {
-	c.errs = append(c.errs, fmt.Errorf("pairwise: "+format, args...))
+// optionError records that option was called with the invalid value v.
+func (c *config) optionError(option string, v any, reason string) {
+	c.errs = append(c.errs, &OptionError{Option: option, Value: v, Reason: reason})
 }
 
 // setPositive sets *dst to v, the value of option name, when v is finite and
-// positive, and otherwise records the error "pairwise: name(v): why".
+// positive, and otherwise records an OptionError, "pairwise: name(v): why".
 func (c *config) setPositive(dst *float64, v float64, name, why string) {
 	if math.IsNaN(v) || math.IsInf(v, 0) || v <= 0 {
-		c.errorf("%s(%v): %s", name, v, why)
+		c.optionError(name, v, why)
 		return
 	}
 	*dst = v
 }
 
 // setAtLeast sets *dst to v, the value of option name, when v ≥ least, and
-// otherwise records the error "pairwise: name(v): want at least least unit".
+// otherwise records an OptionError, "pairwise: name(v): want at least least unit".
 func (c *config) setAtLeast(dst *int, v, least int, name, unit string) {
 	if v < least {
-		c.errorf("%s(%d): want at least %d %s", name, v, least, unit)
+		c.optionError(name, v, fmt.Sprintf("want at least %d %s", least, unit))
 		return
 	}
 	*dst = v
@@ -248,7 +249,7 @@ func (s Symmetrization) String() string {
 func WithSymmetrization(s Symmetrization) Option {
 	return optionFunc(func(c *config) {
 		if s < Average || s > Or {
-			c.errorf("WithSymmetrization(%d): unknown rule", int(s))
+			c.optionError("WithSymmetrization", s, "unknown rule")
 			return
 		}
 		c.symmetric = s

@@ -64,7 +64,7 @@ func LearnPairwiseContext(ctx context.Context, s *Samples, opts ...Option) (*Res
 		return nil, err
 	}
 	if s.k > 256 {
-		return nil, fmt.Errorf("pairwise: %s: alphabet size k = %d, the learner supports at most 256", fn, s.k)
+		return nil, &AlphabetError{Func: fn, K: s.k, Min: 2, Max: 256}
 	}
 	n, k := s.n, s.k
 	kk := k * k

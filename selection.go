@@ -139,7 +139,7 @@ func (cv CrossValidation) spec() (selSpec, error) {
 		k = DefaultFolds
 	}
 	if k < 2 {
-		return selSpec{}, fmt.Errorf("pairwise: WithSelection(%v): want at least 2 folds", cv)
+		return selSpec{}, &OptionError{Option: "WithSelection", Value: cv, Reason: "want at least 2 folds"}
 	}
 	w, err := checkWidths(cv, cv.Widths)
 	return selSpec{folds: k, widths: w}, err
@@ -179,7 +179,7 @@ func (e EBIC) String() string {
 
 func (e EBIC) spec() (selSpec, error) {
 	if math.IsNaN(e.Gamma) || math.IsInf(e.Gamma, 0) || e.Gamma < 0 {
-		return selSpec{}, fmt.Errorf("pairwise: WithSelection(%v): want a finite γ ≥ 0", e)
+		return selSpec{}, &OptionError{Option: "WithSelection", Value: e, Reason: "want a finite γ ≥ 0"}
 	}
 	w, err := checkWidths(e, e.Widths)
 	return selSpec{ebic: true, gamma: e.Gamma, widths: w}, err
@@ -198,12 +198,12 @@ func checkWidths(s Selection, widths []float64) ([]float64, error) {
 		return DefaultWidths(), nil
 	}
 	if len(widths) == 0 {
-		return nil, fmt.Errorf("pairwise: WithSelection(%v): empty width grid", s)
+		return nil, &OptionError{Option: "WithSelection", Value: s, Reason: "empty width grid"}
 	}
 	w := append([]float64(nil), widths...)
 	for x, v := range w {
 		if math.IsNaN(v) || math.IsInf(v, 0) || v <= 0 {
-			return nil, fmt.Errorf("pairwise: WithSelection(%v): width %d is %v, want a finite positive number", s, x, v)
+			return nil, &OptionError{Option: "WithSelection", Value: s, Reason: fmt.Sprintf("width %d is %v, want a finite positive number", x, v)}
 		}
 	}
 	sort.Float64s(w)
@@ -268,7 +268,7 @@ func WithSelection(s Selection) Option {
 func WithFalseEdgeRate(alpha float64) Option {
 	return optionFunc(func(c *config) {
 		if math.IsNaN(alpha) || alpha <= 0 || alpha >= 1 {
-			c.errorf("WithFalseEdgeRate(%v): want α in (0, 1)", alpha)
+			c.optionError("WithFalseEdgeRate", alpha, "want α in (0, 1)")
 			return
 		}
 		c.alpha = alpha
@@ -568,7 +568,7 @@ func (c *config) selectDefaults(fn string, s *Samples) error {
 	}
 	if needEta && s.k > 2 {
 		if b := waldOneHotBytes(s.n, s.k); b > maxWaldBytes {
-			return fmt.Errorf("pairwise: %s: the edge test that chooses the edges when η is not given needs about %.1f GB a worker at n = %d, k = %d (the inverse Hessians of a node's %d value pairs), more than the %.0f GB it may use: give the minimum edge weight with WithMinEdgeWeight",
+			return errorOf(ErrEdgeTestTooLarge, "pairwise: %s: the edge test that chooses the edges when η is not given needs about %.1f GB a worker at n = %d, k = %d (the inverse Hessians of a node's %d value pairs), more than the %.0f GB it may use: give the minimum edge weight with WithMinEdgeWeight",
 				fn, b/1e9, s.n, s.k, s.k*(s.k-1)/2, maxWaldBytes/1e9)
 		}
 	}
