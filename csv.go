@@ -43,13 +43,15 @@ import (
 //     blank line followed by more data is an error, since it usually means
 //     that files were concatenated or damaged.
 //
-// ReadCSV returns an error naming the line (1-based, the header counts), the
-// column (1-based) and quoting the field for a field that is not an integer,
-// a negative value other than -1, a value above MaxAlphabet-1, a mix of -1
-// with values other than ±1 (naming where each was seen), or a bad header
-// name; an error naming the line for a line with the wrong number of fields,
-// a blank line before the end, or a read error of r; and an error for input
-// without any sample line (empty, blank or header only). It never truncates
+// ReadCSV returns a *ParseError naming the line (1-based, the header
+// counts), the column (1-based) and quoting the field for a field that is
+// not an integer, a negative value other than -1, a value above
+// MaxAlphabet-1, a mix of -1 with values other than ±1 (naming where each
+// was seen), or a bad header name; a *ParseError naming the line (Column 0)
+// for a line with the wrong number of fields or a blank line before the end;
+// an error naming the line for a read error of r; and an error matching
+// ErrNoSamples for input without any sample line (empty, blank or header
+// only). It never truncates
 // a line, however long. It reads r once, streaming, and stores the values
 // compactly as it goes; it does not close r.
 //
@@ -75,10 +77,10 @@ func ReadCSV(r io.Reader) (*Samples, error) {
 // In a header line the first field names the count column; it is ignored
 // (Names returns the n variable names only) and may repeat a variable name.
 //
-// ReadHistogramCSV returns the errors of ReadCSV and, naming the line, an
-// error for a count that is not a number, negative, NaN or infinite, for a
-// line with fewer than two fields, and an error when the counts sum to zero
-// or overflow to infinity.
+// ReadHistogramCSV returns the errors of ReadCSV and a *ParseError for a
+// count that is not a number, negative, NaN or infinite (column 1) and for a
+// line with fewer than two fields (Column 0), and an error when the counts
+// sum to zero or overflow to infinity.
 func ReadHistogramCSV(r io.Reader) (*Samples, error) {
 	return readCSV(r, "ReadHistogramCSV", true)
 }
@@ -234,13 +236,6 @@ func appendCount(dst []byte, c float64) []byte {
 	return strconv.AppendFloat(dst, c, 'g', -1, 64)
 }
 
-// emptyError reports input without any sample; errors.Is matches it to
-// errEmpty.
-type emptyError struct{ msg string }
-
-func (e emptyError) Error() string        { return e.msg }
-func (e emptyError) Is(target error) bool { return target == errEmpty }
-
 // csvParser holds the state of one streaming read.
 type csvParser struct {
 	fn    string
@@ -294,7 +289,7 @@ func readCSVWith(r io.Reader, fn string, hist, merge bool) (*Samples, error) {
 			continue
 		}
 		if blank != 0 {
-			return nil, fmt.Errorf("pairwise: %s: line %d is blank, and blank lines are allowed only at the end of the input", fn, blank)
+			return nil, &ParseError{Func: fn, Line: blank, Reason: "is blank, and blank lines are allowed only at the end of the input"}
 		}
 		p.store.bytesRead += int64(len(line)) + 1
 		if err := p.parseLine(line); err != nil {
@@ -304,12 +299,18 @@ func readCSVWith(r io.Reader, fn string, hist, merge bool) (*Samples, error) {
 	return p.finish()
 }
 
+// errorAt returns a ParseError at column col of the current line (0 for the
+// whole line), quoting value.
+func (p *csvParser) errorAt(col int, value []byte, format string, args ...any) error {
+	return &ParseError{Func: p.fn, Line: p.lineNo, Column: col, Value: string(value), Reason: fmt.Sprintf(format, args...)}
+}
+
 // parseLine handles one non-blank line.
 func (p *csvParser) parseLine(line []byte) error {
 	nf := bytes.Count(line, []byte{','}) + 1
 	if p.fields == 0 {
 		if p.hist && nf < 2 {
-			return fmt.Errorf("pairwise: %s: line %d has %d field, want at least 2 (a count and one variable)", p.fn, p.lineNo, nf)
+			return p.errorAt(0, nil, "has %d field, want at least 2 (a count and one variable)", nf)
 		}
 		p.fields = nf
 		p.n = nf
@@ -322,7 +323,7 @@ func (p *csvParser) parseLine(line []byte) error {
 			return p.parseHeader(line, col, name)
 		}
 	} else if nf != p.fields {
-		return fmt.Errorf("pairwise: %s: line %d has %d fields, want %d", p.fn, p.lineNo, nf, p.fields)
+		return p.errorAt(0, nil, "has %d fields, want %d", nf, p.fields)
 	}
 	p.store.beginRow()
 	for col := 1; col <= p.fields; col++ {
@@ -401,19 +402,19 @@ func (p *csvParser) parseHeader(line []byte, nameCol int, name []byte) error {
 		}
 		switch {
 		case len(field) == 0:
-			return fmt.Errorf("pairwise: %s: line %d, column %d: %q: empty name in the header line", p.fn, p.lineNo, col, orig)
+			return p.errorAt(col, bytes.TrimSpace(orig), "%q: empty name in the header line", orig)
 		case bytes.IndexByte(field, '"') >= 0:
-			return fmt.Errorf("pairwise: %s: line %d, column %d: %q: a name cannot contain a double quote", p.fn, p.lineNo, col, orig)
+			return p.errorAt(col, bytes.TrimSpace(orig), "%q: a name cannot contain a double quote", orig)
 		case p.isValue(field, col):
-			return fmt.Errorf("pairwise: %s: line %d, column %d: %q is a number in the header line (column %d, %q, is not a number, which makes the first line a header of names)",
-				p.fn, p.lineNo, col, orig, nameCol, name)
+			return p.errorAt(col, bytes.TrimSpace(orig), "%q is a number in the header line (column %d, %q, is not a number, which makes the first line a header of names)",
+				orig, nameCol, name)
 		}
 		if p.hist && col == 1 {
 			continue // the name of the count column
 		}
 		name := string(field)
 		if c, dup := seen[name]; dup {
-			return fmt.Errorf("pairwise: %s: line %d, column %d: duplicate name %q (also column %d)", p.fn, p.lineNo, col, name, c)
+			return p.errorAt(col, field, "duplicate name %q (also column %d)", name, c)
 		}
 		seen[name] = col
 		p.names = append(p.names, name)
@@ -458,17 +459,17 @@ func (p *csvParser) parseValue(field []byte, col int) error {
 	v, ok, big := parseInteger(field)
 	switch {
 	case !ok:
-		return fmt.Errorf("pairwise: %s: line %d, column %d: %q is not an integer", p.fn, p.lineNo, col, field)
+		return p.errorAt(col, field, "%q is not an integer", field)
 	case big && field[0] != '-' || v >= MaxAlphabet:
-		return fmt.Errorf("pairwise: %s: line %d, column %d: %q exceeds the largest state %d", p.fn, p.lineNo, col, field, MaxAlphabet-1)
+		return p.errorAt(col, field, "%q exceeds the largest state %d", field, MaxAlphabet-1)
 	case big || v < -1:
-		return fmt.Errorf("pairwise: %s: line %d, column %d: %q is negative, want a state 0..k-1 or a spin -1 or +1", p.fn, p.lineNo, col, field)
+		return p.errorAt(col, field, "%q is negative, want a state 0..k-1 or a spin -1 or +1", field)
 	}
 	switch v {
 	case -1:
 		if p.otherLine != 0 {
-			return fmt.Errorf("pairwise: %s: line %d, column %d: %q is a spin, but line %d, column %d has the state %q; want all spins ±1 or all states 0..k-1",
-				p.fn, p.lineNo, col, field, p.otherLine, p.otherCol, p.otherField)
+			return p.errorAt(col, field, "%q is a spin, but line %d, column %d has the state %q; want all spins ±1 or all states 0..k-1",
+				field, p.otherLine, p.otherCol, p.otherField)
 		}
 		if p.minusLine == 0 {
 			p.minusLine, p.minusCol = p.lineNo, col
@@ -478,8 +479,8 @@ func (p *csvParser) parseValue(field []byte, col int) error {
 		// State 1 and spin +1 are the same stored value.
 	default:
 		if p.minusLine != 0 {
-			return fmt.Errorf("pairwise: %s: line %d, column %d: %q is a state, but line %d, column %d has the spin -1; want all spins ±1 or all states 0..k-1",
-				p.fn, p.lineNo, col, field, p.minusLine, p.minusCol)
+			return p.errorAt(col, field, "%q is a state, but line %d, column %d has the spin -1; want all spins ±1 or all states 0..k-1",
+				field, p.minusLine, p.minusCol)
 		}
 		if p.otherLine == 0 {
 			p.otherLine, p.otherCol, p.otherField = p.lineNo, col, string(field)
@@ -499,11 +500,11 @@ func (p *csvParser) parseCount(field []byte) error {
 	c, err := strconv.ParseFloat(string(field), 64)
 	switch {
 	case err != nil && !isRangeErr(err):
-		return fmt.Errorf("pairwise: %s: line %d, column 1: count %q is not a number", p.fn, p.lineNo, field)
+		return p.errorAt(1, field, "count %q is not a number", field)
 	case math.IsNaN(c) || math.IsInf(c, 0):
-		return fmt.Errorf("pairwise: %s: line %d, column 1: count %q is not a finite number", p.fn, p.lineNo, field)
+		return p.errorAt(1, field, "count %q is not a finite number", field)
 	case c < 0:
-		return fmt.Errorf("pairwise: %s: line %d, column 1: count %q is negative", p.fn, p.lineNo, field)
+		return p.errorAt(1, field, "count %q is negative", field)
 	}
 	p.weights = append(p.weights, c+0) // +0 turns -0 into 0
 	return nil
@@ -512,9 +513,9 @@ func (p *csvParser) parseCount(field []byte) error {
 func (p *csvParser) finish() (*Samples, error) {
 	if p.rows == 0 {
 		if p.header {
-			return nil, emptyError{fmt.Sprintf("pairwise: %s: no samples in input, only a header line", p.fn)}
+			return nil, errorOf(ErrNoSamples, "pairwise: %s: no samples in input, only a header line", p.fn)
 		}
-		return nil, emptyError{fmt.Sprintf("pairwise: %s: no samples in input", p.fn)}
+		return nil, errorOf(ErrNoSamples, "pairwise: %s: no samples in input", p.fn)
 	}
 	k := max(p.maxVal+1, 2)
 	if p.minusLine != 0 {

@@ -176,7 +176,7 @@ func TestReadCSVErrors(t *testing.T) {
 		name  string
 		in    string
 		want  []string // substrings of the error text
-		empty bool     // the error matches errEmpty
+		empty bool     // the error matches ErrNoSamples
 	}{
 		{name: "empty", in: "", want: []string{"ReadCSV", "no samples"}, empty: true},
 		{name: "blank only", in: "\n \r\n\n", want: []string{"no samples"}, empty: true},
@@ -220,8 +220,8 @@ func TestReadCSVErrors(t *testing.T) {
 			if !strings.HasPrefix(err.Error(), "pairwise: ReadCSV: ") {
 				t.Errorf("error %q lacks the prefix %q", err, "pairwise: ReadCSV: ")
 			}
-			if got := errors.Is(err, errEmpty); got != test.empty {
-				t.Errorf("errors.Is(err, errEmpty) = %t, want %t", got, test.empty)
+			if got := errors.Is(err, ErrNoSamples); got != test.empty {
+				t.Errorf("errors.Is(err, ErrNoSamples) = %t, want %t", got, test.empty)
 			}
 		})
 	}
@@ -314,8 +314,8 @@ func TestReadHistogramCSVErrors(t *testing.T) {
 			if !strings.HasPrefix(err.Error(), "pairwise: ReadHistogramCSV: ") {
 				t.Errorf("error %q lacks the prefix %q", err, "pairwise: ReadHistogramCSV: ")
 			}
-			if got := errors.Is(err, errEmpty); got != test.empty {
-				t.Errorf("errors.Is(err, errEmpty) = %t, want %t", got, test.empty)
+			if got := errors.Is(err, ErrNoSamples); got != test.empty {
+				t.Errorf("errors.Is(err, ErrNoSamples) = %t, want %t", got, test.empty)
 			}
 		})
 	}

@@ -59,7 +59,7 @@
 // that knows λ and η. For k > 2 the test keeps an inverse Hessian
 // for each of a node's k(k-1)/2 value pairs; where that would pass 4 GB a
 // worker (k = 21 with n ≥ 79), Learn returns an error asking for
-// WithMinEdgeWeight instead.
+// WithMinEdgeWeight instead (it matches ErrEdgeTestTooLarge).
 //
 // Sparsitron (Klivans and Meka 2017) is available as a baseline backend,
 // WithSolver(Sparsitron{}), as in the paper's Figure 2.
@@ -134,6 +134,18 @@
 // gives the APC-corrected Frobenius norms that rank contacts (RankContacts,
 // ContactPrecision), and MutationEffects the log-odds of every single
 // substitution of a sequence.
+//
+// # Errors
+//
+// Anything a caller can get wrong is a returned error, never a panic, and
+// every message starts with "pairwise: ". The kinds a program may act on
+// are typed: an invalid option is an *OptionError (the option's name, the
+// value, the reason); a problem at a place in a CSV or model file is a
+// *ParseError (line, column, the offending text; set its File to have the
+// message name the file); an alphabet a function does not take is an
+// *AlphabetError; and errors.Is matches ErrNoSamples for input without a
+// sample and ErrEdgeTestTooLarge for an edge test beyond its memory. Match
+// them with errors.As and errors.Is, not by their text.
 //
 // # Where this goes beyond the paper
 //

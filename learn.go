@@ -36,7 +36,7 @@ func prepare(fn string, s *Samples, opts []Option) (config, error) {
 		return cfg, fmt.Errorf("pairwise: %s: nil samples", fn)
 	}
 	if s.rows == 0 || s.total <= 0 {
-		return cfg, fmt.Errorf("pairwise: %s: no samples", fn)
+		return cfg, errorOf(ErrNoSamples, "pairwise: %s: no samples", fn)
 	}
 	if err := checkLearnSize(fn, s.n, s.k); err != nil { // degenerate.go
 		return cfg, err
@@ -97,14 +97,14 @@ func newRun(fn string, s *Samples, opts []Option, ising bool) (*run, error) {
 	}
 	switch {
 	case ising && s.k != 2:
-		return nil, fmt.Errorf("pairwise: %s: alphabet size k = %d, want 2 (use LearnPairwise or Learn)", fn, s.k)
+		return nil, &AlphabetError{Func: fn, K: s.k, Min: 2, Max: 2}
 	case s.k > 256:
-		return nil, fmt.Errorf("pairwise: %s: alphabet size k = %d, the learner supports at most 256", fn, s.k)
+		return nil, &AlphabetError{Func: fn, K: s.k, Min: 2, Max: 256}
 	}
 	r := &run{s: s, b: cfg.backend(), wantEta: math.IsNaN(cfg.eta), nodes: make([]nodeSelection, s.n)}
 	if r.wantEta && s.k > 2 {
 		if b := waldOneHotBytes(s.n, s.k); b > maxWaldBytes {
-			return nil, fmt.Errorf("pairwise: %s: the edge test that chooses the edges when η is not given needs about %.1f GB a worker at n = %d, k = %d (the inverse Hessians of a node's %d value pairs), more than the %.0f GB it may use: give the minimum edge weight with WithMinEdgeWeight",
+			return nil, errorOf(ErrEdgeTestTooLarge, "pairwise: %s: the edge test that chooses the edges when η is not given needs about %.1f GB a worker at n = %d, k = %d (the inverse Hessians of a node's %d value pairs), more than the %.0f GB it may use: give the minimum edge weight with WithMinEdgeWeight",
 				fn, b/1e9, s.n, s.k, s.k*(s.k-1)/2, maxWaldBytes/1e9)
 		}
 	}

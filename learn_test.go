@@ -204,6 +204,7 @@ func TestLearnDiamond(t *testing.T) {
 // luck, and at N = 6000 with the paper's radius that the weight error is of
 // the size the authors report (below 0.2; our median there is about 0.14).
 func TestLearnGridPotts(t *testing.T) {
+	skipUnderRace(t)
 	const k, theta = 4, 0.2
 	m := gridPotts(3, 3, k, theta, rand.New(rand.NewPCG(4, 4)))
 	lambda := m.Width()

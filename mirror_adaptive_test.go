@@ -18,6 +18,7 @@ import (
 // reference to 1e-8, the reported gap against the true suboptimality, and
 // feasibility, as runCase does for 1e-11.
 func TestAdaptiveMirrorMatchesReference(t *testing.T) {
+	skipUnderRace(t)
 	for _, c := range mdCases() {
 		t.Run(c.name, func(t *testing.T) {
 			if c.spins != nil {

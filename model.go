@@ -50,11 +50,8 @@ func NewModel(n, k int) (*Model, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("pairwise: NewModel: n = %d variables, want at least 1", n)
 	}
-	if k < 2 {
-		return nil, fmt.Errorf("pairwise: NewModel: alphabet size k = %d, want at least 2", k)
-	}
-	if k > MaxAlphabet {
-		return nil, fmt.Errorf("pairwise: NewModel: alphabet size k = %d exceeds the limit %d", k, MaxAlphabet)
+	if k < 2 || k > MaxAlphabet {
+		return nil, &AlphabetError{Func: "NewModel", K: k, Min: 2, Max: MaxAlphabet}
 	}
 	if err := checkModelSize("NewModel", n, k, 0); err != nil {
 		return nil, err

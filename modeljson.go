@@ -108,8 +108,8 @@ func (m *Model) UnmarshalJSON(data []byte) error {
 // the comment at the top of modeljson.go, and the README, describe every
 // member. ReadModel reads r to its end; it does not close r.
 //
-// It returns an error naming the line and column (1-based, columns counted
-// in bytes) and the JSON path of the problem, such as
+// It returns a *ParseError naming the line and column (1-based, columns
+// counted in bytes) and the JSON path of the problem, such as
 //
 //	pairwise: ReadModel: line 6, column 5: couplings[1].w[0]: 3 entries, want k = 2
 //
@@ -494,14 +494,10 @@ func describeToken(tok json.Token) string {
 	return fmt.Sprintf("%v", tok)
 }
 
-// errorf returns an error at position at.
+// errorf returns a *ParseError at position at.
 func (p *modelParser) errorf(at pos, format string, args ...any) error {
 	line, col := lineCol(p.data, at.off)
-	msg := fmt.Sprintf(format, args...)
-	if at.path != "" {
-		msg = at.path + ": " + msg
-	}
-	return fmt.Errorf("pairwise: %s: line %d, column %d: %s", p.fn, line, col, msg)
+	return &ParseError{Func: p.fn, Line: line, Column: col, Path: at.path, Reason: fmt.Sprintf(format, args...)}
 }
 
 // decodeErr turns an error of the JSON decoder, met while reading the value

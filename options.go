@@ -66,25 +66,26 @@ func defaultConfig() config {
 	}
 }
 
-func (c *config) errorf(format string, args ...any) {
-	c.errs = append(c.errs, fmt.Errorf("pairwise: "+format, args...))
+// optionError records that option was called with the invalid value v.
+func (c *config) optionError(option string, v any, reason string) {
+	c.errs = append(c.errs, &OptionError{Option: option, Value: v, Reason: reason})
 }
 
 // setPositive sets *dst to v, the value of option name, when v is finite and
-// positive, and otherwise records the error "pairwise: name(v): why".
+// positive, and otherwise records an OptionError, "pairwise: name(v): why".
 func (c *config) setPositive(dst *float64, v float64, name, why string) {
 	if math.IsNaN(v) || math.IsInf(v, 0) || v <= 0 {
-		c.errorf("%s(%v): %s", name, v, why)
+		c.optionError(name, v, why)
 		return
 	}
 	*dst = v
 }
 
 // setAtLeast sets *dst to v, the value of option name, when v ≥ least, and
-// otherwise records the error "pairwise: name(v): want at least least unit".
+// otherwise records an OptionError, "pairwise: name(v): want at least least unit".
 func (c *config) setAtLeast(dst *int, v, least int, name, unit string) {
 	if v < least {
-		c.errorf("%s(%d): want at least %d %s", name, v, least, unit)
+		c.optionError(name, v, fmt.Sprintf("want at least %d %s", least, unit))
 		return
 	}
 	*dst = v
@@ -117,12 +118,12 @@ func WithNodeWidths(widths []float64) Option {
 	return optionFunc(func(c *config) {
 		for i, v := range w {
 			if math.IsNaN(v) || math.IsInf(v, 0) || v <= 0 {
-				c.errorf("WithNodeWidths: λ_%d = %v: every width must be a finite positive number", i, v)
+				c.optionError("WithNodeWidths", w, fmt.Sprintf("λ_%d = %v: every width must be a finite positive number", i, v))
 				return
 			}
 		}
 		if len(w) == 0 {
-			c.errorf("WithNodeWidths: no widths")
+			c.optionError("WithNodeWidths", w, "no widths")
 			return
 		}
 		c.widths = w
@@ -241,7 +242,7 @@ func WithMaxIterations(n int) Option {
 func WithSymmetrization(s Symmetrization) Option {
 	return optionFunc(func(c *config) {
 		if s < Average || s > Or {
-			c.errorf("WithSymmetrization(%d): unknown rule", int(s))
+			c.optionError("WithSymmetrization", s, "unknown rule")
 			return
 		}
 		c.symmetric = s
@@ -262,7 +263,7 @@ func WithSelection(s Selection) Option {
 func WithEdgeTest(t WaldTest) Option {
 	return optionFunc(func(c *config) {
 		if a := t.FalseEdgeRate; math.IsNaN(a) || a < 0 || a >= 1 {
-			c.errorf("WithEdgeTest(%v): want a FalseEdgeRate α in (0, 1)", t)
+			c.optionError("WithEdgeTest", t, "want a FalseEdgeRate α in (0, 1)")
 			return
 		}
 		c.test = t
@@ -276,7 +277,7 @@ func WithEdgeTest(t WaldTest) Option {
 func WithFalseEdgeRate(alpha float64) Option {
 	return optionFunc(func(c *config) {
 		if math.IsNaN(alpha) || alpha <= 0 || alpha >= 1 {
-			c.errorf("WithFalseEdgeRate(%v): want α in (0, 1)", alpha)
+			c.optionError("WithFalseEdgeRate", alpha, "want α in (0, 1)")
 			return
 		}
 		c.test.FalseEdgeRate = alpha

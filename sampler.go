@@ -696,10 +696,11 @@ type gibbsConfig struct {
 }
 
 // setAtLeast sets *dst to v, the value of option name, when v ≥ least, and
-// otherwise records the error "name(v): want at least least unit".
+// otherwise records an OptionError, "pairwise: NewGibbsSampler: name(v):
+// want at least least unit".
 func (c *gibbsConfig) setAtLeast(dst *int, v, least int, name, unit string) {
 	if v < least {
-		c.errs = append(c.errs, fmt.Errorf("%s(%d): want at least %d %s", name, v, least, unit))
+		c.errs = append(c.errs, &OptionError{Func: "NewGibbsSampler", Option: name, Value: v, Reason: fmt.Sprintf("want at least %d %s", least, unit)})
 		return
 	}
 	*dst = v
@@ -746,7 +747,7 @@ func GibbsWorkers(p int) GibbsOption {
 // NewGibbsSampler returns a Gibbs sampler for m configured by opts (see
 // GibbsBurnIn, GibbsThin, GibbsChains and GibbsWorkers). It returns an error
 // for a nil model, a nil option, or an invalid option value, naming the
-// option.
+// option (an *OptionError; several are joined with errors.Join).
 func NewGibbsSampler(m *Model, opts ...GibbsOption) (*GibbsSampler, error) {
 	const fn = "NewGibbsSampler"
 	if m == nil {
@@ -760,7 +761,7 @@ func NewGibbsSampler(m *Model, opts ...GibbsOption) (*GibbsSampler, error) {
 		o.applyGibbs(&cfg)
 	}
 	if len(cfg.errs) > 0 {
-		return nil, fmt.Errorf("pairwise: %s: %w", fn, errors.Join(cfg.errs...))
+		return nil, errors.Join(cfg.errs...) // OptionErrors, each naming fn
 	}
 	n, k := m.n, m.k
 	g := &GibbsSampler{

@@ -321,6 +321,7 @@ func stateIndex(s *Samples, m int) int {
 // level alpha: a correct sampler fails with probability at most alpha for a
 // random seed (the seeds are fixed, so the outcome is reproducible).
 func TestExactSamplerDistribution(t *testing.T) {
+	skipUnderRace(t)
 	const alpha = 1e-6
 	n := 200000
 	if testing.Short() {

@@ -1,7 +1,6 @@
 package pairwise
 
 import (
-	"errors"
 	"fmt"
 	"math"
 )
@@ -67,14 +66,11 @@ func NewWeightedSamples(k int, rows [][]int, weights []float64) (*Samples, error
 }
 
 func newSamples(fn string, k int, rows [][]int, weights []float64) (*Samples, error) {
-	if k < 2 {
-		return nil, fmt.Errorf("pairwise: %s: alphabet size k = %d, want at least 2", fn, k)
-	}
-	if k > MaxAlphabet {
-		return nil, fmt.Errorf("pairwise: %s: alphabet size k = %d exceeds the limit %d", fn, k, MaxAlphabet)
+	if k < 2 || k > MaxAlphabet {
+		return nil, &AlphabetError{Func: fn, K: k, Min: 2, Max: MaxAlphabet}
 	}
 	if len(rows) == 0 {
-		return nil, fmt.Errorf("pairwise: %s: no rows", fn)
+		return nil, errorOf(ErrNoSamples, "pairwise: %s: no rows", fn)
 	}
 	n := len(rows[0])
 	if n == 0 {
@@ -230,6 +226,3 @@ func (s *Samples) Weights() []float64 {
 	}
 	return out
 }
-
-// errEmpty is returned by readers for input without any sample.
-var errEmpty = errors.New("pairwise: no samples in input")

@@ -133,7 +133,7 @@ func (cv CrossValidation) spec() (selSpec, error) {
 		k = DefaultFolds
 	}
 	if k < 2 {
-		return selSpec{}, fmt.Errorf("pairwise: WithSelection(%v): want at least 2 folds", cv)
+		return selSpec{}, &OptionError{Option: "WithSelection", Value: cv, Reason: "want at least 2 folds"}
 	}
 	w, err := checkWidths(cv, cv.Widths)
 	return selSpec{folds: k, widths: w}, err
@@ -173,7 +173,7 @@ func (e EBIC) String() string {
 
 func (e EBIC) spec() (selSpec, error) {
 	if math.IsNaN(e.Gamma) || math.IsInf(e.Gamma, 0) || e.Gamma < 0 {
-		return selSpec{}, fmt.Errorf("pairwise: WithSelection(%v): want a finite γ ≥ 0", e)
+		return selSpec{}, &OptionError{Option: "WithSelection", Value: e, Reason: "want a finite γ ≥ 0"}
 	}
 	w, err := checkWidths(e, e.Widths)
 	return selSpec{ebic: true, gamma: e.Gamma, widths: w}, err
@@ -192,12 +192,12 @@ func checkWidths(s Selection, widths []float64) ([]float64, error) {
 		return DefaultWidths(), nil
 	}
 	if len(widths) == 0 {
-		return nil, fmt.Errorf("pairwise: WithSelection(%v): empty width grid", s)
+		return nil, &OptionError{Option: "WithSelection", Value: s, Reason: "empty width grid"}
 	}
 	w := append([]float64(nil), widths...)
 	for x, v := range w {
 		if math.IsNaN(v) || math.IsInf(v, 0) || v <= 0 {
-			return nil, fmt.Errorf("pairwise: WithSelection(%v): width %d is %v, want a finite positive number", s, x, v)
+			return nil, &OptionError{Option: "WithSelection", Value: s, Reason: fmt.Sprintf("width %d is %v, want a finite positive number", x, v)}
 		}
 	}
 	sort.Float64s(w)

@@ -168,6 +168,7 @@ func TestEdgeMixtureOddInputs(t *testing.T) {
 // chance and 18 errors from the measured count. The exact recoveries must
 // not drop by more than 2 of 40 (measured: 7 against 5).
 func TestEdgeMixtureSmallSamples(t *testing.T) {
+	skipUnderRace(t)
 	m := diamondIsing(10, 0.2)
 	var errMix, errGap, exMix, exGap int
 	for r := 0; r < 40; r++ {
@@ -212,6 +213,7 @@ func TestEdgeMixtureSmallSamples(t *testing.T) {
 // room for the gap rule's own rate of a few per hundred runs and fails the
 // unguarded mixture by far.
 func TestEdgeMixtureFewEdges(t *testing.T) {
+	skipUnderRace(t)
 	a := mat.NewSymDense(12, nil)
 	a.SetSym(0, 1, 0.3)
 	m, err := NewIsing(a, nil)

@@ -152,6 +152,7 @@ func TestRefitMatchesBruteForce(t *testing.T) {
 // set before the run from the study's margin of 6 in 20 (this run: 9
 // against 2), and a refit that added nothing fails it.
 func TestRefitPower(t *testing.T) {
+	skipUnderRace(t)
 	if testing.Short() {
 		t.Skip("40 learns of a 49-node model")
 	}

@@ -360,6 +360,7 @@ func TestEdgeTestStandardErrors(t *testing.T) {
 // first-stage one only by the spins the refit leaves out, so the rate
 // should stay near α, and the same bounds apply.
 func TestEdgeTestFalseEdges(t *testing.T) {
+	skipUnderRace(t)
 	m, _ := NewModel(6, 2)
 	bad05, bad01 := 0, 0
 	for r := 0; r < 60; r++ {
@@ -427,6 +428,7 @@ func TestGapThreshold(t *testing.T) {
 // equal counts; the bounds (at least 10 with, at most 6 without, 6 apart)
 // sit about 1.3 binomial standard deviations inside the measured counts.
 func TestEdgeGapSmallSamples(t *testing.T) {
+	skipUnderRace(t)
 	m := gridPotts(3, 3, 2, 0.2, rand.New(rand.NewPCG(1, 0)))
 	with, without := 0, 0
 	for r := 0; r < 40; r++ {

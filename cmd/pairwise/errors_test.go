@@ -2,11 +2,15 @@ package main
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/mrfkit/pairwise"
 )
 
 // runCmd runs the command in-process with args and returns the exit code,
@@ -101,6 +105,11 @@ func TestCommandErrors(t *testing.T) {
 		{"bad symmetrisation", []string{"learn", "-sym", "max", good}, []string{`-sym "max"`}},
 		{"zero workers", []string{"learn", "-workers", "0", good}, []string{"-workers 0: want at least 1"}},
 		{"negative lambda", []string{"learn", "-lambda", "-1", "-eta", "0.1", good}, []string{"pairwise learn: -lambda -1: the width bound λ must be a finite positive number"}},
+		{"zero eta", []string{"learn", "-lambda", "1", "-eta", "0", good}, []string{"pairwise learn: -eta 0: the edge weight bound η must be a finite positive number"}},
+		{"negative radius", []string{"learn", "-radius", "-2", "-eta", "0.1", good}, []string{"pairwise learn: -radius -2: the radius must be a finite positive number"}},
+		{"zero tolerance", []string{"learn", "-tol", "0", good}, []string{"pairwise learn: -tol 0: want a finite positive tolerance"}},
+		{"zero iterations", []string{"learn", "-max-iter", "0", good}, []string{"pairwise learn: -max-iter 0: want at least 1 iteration"}},
+		{"two bad options", []string{"learn", "-lambda", "-1", "-eta", "0", good}, []string{"pairwise learn: -lambda -1: the width bound", "\n-eta 0: the edge weight bound"}},
 		{"bad selection rule", []string{"learn", "-select", "aic", good}, []string{`-select "aic": want cv or ebic`}},
 		{"one fold", []string{"learn", "-select", "cv", "-folds", "1", good}, []string{"-folds 1: want at least 2"}},
 		{"negative gamma", []string{"learn", "-select", "ebic", "-gamma", "-1", good}, []string{"-gamma -1: want γ ≥ 0"}},
@@ -121,7 +130,7 @@ func TestCommandErrors(t *testing.T) {
 		{"no model argument", []string{"sample"}, []string{"missing the MODEL file"}},
 		{"zero samples", []string{"sample", "-n", "0", model}, []string{"-n 0: want at least one sample"}},
 		{"Gibbs flag without -gibbs", []string{"sample", "-thin", "3", model}, []string{"-thin applies to the Gibbs sampler: add -gibbs"}},
-		{"negative burn-in", []string{"sample", "-gibbs", "-burnin", "-1", model}, []string{"GibbsBurnIn(-1): want at least 0 sweeps"}},
+		{"negative burn-in", []string{"sample", "-gibbs", "-burnin", "-1", model}, []string{"pairwise sample: -burnin -1: want at least 0 sweeps"}},
 		{"spins for k 3", []string{"sample", "-spins", writeFile(t, dir, "k3.json", `{"n": 1, "k": 3, "couplings": [], "fields": [[0, 0, 0]]}`)}, []string{"-spins: the model has k = 3 states"}},
 		{"learn reads a model", []string{"learn", model}, []string{model + ": line 1, column 1: ", "double quote"}},
 		{"unknown command", []string{"lern", good}, []string{`pairwise: unknown command "lern"`}},
@@ -161,5 +170,78 @@ func TestHelp(t *testing.T) {
 				t.Errorf("help of %s lacks a usage line or an example:\n%s", c.name, stderr)
 			}
 		})
+	}
+}
+
+// badOptions gives, for every option of optionFlags, a value the library
+// refuses, and how to call the library with it.
+var badOptions = map[string]func() error{
+	"WithWidth":         func() error { return learnErr(pairwise.WithWidth(-1)) },
+	"WithMinEdgeWeight": func() error { return learnErr(pairwise.WithMinEdgeWeight(0)) },
+	"WithRadius":        func() error { return learnErr(pairwise.WithRadius(-1)) },
+	"WithTolerance":     func() error { return learnErr(pairwise.WithTolerance(0)) },
+	"WithMaxIterations": func() error { return learnErr(pairwise.WithMaxIterations(0)) },
+	"WithWorkers":       func() error { return learnErr(pairwise.WithWorkers(0)) },
+	"WithFalseEdgeRate": func() error { return learnErr(pairwise.WithFalseEdgeRate(2)) },
+	"WithSelection":     func() error { return learnErr(pairwise.WithSelection(pairwise.CrossValidation{Folds: 1})) },
+	"GibbsBurnIn":       func() error { return gibbsErr(pairwise.GibbsBurnIn(-1)) },
+	"GibbsThin":         func() error { return gibbsErr(pairwise.GibbsThin(0)) },
+	"GibbsChains":       func() error { return gibbsErr(pairwise.GibbsChains(0)) },
+}
+
+func learnErr(o pairwise.Option) error {
+	s, err := pairwise.NewSamples(2, [][]int{{0, 1}, {1, 1}, {0, 0}})
+	if err != nil {
+		return err
+	}
+	_, err = pairwise.Learn(s, o)
+	return err
+}
+
+func gibbsErr(o pairwise.GibbsOption) error {
+	m, err := pairwise.NewModel(2, 2)
+	if err != nil {
+		return err
+	}
+	_, err = pairwise.NewGibbsSampler(m, o)
+	return err
+}
+
+// TestFlagHint checks that every option of optionFlags, given a value the
+// library refuses, is restated with its flag and the value, "-lambda -1:
+// ...", from the library's OptionError; and that the other errors lose the
+// package's prefix, with the flag that avoids a too large edge test.
+func TestFlagHint(t *testing.T) {
+	for option, flag := range optionFlags {
+		bad, ok := badOptions[option]
+		if !ok {
+			t.Errorf("%s (%s): no bad value in badOptions", option, flag)
+			continue
+		}
+		err := bad()
+		var oe *pairwise.OptionError
+		if !errors.As(err, &oe) || oe.Option != option {
+			t.Errorf("%s: the library's error %v is not an OptionError for it", option, err)
+			continue
+		}
+		want := fmt.Sprintf("%s %v: %s", flag, oe.Value, oe.Reason)
+		if got := flagHint(err).Error(); got != want {
+			t.Errorf("%s: flagHint gives %q, want %q", option, got, want)
+		}
+	}
+
+	// An option the command does not set keeps its own name.
+	if got, want := flagHint(&pairwise.OptionError{Option: "WithSymmetrization", Value: 7, Reason: "unknown rule"}).Error(), "WithSymmetrization(7): unknown rule"; got != want {
+		t.Errorf("unmapped option: %q, want %q", got, want)
+	}
+
+	s, err := pairwise.NewSamples(256, [][]int{{0, 255}, {1, 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = pairwise.Learn(s, pairwise.WithWidth(1))
+	got := flagHint(err).Error()
+	if !errors.Is(err, pairwise.ErrEdgeTestTooLarge) || strings.HasPrefix(got, "pairwise:") || !strings.HasSuffix(got, "with WithMinEdgeWeight (flag -eta)") {
+		t.Errorf("edge test too large: %q, want the message without the prefix, naming -eta", got)
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"regexp"
+
+	"github.com/mrfkit/pairwise"
 )
 
 // stdinName is how errors name standard input.
@@ -79,7 +81,15 @@ var libPrefix = regexp.MustCompile(`^pairwise: [A-Za-z.]+: `)
 
 // fileError restates an error of a package reader for the command's user:
 // "FILE: line 3, column 2: ..." in place of "pairwise: ReadCSV: line 3, ...".
+// A *pairwise.ParseError is told the file's name and names the place
+// itself; the reader's other errors (no samples, a read error) lose the
+// package's prefix to the file's name.
 func fileError(name string, err error) error {
+	var pe *pairwise.ParseError
+	if errors.As(err, &pe) {
+		pe.File = name
+		return pe
+	}
 	return fmt.Errorf("%s: %s", name, libPrefix.ReplaceAllString(err.Error(), ""))
 }
 

@@ -256,29 +256,47 @@ func selectionOptions(set map[string]bool, rule string, folds int, gamma, alpha 
 	return opts, nil
 }
 
-// optionFlags maps the options the library names in its errors to the flags
-// that set them.
-var optionFlags = []struct{ option, flag string }{
-	{"WithWidth", "-lambda"},
-	{"WithMinEdgeWeight", "-eta"},
-	{"WithRadius", "-radius"},
-	{"WithTolerance", "-tol"},
-	{"WithMaxIterations", "-max-iter"},
-	{"WithWorkers", "-workers"},
-	{"WithFalseEdgeRate", "-alpha"},
-	{"WithSelection", "-select"},
+// optionFlags maps the options of the library to the flags that set them:
+// the learner's, which learn passes, and the Gibbs sampler's, which sample
+// passes.
+var optionFlags = map[string]string{
+	"WithWidth":         "-lambda",
+	"WithMinEdgeWeight": "-eta",
+	"WithRadius":        "-radius",
+	"WithTolerance":     "-tol",
+	"WithMaxIterations": "-max-iter",
+	"WithWorkers":       "-workers",
+	"WithFalseEdgeRate": "-alpha",
+	"WithSelection":     "-select",
+	"GibbsBurnIn":       "-burnin",
+	"GibbsThin":         "-thin",
+	"GibbsChains":       "-chains",
 }
 
-// flagHint restates a learner error for the command line: the package
-// prefix goes, and every option the error names is followed by its flag.
+// flagHint restates an error of the library for the command line: an
+// invalid option (a *pairwise.OptionError) is named by its flag, "-lambda
+// -1: the width bound λ must be ...", the error of an edge test too large
+// to run names the flag that avoids it, and the package's prefix goes from
+// the other messages. Several errors joined by errors.Join are restated
+// one a line.
 func flagHint(err error) error {
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		var lines []string
+		for _, e := range joined.Unwrap() {
+			lines = append(lines, flagHint(e).Error())
+		}
+		return errors.New(strings.Join(lines, "\n"))
+	}
+	var oe *pairwise.OptionError
+	if errors.As(err, &oe) {
+		if flag, ok := optionFlags[oe.Option]; ok {
+			return fmt.Errorf("%s %v: %s", flag, oe.Value, oe.Reason)
+		}
+		return fmt.Errorf("%s(%v): %s", oe.Option, oe.Value, oe.Reason)
+	}
 	msg := libPrefixes.ReplaceAllString(err.Error(), "")
-	for _, of := range optionFlags {
-		// "WithWidth(-1): ..." becomes "-lambda -1: ...", and "pass
-		// WithWidth" becomes "pass WithWidth (flag -lambda)".
-		call := regexp.MustCompile(regexp.QuoteMeta(of.option) + `\(([^)]*)\)`)
-		msg = call.ReplaceAllString(msg, of.flag+" $1")
-		msg = strings.ReplaceAll(msg, of.option, of.option+" (flag "+of.flag+")")
+	if errors.Is(err, pairwise.ErrEdgeTestTooLarge) {
+		msg += " (flag " + optionFlags["WithMinEdgeWeight"] + ")"
 	}
 	return errors.New(msg)
 }
@@ -325,13 +343,20 @@ func readSamples(path string, histogram, merge bool, stderr io.Writer, quiet boo
 	}
 	bar.Finish()
 	if err != nil {
-		err = fileError(in.name, err)
-		if !histogram && strings.Contains(err.Error(), ", column 1: ") && strings.Contains(err.Error(), "is not an integer") {
-			err = fmt.Errorf("%w (if the first column holds counts, pass -histogram)", err)
+		var pe *pairwise.ParseError
+		if !histogram && errors.As(err, &pe) && pe.Column == 1 && isCount(pe.Value) {
+			return nil, "", fmt.Errorf("%w (if the first column holds counts, pass -histogram)", fileError(in.name, err))
 		}
-		return nil, "", err
+		return nil, "", fileError(in.name, err)
 	}
 	return s, in.name, nil
+}
+
+// isCount reports whether a field that is not a state could be a count of
+// a histogram: a number, but not an integer state.
+func isCount(field string) bool {
+	_, err := strconv.ParseFloat(field, 64)
+	return err == nil
 }
 
 // firstField returns the first field of the first line that r holds in its
