@@ -17,24 +17,22 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/mrfkit/pairwise/internal/cli"
 )
 
 // command is one subcommand: its name, a one-line summary and its entry point.
-type command struct {
-	name, summary string
-	run           func(args []string, stdout, stderr io.Writer) error
-}
+type command = cli.Command
 
 var commands = []command{
-	{"reproduce", "rerun the paper's experiments (Figures 1 and 2, with Sparsitron) and draw the figures", runReproduce},
-	{"tuning", "compare the tuning-free learner (no λ, no η) with the oracle and with CV baselines", runTuning},
-	{"compare", "learn a ../shared/bench data file with its true λ, η; print a JSON line like the baselines'", runCompare},
-	{"scaling", "fit the exponents of time against N, n and k from go test -bench output and draw them", runScaling},
+	{Name: "reproduce", Summary: "rerun the paper's experiments (Figures 1 and 2, with Sparsitron) and draw the figures", Run: runReproduce},
+	{Name: "tuning", Summary: "compare the tuning-free learner (no λ, no η) with the oracle and with CV baselines", Run: runTuning},
+	{Name: "compare", Summary: "learn a ../shared/bench data file with its true λ, η; print a JSON line like the baselines'", Run: runCompare},
+	{Name: "scaling", Summary: "fit the exponents of time against N, n and k from go test -bench output and draw them", Run: runScaling},
 }
 
 func main() {
@@ -43,59 +41,22 @@ func main() {
 
 // run dispatches to a subcommand and returns the process exit code.
 func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help" {
-		usage(stderr)
-		if len(args) == 0 {
-			return 2
-		}
-		return 0
-	}
-	for _, c := range commands {
-		if c.name == args[0] {
-			err := c.run(args[1:], stdout, stderr)
-			switch {
-			case err == nil, errors.Is(err, flag.ErrHelp):
-				return 0
-			default:
-				fmt.Fprintf(stderr, "study %s: %v\n", c.name, err)
-				return 1
-			}
-		}
-	}
-	fmt.Fprintf(stderr, "study: unknown command %q\n\n", args[0])
-	usage(stderr)
-	return 2
+	return cli.Main("study", commands, usage, args, stdout, stderr)
 }
 
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "study runs the research harnesses of github.com/mrfkit/pairwise (run it from study/).")
 	fmt.Fprintln(w, "\nUsage: go run . COMMAND [flags]\n\nCommands:")
-	for _, c := range commands {
-		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
-	}
+	cli.Usage(w, commands)
 	fmt.Fprintln(w, "\nRun 'go run . COMMAND -h' for a command's flags.")
 }
 
-// newFlagSet returns the flag set of subcommand name. It reports errors on
-// stderr, and its usage message, printed for -h and after a flag error, is
-// usage followed by the flags and their defaults.
+// newFlagSet returns the flag set of subcommand name (cli.NewFlagSet).
 func newFlagSet(name, usage string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, usage, "\nFlags:\n")
-		fs.PrintDefaults()
-	}
-	return fs
+	return cli.NewFlagSet(name, usage, stderr)
 }
 
 // parseNoArgs parses the flags of a subcommand that takes no arguments.
 func parseNoArgs(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
-	}
-	return nil
+	return cli.ParseNoArgs(fs, args, fmt.Errorf)
 }

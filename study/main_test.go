@@ -38,12 +38,12 @@ func TestUsage(t *testing.T) {
 		t.Errorf("-h: exit %d, want 0", code)
 	}
 	for _, c := range commands {
-		if !strings.Contains(stderr, "  "+c.name+" ") {
-			t.Errorf("-h does not list %q:\n%s", c.name, stderr)
+		if !strings.Contains(stderr, "  "+c.Name+" ") {
+			t.Errorf("-h does not list %q:\n%s", c.Name, stderr)
 		}
-		code, _, help := runCmd(t, c.name, "-h")
-		if code != 0 || !strings.Contains(help, "Usage: go run . "+c.name) {
-			t.Errorf("%s -h: exit %d, stderr %q; want 0 and its usage", c.name, code, help)
+		code, _, help := runCmd(t, c.Name, "-h")
+		if code != 0 || !strings.Contains(help, "Usage: go run . "+c.Name) {
+			t.Errorf("%s -h: exit %d, stderr %q; want 0 and its usage", c.Name, code, help)
 		}
 	}
 	if code, _, stderr := runCmd(t, "learn"); code != 2 || !strings.Contains(stderr, `unknown command "learn"`) {

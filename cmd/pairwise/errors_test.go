@@ -161,13 +161,13 @@ func TestCommandErrors(t *testing.T) {
 func TestHelp(t *testing.T) {
 	t.Parallel()
 	for _, c := range commands {
-		t.Run(c.name, func(t *testing.T) {
-			code, _, stderr := runCmd(t, c.name, "-h")
+		t.Run(c.Name, func(t *testing.T) {
+			code, _, stderr := runCmd(t, c.Name, "-h")
 			if code != 0 {
 				t.Errorf("exit code %d, want 0", code)
 			}
-			if !strings.Contains(stderr, "Usage: pairwise "+c.name) || !strings.Contains(stderr, "Example") {
-				t.Errorf("help of %s lacks a usage line or an example:\n%s", c.name, stderr)
+			if !strings.Contains(stderr, "Usage: pairwise "+c.Name) || !strings.Contains(stderr, "Example") {
+				t.Errorf("help of %s lacks a usage line or an example:\n%s", c.Name, stderr)
 			}
 		})
 	}

@@ -10,6 +10,7 @@ import (
 	"regexp"
 
 	"github.com/mrfkit/pairwise"
+	"github.com/mrfkit/pairwise/internal/cli"
 )
 
 // stdinName is how errors name standard input.
@@ -133,28 +134,14 @@ func usageError(format string, args ...any) error {
 	return fmt.Errorf(format, args...)
 }
 
-// newFlagSet returns the flag set of subcommand name. It reports errors on
-// stderr, and its usage message, printed for -h and after a flag error, is
-// usage followed by the flags and their defaults.
+// newFlagSet returns the flag set of subcommand name (cli.NewFlagSet).
 func newFlagSet(name, usage string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, usage, "\nFlags:\n")
-		fs.PrintDefaults()
-	}
-	return fs
+	return cli.NewFlagSet(name, usage, stderr)
 }
 
 // parseNoArgs parses the flags of a subcommand that takes no arguments.
 func parseNoArgs(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return usageError("unexpected argument %q", fs.Arg(0))
-	}
-	return nil
+	return cli.ParseNoArgs(fs, args, usageError)
 }
 
 // parseOneFile parses the flags of subcommand cmd, which takes exactly one

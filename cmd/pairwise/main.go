@@ -19,23 +19,20 @@
 package main
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/mrfkit/pairwise/internal/cli"
 )
 
 // command is one subcommand: its name, a one-line summary and its entry point.
-type command struct {
-	name, summary string
-	run           func(args []string, stdout, stderr io.Writer) error
-}
+type command = cli.Command
 
 var commands = []command{
-	{"demo", "learn the paper's 3x3 grid from exact samples and report the result", runDemo},
-	{"learn", "learn the graph and couplings from a CSV file of samples; write edges, DOT or a model", runLearn},
-	{"sample", "draw samples of a model JSON file (exact, or Gibbs) and write them as CSV", runSample},
+	{Name: "demo", Summary: "learn the paper's 3x3 grid from exact samples and report the result", Run: runDemo},
+	{Name: "learn", Summary: "learn the graph and couplings from a CSV file of samples; write edges, DOT or a model", Run: runLearn},
+	{Name: "sample", Summary: "draw samples of a model JSON file (exact, or Gibbs) and write them as CSV", Run: runSample},
 }
 
 func main() {
@@ -44,37 +41,12 @@ func main() {
 
 // run dispatches to a subcommand and returns the process exit code.
 func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help" {
-		usage(stderr)
-		if len(args) == 0 {
-			return 2
-		}
-		return 0
-	}
-	for _, c := range commands {
-		if c.name == args[0] {
-			err := c.run(args[1:], stdout, stderr)
-			switch {
-			case err == nil:
-				return 0
-			case errors.Is(err, flag.ErrHelp):
-				return 0
-			default:
-				fmt.Fprintf(stderr, "pairwise %s: %v\n", c.name, err)
-				return 1
-			}
-		}
-	}
-	fmt.Fprintf(stderr, "pairwise: unknown command %q\n\n", args[0])
-	usage(stderr)
-	return 2
+	return cli.Main("pairwise", commands, usage, args, stdout, stderr)
 }
 
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "pairwise learns discrete pairwise graphical models (Ising and Potts) from samples.")
 	fmt.Fprintln(w, "\nUsage: pairwise COMMAND [flags]\n\nCommands:")
-	for _, c := range commands {
-		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
-	}
+	cli.Usage(w, commands)
 	fmt.Fprintln(w, "\nRun 'pairwise COMMAND -h' for a command's flags.")
 }

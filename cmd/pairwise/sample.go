@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"strconv"
 
 	"github.com/mrfkit/pairwise"
+	"github.com/mrfkit/pairwise/internal/cli"
 )
 
 // sampleChunk is the number of exact samples drawn and written at a time,
@@ -125,26 +125,8 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 	})
 }
 
-// writeRows writes the rows of s to w as CSV lines, one write a line, without
-// a header: states 0..k-1, or spins -1/+1 (2z-1) when spins is true.
+// writeRows writes the rows of s to w as CSV lines without a header
+// (cli.WriteRows).
 func writeRows(w io.Writer, s *pairwise.Samples, spins bool) error {
-	var line []byte
-	var row []int
-	for r := 0; r < s.Len(); r++ {
-		row = s.Row(row, r)
-		line = line[:0]
-		for i, v := range row {
-			if i > 0 {
-				line = append(line, ',')
-			}
-			if spins {
-				v = 2*v - 1
-			}
-			line = strconv.AppendInt(line, int64(v), 10)
-		}
-		if _, err := w.Write(append(line, '\n')); err != nil {
-			return err
-		}
-	}
-	return nil
+	return cli.WriteRows(w, s, spins)
 }
