@@ -77,15 +77,7 @@ func foldConstant(s *Samples, est [][]float64, fields []float64, nodes []NodeFit
 		if value[j] >= 0 {
 			clear(est[j])
 		}
-		f := fields[j*k : (j+1)*k]
-		mean := 0.0
-		for _, t := range f {
-			mean += t
-		}
-		mean /= float64(k)
-		for a := range f {
-			f[a] -= mean
-		}
+		centre(fields[j*k : (j+1)*k])
 	}
 }
 

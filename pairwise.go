@@ -148,18 +148,22 @@ func centreRows(w []float64, n, k, bias int) {
 		if j == bias {
 			continue
 		}
-		row := w[j*k : (j+1)*k]
-		mean := 0.0
-		for _, v := range row {
-			mean += v
-		}
-		mean /= float64(k)
-		for b := range row {
-			row[b] -= mean
-		}
-		moved += mean
+		moved += centre(w[j*k : (j+1)*k])
 	}
 	for b := 0; b < k; b++ {
 		w[bias*k+b] += moved
 	}
+}
+
+// centre subtracts the mean of v from each entry and returns the mean.
+func centre(v []float64) float64 {
+	mean := 0.0
+	for _, x := range v {
+		mean += x
+	}
+	mean /= float64(len(v))
+	for a := range v {
+		v[a] -= mean
+	}
+	return mean
 }
