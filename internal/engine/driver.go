@@ -414,6 +414,7 @@ func gatherRowsInto(s *Rows, rowsA, rowsB []int32, withStates bool, yb, cb []flo
 // Pool hands out worker scratch; its zero value is ready to use.
 type Pool struct{ p sync.Pool }
 
+// Get returns a worker's scratch, reused when one is free.
 func (wp *Pool) Get() *Work {
 	if w, ok := wp.p.Get().(*Work); ok {
 		return w
@@ -421,6 +422,7 @@ func (wp *Pool) Get() *Work {
 	return new(Work)
 }
 
+// Put returns w for reuse by a later Get.
 func (wp *Pool) Put(w *Work) { wp.p.Put(w) }
 
 // sameSlice reports whether a and b are the same slice (both nil, or the

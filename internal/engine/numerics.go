@@ -33,6 +33,7 @@ func CopyBack(w, x []float64) {
 	copy(w, x)
 }
 
+// Dot returns Σ a_i b_i over the length of a.
 func Dot(a, b []float64) float64 {
 	s := 0.0
 	for i, v := range a {
