@@ -115,7 +115,7 @@ func (gc *groupCodes) gatherRows(dst []uint16, rows []int32) []uint16 {
 }
 
 // codedDesign is the design of one regression over group codes: node bias's
-// regression on [z_-bias, 1], as spins (dimension n, one coordinate a
+// Regression on [z_-bias, 1], as spins (dimension n, one coordinate a
 // variable, x = ±1 and the bias column 1) or one-hot (dimension n·k, row
 // bias the bias row read as state 0). It implements the methods of the
 // solve layouts (Dim, GroupSize, Margins, Gradient) with the same meaning;
@@ -283,7 +283,7 @@ func (d *codedDesign) loss(u, y, cw []float64) float64 {
 	return d.sumParts()
 }
 
-// curvature is curvature(v, u, y, cw), in chunks when the design splits
+// Curvature is curvature(v, u, y, cw), in chunks when the design splits
 // its rows.
 func (d *codedDesign) Curvature(v, u, y, cw []float64) float64 {
 	d.dst, d.u, d.y, d.cw = v, u, y, cw

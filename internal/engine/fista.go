@@ -8,7 +8,7 @@ import (
 	"github.com/mrfkit/pairwise/solve"
 )
 
-// linearDesign is what fista needs of a design: the methods of the solve
+// Design is what fista needs of a design: the methods of the solve
 // layouts. solve.Spins, solve.OneHot and *codedDesign have them.
 type Design interface {
 	Dim() int
@@ -17,7 +17,7 @@ type Design interface {
 	Gradient(dst, r []float64)
 }
 
-// regression is one constrained logistic regression for fista: minimise
+// Regression is one constrained logistic regression for fista: minimise
 // Σ_m ĉ_m ln(1 + exp(−y_m ⟨w, x_m⟩)) subject to ‖w‖ ≤ radius, with the
 // normalised weights ĉ (Σ ĉ = 1) and trace = Σ ĉ_m ‖x_m‖₂².
 type Regression struct {
@@ -46,7 +46,7 @@ const (
 // eps is the machine epsilon of float64.
 const eps = 0x1p-52
 
-// fistaWork holds the buffers of fista so that the regressions of one
+// FistaWork holds the buffers of fista so that the regressions of one
 // worker reuse them; the zero value is ready to use. Its seven row buffers
 // (float64 a row each) are also the row scratch of the steps that run
 // before fista (newton, isingMM) or inside it (faceNewton), which borrow
@@ -86,7 +86,7 @@ func (ws *FistaWork) rows(n int) (rows [7][]float64) {
 	return rows
 }
 
-// fista is the Adaptive schedule (see Schedule and accelerated, which runs
+// FISTA is the Adaptive schedule (see Schedule and accelerated, which runs
 // it on the layouts of package solve) on a linearDesign with reusable
 // buffers: the learners' fast path runs it on the table kernels of
 // codedDesign, where it also takes the face steps of faceNewton. Besides
@@ -312,7 +312,7 @@ func fastResiduals(r, sig, u, y, cw []float64) {
 
 // bregmanBound returns hi ≥ logisticBregman(a, b, sig, y, cw) computed
 // without transcendental functions, and a ratio ≥ 1 with
-// logisticBregman ≥ hi/ratio. Row by row, with β = −y_m b_m, δ the change
+// LogisticBregman ≥ hi/ratio. Row by row, with β = −y_m b_m, δ the change
 // −y_m(a_m − b_m) and sp the softplus,
 //
 //	D = sp(β+δ) − sp(β) − sp′(β)δ = ∫₀^δ (δ−τ) sp″(β+τ) dτ,

@@ -10,22 +10,22 @@ import (
 // from the margins, and the exact Euclidean projection onto the constraint
 // balls.
 
-// ctxEvery is how often (in iterations) the solvers poll ctx.Err.
+// CtxEvery is how often (in iterations) the solvers poll ctx.Err.
 const CtxEvery = 8
 
 // Tuning of the Adaptive schedule.
 const (
-	// lShrink multiplies the smoothness estimate L before every step, so
+	// LShrink multiplies the smoothness estimate L before every step, so
 	// that L can follow the curvature down as the iterates settle
 	// (Scheinberg–Goldfarb–Bai); a failed sufficient-decrease test doubles
 	// it. 0.9 costs one failed test in about seven steps.
 	LShrink = 0.9
-	// gapEvery forces a certificate at least this often, whatever the
+	// GapEvery forces a certificate at least this often, whatever the
 	// cheap estimate says.
 	GapEvery = 32
 )
 
-// copyBack copies x into w unless they are the same slice.
+// CopyBack copies x into w unless they are the same slice.
 func CopyBack(w, x []float64) {
 	if len(w) > 0 && &w[0] == &x[0] {
 		return
@@ -42,7 +42,7 @@ func Dot(a, b []float64) float64 {
 	return s
 }
 
-// logisticResiduals sets r_m = ∂/∂u_m of ĉ_m ln(1 + e^{−y_m u_m}), that is
+// LogisticResiduals sets r_m = ∂/∂u_m of ĉ_m ln(1 + e^{−y_m u_m}), that is
 // −ĉ_m y_m σ(b_m) with b_m = −y_m u_m, so that ∇L = Σ r_m x_m, and
 // sig_m = σ(−|b_m|) ≤ 1/2 (accurate to the last digit even where σ(b_m)
 // rounds to 1) for logisticBregman. sig may be nil.
@@ -62,7 +62,7 @@ func LogisticResiduals(r, sig, u, y, cw []float64) {
 	}
 }
 
-// logisticLoss returns Σ ĉ_m ln(1 + e^{−y_m u_m}).
+// LogisticLoss returns Σ ĉ_m ln(1 + e^{−y_m u_m}).
 func LogisticLoss(u, y, cw []float64) float64 {
 	s := 0.0
 	for m, um := range u {
@@ -73,7 +73,7 @@ func LogisticLoss(u, y, cw []float64) float64 {
 	return s
 }
 
-// curvature returns Σ ĉ_m σ′(y_m u_m) v_m², the second derivative of L along
+// Curvature returns Σ ĉ_m σ′(y_m u_m) v_m², the second derivative of L along
 // a direction whose margins are v, at margins u.
 func Curvature(v, u, y, cw []float64) float64 {
 	s := 0.0
@@ -84,7 +84,7 @@ func Curvature(v, u, y, cw []float64) float64 {
 	return s
 }
 
-// logisticBregman returns L(a) − L(b) − ⟨∇L(b), a − b⟩ for the points whose
+// LogisticBregman returns L(a) − L(b) − ⟨∇L(b), a − b⟩ for the points whose
 // margins are a and b, computed row by row by softplusBregman; sig holds
 // σ(−|y_m b_m|) from logisticResiduals at b.
 func LogisticBregman(a, b, sig, y, cw []float64) float64 {
@@ -97,7 +97,7 @@ func LogisticBregman(a, b, sig, y, cw []float64) float64 {
 	return s
 }
 
-// softplusBregman returns D = sp(b+δ) − sp(b) − σ(b)δ ≥ 0 for the softplus
+// SoftplusBregman returns D = sp(b+δ) − sp(b) − σ(b)δ ≥ 0 for the softplus
 // sp(x) = ln(1 + e^x), given s = σ(−|b|), accurately also when δ is tiny,
 // where the difference cancels. D is unchanged by (b, δ) → (−b, −δ), since
 // sp(x) − sp(−x) = x is linear, so b ≤ 0 and s = σ(b) ≤ 1/2 below. For
@@ -122,7 +122,7 @@ func SoftplusBregman(b, s, delta float64) float64 {
 	return math.Max(0, solve.Softplus(b+delta)-math.Log1p(math.Exp(b))-s*delta)
 }
 
-// projectBall replaces x by its Euclidean projection onto the ball
+// ProjectBall replaces x by its Euclidean projection onto the ball
 // {‖x‖ ≤ R} of the l1 norm (gs = 1) or the l2,1 norm with groups of gs
 // coordinates. norms is scratch of length len(x)/gs (nil allocates).
 //
@@ -182,7 +182,7 @@ func ProjectBall(x []float64, gs int, radius float64, norms []float64) {
 	}
 }
 
-// l1Threshold returns τ > 0 with Σ_j (v_j − τ)_+ = R for v ≥ 0 with
+// L1Threshold returns τ > 0 with Σ_j (v_j − τ)_+ = R for v ≥ 0 with
 // Σ v_j = total > R, by Michelot's algorithm: τ = (Σ_A v − R)/|A| over the
 // active set A, dropping from A the v_j ≤ τ until none is dropped. τ only
 // grows, so A shrinks to the exact support in at most len(v) passes. v is
