@@ -525,8 +525,8 @@ func TestSparsitronZeroWeights(t *testing.T) {
 		}
 		c = append(c, w)
 	}
-	p := &solve.Problem[solve.Spins]{X: solve.Spins{X: x, Cols: d, Bias: 0}, Y: y, C: c, Radius: 2, Tol: 1e-6}
-	q := &solve.Problem[solve.Spins]{X: solve.Spins{X: xk, Cols: d, Bias: 0}, Y: yk, Radius: 2, Tol: 1e-6}
+	p := &solve.Problem[solve.Spins]{X: solve.Spins{X: x, Cols: d, Bias: 0}, Y: y, C: c, Radius: 2, Settings: solve.Settings{Tol: 1e-6}}
+	q := &solve.Problem[solve.Spins]{X: solve.Spins{X: xk, Cols: d, Bias: 0}, Y: yk, Radius: 2, Settings: solve.Settings{Tol: 1e-6}}
 	wp, wq := make([]float64, d), make([]float64, d)
 	if _, err := (Sparsitron{}).SolveSpins(context.Background(), p, wp); err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/mrfkit/pairwise/internal/engine"
+	"github.com/mrfkit/pairwise/solve"
 )
 
 // Learn learns the graph and the couplings from samples: the Ising path
@@ -163,7 +164,7 @@ func (r *run) eachNode(ctx context.Context, fit func(ctx context.Context, e *eng
 	return forEachNode(ctx, &sched, r.s.n, func(ctx context.Context, i int) error {
 		wk := r.pool.Get()
 		defer r.pool.Put(wk)
-		e := &engine.Driver{Backend: r.b, Data: r.d, Tol: r.cfg.tol, MaxIter: r.cfg.maxIter, Work: wk}
+		e := &engine.Driver{Backend: r.b, Data: r.d, Settings: solve.Settings{Tol: r.cfg.tol, MaxIter: r.cfg.maxIter}, Work: wk}
 		return fit(ctx, e, i)
 	})
 }

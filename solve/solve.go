@@ -214,7 +214,9 @@ func (o OneHot) bias() int {
 }
 
 // Problem is one constrained logistic regression: minimise L(w) subject to
-// ‖w‖ ≤ Radius (l1 for Spins, l2,1 for OneHot).
+// ‖w‖ ≤ Radius (l1 for Spins, l2,1 for OneHot). The data (the design, the
+// labels, the weights and the radius) are the problem; Settings, embedded,
+// say how far to solve it.
 type Problem[F Layout] struct {
 	X F
 	// Y holds the labels y_m ∈ {-1, +1}, one a row.
@@ -225,11 +227,20 @@ type Problem[F Layout] struct {
 	// Radius is the constraint radius R > 0: 2λ for Algorithm 1, 2λ√k for
 	// Algorithm 2.
 	Radius float64
+	// Settings are the stopping rule: p.Tol and p.MaxIter read them.
+	Settings
+}
+
+// Settings say how far a solver goes, apart from the problem it solves (as
+// gonum's optimize.Settings).
+type Settings struct {
 	// Tol is the target bound on L(w) - L*, certified by the duality gap
-	// (see Gap). A solver stops once the certificate is below Tol.
+	// (see Gap). A solver stops once the certificate is below Tol, with
+	// Status GapBelowTol.
 	Tol float64
 	// MaxIter caps the iterations; a solver that reaches it returns its
-	// iterate with Converged false in its Stats.
+	// iterate with Status IterationLimit (Converged false) in its Stats.
+	// Zero means the solver's default.
 	MaxIter int
 }
 

@@ -163,9 +163,10 @@ func (w *Work) RowScratch(rows int) []float64 { return w.ws.rows(rows)[0] }
 type Driver struct {
 	Backend Backend
 	Data    *Data
-	Tol     float64 // the certificate's target, L(ŵ) − L* ≤ Tol
-	MaxIter int
-	Work    *Work
+	// Settings are every fit's stopping rule: the certificate's target
+	// L(ŵ) − L* ≤ Tol and the iteration cap.
+	solve.Settings
+	Work *Work
 }
 
 // design returns the coded design of node i over codes on the worker's
@@ -300,9 +301,9 @@ func (e *Driver) fit(ctx context.Context, t *Task, c []float64, radius float64, 
 	}
 	if !e.Backend.Fast {
 		if t.Spins != nil {
-			return e.Backend.Spins.Solve(ctx, &solve.Problem[solve.Spins]{X: *t.Spins, Y: t.Y, C: c, Radius: radius, Tol: e.Tol, MaxIter: e.MaxIter}, w)
+			return e.Backend.Spins.Solve(ctx, &solve.Problem[solve.Spins]{X: *t.Spins, Y: t.Y, C: c, Radius: radius, Settings: e.Settings}, w)
 		}
-		return e.Backend.OneHot.Solve(ctx, &solve.Problem[solve.OneHot]{X: *t.OneHot, Y: t.Y, C: c, Radius: radius, Tol: e.Tol, MaxIter: e.MaxIter}, w)
+		return e.Backend.OneHot.Solve(ctx, &solve.Problem[solve.OneHot]{X: *t.OneHot, Y: t.Y, C: c, Radius: radius, Settings: e.Settings}, w)
 	}
 	if err := ctx.Err(); err != nil {
 		return solve.Stats{}, err

@@ -37,7 +37,7 @@ func TestNewtonCertified(t *testing.T) {
 		t.Errorf("newton: %+v, want a certificate within 10 steps", st)
 	}
 	z, y, c, _ := gatherRows(e.Data.Rows, rowsWith(e.Data.Rows, i, 1), rowsWith(e.Data.Rows, i, 3), true)
-	p := &solve.Problem[solve.OneHot]{X: solve.OneHot{Z: z, Groups: 9, K: 4, Bias: i}, Y: y, C: c, Radius: radius, Tol: tol, MaxIter: 100000}
+	p := &solve.Problem[solve.OneHot]{X: solve.OneHot{Z: z, Groups: 9, K: 4, Bias: i}, Y: y, C: c, Radius: radius, Settings: solve.Settings{Tol: tol, MaxIter: 100000}}
 	// The reference: first-order steps alone on the plain layout.
 	cw := make([]float64, len(y))
 	for m := range cw {
@@ -64,7 +64,7 @@ func TestNewtonCertified(t *testing.T) {
 // scratch wk.
 func testEngine(s *Rows, ising bool, tol float64, wk *Work) *Driver {
 	b := Backend{Fast: true}
-	return &Driver{Backend: b, Data: NewData(s, b, ising, 1, DefaultSplit), Tol: tol, MaxIter: 20000, Work: wk}
+	return &Driver{Backend: b, Data: NewData(s, b, ising, 1, DefaultSplit), Settings: solve.Settings{Tol: tol, MaxIter: 20000}, Work: wk}
 }
 
 // chainRows returns count rows of n states over k values drawn along a
