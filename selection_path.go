@@ -157,9 +157,10 @@ func pathTolerance(sp *selSpec, total float64) float64 {
 func runPath(ctx context.Context, e *engine.Driver, sp *selSpec, fo *folds, tasks []engine.Task, perWidth, dfPerGroup, logD, total float64) (pathResult, error) {
 	var res pathResult
 	widths := sp.widths
-	saved := e.Tol
+	saved, newton := e.Tol, e.NoNewton
 	e.Tol = max(e.Tol, min(pathTolerance(sp, total), 100*e.Tol))
-	defer func() { e.Tol = saved }()
+	e.NoNewton = true // see Driver.NoNewton; the final fits take them
+	defer func() { e.Tol, e.NoNewton = saved, newton }()
 	nf := 1
 	if !sp.ebic {
 		nf = fo.k

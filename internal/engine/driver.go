@@ -167,6 +167,11 @@ type Driver struct {
 	// L(ŵ) − L* ≤ Tol and the iteration cap.
 	solve.Settings
 	Work *Work
+	// NoNewton keeps the one-hot fits to first-order steps (with face
+	// steps): a search along a path of widths, whose warm starts sit near
+	// a binding constraint, wastes Newton's Hessians on steps that leave
+	// the ball.
+	NoNewton bool
 }
 
 // design returns the coded design of node i over codes on the worker's
@@ -335,7 +340,7 @@ func (e *Driver) fit(ctx context.Context, t *Task, c []float64, radius float64, 
 		// design, and majorise–minimise steps in their metric start it.
 		p.cov, p.mean, p.covN, p.bias = e.Data.cov, e.Data.mean, n, t.Bias
 		pre.Iterations = isingMM(ctx, p, cd, w, wk)
-	case coded && !cd.spins && e.Data.newton:
+	case coded && !cd.spins && e.Data.newton && !e.NoNewton:
 		// The coordinates each row selects, in increasing order: (j, z_j)
 		// for j ≠ i and (i, 0) for the bias.
 		k := e.Data.Rows.K
