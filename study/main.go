@@ -12,6 +12,7 @@
 //	go run . tuning [flags]          measure the tuning-free learner against the oracle into ../docs/tuning
 //	go run . compare DATA TRUTH      time one ../shared/bench data file, as the baselines do
 //	go run . scaling [flags]         fit and draw the learners' scaling from go test -bench output
+//	go run . psych [flags]           the default against the IsingFit preset on questionnaire-shaped networks
 //
 // Run "go run . COMMAND -h" for the flags and examples of a command.
 package main
@@ -34,6 +35,7 @@ var commands = []command{
 	{"reproduce", "rerun the paper's experiments (Figures 1 and 2, with Sparsitron) and draw the figures", runReproduce},
 	{"tuning", "compare the tuning-free learner (no λ, no η) with the oracle and with CV baselines", runTuning},
 	{"compare", "learn a ../shared/bench data file with its true λ, η; print a JSON line like the baselines'", runCompare},
+	{"psych", "the default against the IsingFit preset on questionnaire-shaped networks, N = 100 to 2500", runPsych},
 	{"scaling", "fit the exponents of time against N, n and k from go test -bench output and draw them", runScaling},
 }
 
