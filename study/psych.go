@@ -52,6 +52,7 @@ func runPsych(args []string, stdout, stderr io.Writer) error {
 	sizes := fs.String("N", "100,250,500,1000,2500", "sample sizes, comma-separated")
 	out := fs.String("out", filepath.Join("..", "docs", "psych"), "output `directory` for power.csv and power.md")
 	workers := fs.Int("workers", 1, "goroutines per learner")
+	export := fs.String("export", "", "also write every truth (truth-SEED.json, a model JSON) and data set (data-SEED-N.csv, answers 0/1 with a header) to this `directory`, and learn nothing")
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
@@ -88,6 +89,12 @@ func runPsych(args []string, stdout, stderr io.Writer) error {
 			if err != nil {
 				return err
 			}
+			if *export != "" {
+				if err := psychExport(*export, m, s, seed, N); err != nil {
+					return err
+				}
+				continue
+			}
 			for _, me := range methods {
 				opts := append(slices.Clip(me.opts), pairwise.WithWorkers(*workers))
 				t0 := time.Now()
@@ -103,12 +110,35 @@ func runPsych(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 	}
+	if *export != "" {
+		return nil
+	}
 	if err := psychCSV(filepath.Join(*out, "power.csv"), rows); err != nil {
 		return err
 	}
 	md := psychSummary(rows, ns, methods[0].name, methods[1].name, *seeds, args)
 	fmt.Fprint(stdout, md)
 	return os.WriteFile(filepath.Join(*out, "power.md"), []byte(md), 0o644)
+}
+
+// psychExport writes a truth and one of its data sets into dir.
+func psychExport(dir string, m *pairwise.Model, s *pairwise.Samples, seed, N int) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	var b strings.Builder
+	if err := m.WriteModel(&b); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("truth-%d.json", seed)), []byte(b.String()), 0o644); err != nil {
+		return err
+	}
+	b.Reset()
+	b.WriteString(strings.Join(m.Names(), ",") + "\n")
+	if err := writeRows(&b, s, false); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, fmt.Sprintf("data-%d-%d.csv", seed, N)), []byte(b.String()), 0o644)
 }
 
 // psychTruth draws a questionnaire-shaped Ising network of 25 items (see
