@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"fmt"
 	"encoding/json"
 	"encoding/xml"
 	"image"
@@ -370,7 +372,7 @@ func TestBootstrapCommand(t *testing.T) {
 	dir := t.TempDir()
 	out1, out2 := filepath.Join(dir, "w1.json"), filepath.Join(dir, "w2.json")
 	ints, stab := filepath.Join(dir, "intervals.svg"), filepath.Join(dir, "stability.png")
-	args := []string{"bootstrap", "-quiet", "-histogram", "-fix", "-n", "20", "-drop", "20", "-seed", "5"}
+	args := []string{"bootstrap", "-quiet", "-histogram", "-fix", "-n", "10", "-drop", "10", "-seed", "5"}
 	if code, _, stderr := runCmd(t, append(args, "-workers", "1", "-o", out1, "-intervals", ints, "-stability", stab, surveyFile)...); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -396,7 +398,7 @@ func TestBootstrapCommand(t *testing.T) {
 	if err := json.Unmarshal(a, &res); err != nil {
 		t.Fatal(err)
 	}
-	if res.Resamples != 20 || len(res.CaseDrop.Resamples) != 20 || len(res.CaseDrop.Levels) != 10 || len(res.CaseDrop.CS) != 5 {
+	if res.Resamples != 10 || len(res.CaseDrop.Resamples) != 10 || len(res.CaseDrop.Levels) != 10 || len(res.CaseDrop.CS) != 5 {
 		t.Errorf("resamples %d, case-drop resamples %d, levels %d, CS %v", res.Resamples, len(res.CaseDrop.Resamples), len(res.CaseDrop.Levels), res.CaseDrop.CS)
 	}
 	if len(res.Edges) != 15 {
@@ -421,8 +423,11 @@ func TestBootstrapCommand(t *testing.T) {
 }
 
 // TestPsychCommandErrors: mistakes on the command line are reported, not
-// run.
+// run, and a run stopped by Ctrl-C (its context cancelled) says so.
 func TestPsychCommandErrors(t *testing.T) {
+	if err := interrupted(fmt.Errorf("pairwise: Bootstrap: %w", context.Canceled)); err.Error() != "interrupted" {
+		t.Errorf("cancelled run: %q, want \"interrupted\"", err)
+	}
 	for _, tc := range []struct {
 		args []string
 		want string
