@@ -3,9 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"encoding/json"
 	"encoding/xml"
+	"fmt"
 	"image"
 	"image/png"
 	"math"
