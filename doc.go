@@ -54,7 +54,10 @@
 // k-ary data, and on sparse Ising data with fewer such pairs, the test keeps
 // the pairs that stand above the widest gap in the statistics just below
 // z*(α). WaldTest's fields turn each stage off.
-// Result.Tuning reports what was chosen. These rules are ours, not the
+// Result.Tuning reports what was chosen. IsingFit returns the options of R's
+// IsingFit rule instead (EBIC γ = 0.25, AND rule, every nonzero coefficient
+// an edge, no test), which finds more edges than the test at small samples
+// (docs/psych). These rules are ours, not the
 // paper's; docs/tuning in the repository measures them against the oracle
 // that knows λ and η. For k > 2 the test keeps an inverse Hessian
 // for each of a node's k(k-1)/2 value pairs; where that would pass 4 GB a

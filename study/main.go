@@ -12,6 +12,7 @@
 //	go run . tuning [flags]          measure the tuning-free learner against the oracle into ../docs/tuning
 //	go run . compare DATA TRUTH      time one ../shared/bench data file, as the baselines do
 //	go run . scaling [flags]         fit and draw the learners' scaling from go test -bench output
+//	go run . psych [flags]           the default against the IsingFit preset on questionnaire-shaped networks
 //
 // Run "go run . COMMAND -h" for the flags and examples of a command.
 package main
@@ -32,6 +33,7 @@ var commands = []command{
 	{Name: "reproduce", Summary: "rerun the paper's experiments (Figures 1 and 2, with Sparsitron) and draw the figures", Run: runReproduce},
 	{Name: "tuning", Summary: "compare the tuning-free learner (no λ, no η) with the oracle and with CV baselines", Run: runTuning},
 	{Name: "compare", Summary: "learn a ../shared/bench data file with its true λ, η; print a JSON line like the baselines'", Run: runCompare},
+	{Name: "psych", Summary: "the default against the IsingFit preset on questionnaire-shaped networks, N = 100 to 2500", Run: runPsych},
 	{Name: "scaling", Summary: "fit the exponents of time against N, n and k from go test -bench output and draw them", Run: runScaling},
 }
 
