@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/mrfkit/pairwise"
+	"github.com/mrfkit/pairwise/internal/draw"
 )
 
 // learnerFlags are the flags of the learner that "network" and "bootstrap"
@@ -133,7 +134,7 @@ func runNetwork(args []string, stdout, stderr io.Writer) error {
 	if !oneOf(*format, networkFormats) {
 		return usageError("-format %q: want one of %s", *format, strings.Join(networkFormats, ", "))
 	}
-	colors, ok := palettes[*palette]
+	colors, ok := draw.Palettes[*palette]
 	if !ok {
 		return usageError("-palette %q: want blue or green", *palette)
 	}
@@ -145,8 +146,8 @@ func runNetwork(args []string, stdout, stderr io.Writer) error {
 	}
 	var picFormat string
 	if *picture != "" {
-		if picFormat, err = pictureFormat(*picture); err != nil {
-			return err
+		if picFormat, err = draw.PictureFormat(*picture); err != nil {
+			return usageError("%v", err)
 		}
 	}
 	var (
@@ -211,13 +212,13 @@ func runNetwork(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		pos, err = readLayout(in.r, names)
+		pos, err = draw.ReadLayout(in.r, names)
 		in.Close()
 		if err != nil {
 			return fmt.Errorf("%s: %v", *layoutIn, err)
 		}
 	} else if *picture != "" || *layoutOut != "" {
-		pos = springLayout(m.Vars(), edges, *seed)
+		pos = draw.SpringLayout(m.Vars(), edges, *seed)
 	}
 	if err := writeOutput(*out, stdout, func(w io.Writer) error {
 		return writeCentrality(w, *format, names, edges, c)
@@ -225,13 +226,13 @@ func runNetwork(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *picture != "" {
-		pic := networkPicture{names: names, edges: edges, pos: pos, size: *size, title: *title, maxWeight: *maxWeight, colors: colors}
-		if err := writeOutput(*picture, stdout, func(w io.Writer) error { return writePicture(w, pic.drawing(), picFormat) }); err != nil {
+		pic := draw.NetworkPicture{Names: names, Edges: edges, Pos: pos, Size: *size, Title: *title, MaxWeight: *maxWeight, Colors: colors}
+		if err := writeOutput(*picture, stdout, func(w io.Writer) error { return draw.WritePicture(w, pic.Drawing(), picFormat) }); err != nil {
 			return err
 		}
 	}
 	if *layoutOut != "" {
-		return writeOutput(*layoutOut, stdout, func(w io.Writer) error { return writeLayout(w, names, pos) })
+		return writeOutput(*layoutOut, stdout, func(w io.Writer) error { return draw.WriteLayout(w, names, pos) })
 	}
 	return nil
 }
@@ -370,16 +371,16 @@ func runBootstrap(args []string, stdout, stderr io.Writer) error {
 		if *nBoot == 0 {
 			return usageError("-intervals needs nonparametric resamples (-n)")
 		}
-		if intFormat, err = pictureFormat(*intervals); err != nil {
-			return err
+		if intFormat, err = draw.PictureFormat(*intervals); err != nil {
+			return usageError("%v", err)
 		}
 	}
 	if *stability != "" {
 		if *nDrop == 0 {
 			return usageError("-stability needs case-dropping resamples (-drop)")
 		}
-		if stabFormat, err = pictureFormat(*stability); err != nil {
-			return err
+		if stabFormat, err = draw.PictureFormat(*stability); err != nil {
+			return usageError("%v", err)
 		}
 	}
 	opts, err := lf.options(set)
@@ -437,12 +438,12 @@ func runBootstrap(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *intervals != "" {
-		if err := writeOutput(*intervals, stdout, func(w io.Writer) error { return writePicture(w, intervalPlot(res), intFormat) }); err != nil {
+		if err := writeOutput(*intervals, stdout, func(w io.Writer) error { return draw.WritePicture(w, draw.IntervalPlot(res), intFormat) }); err != nil {
 			return err
 		}
 	}
 	if *stability != "" {
-		return writeOutput(*stability, stdout, func(w io.Writer) error { return writePicture(w, stabilityPlot(res), stabFormat) })
+		return writeOutput(*stability, stdout, func(w io.Writer) error { return draw.WritePicture(w, draw.StabilityPlot(res), stabFormat) })
 	}
 	return nil
 }

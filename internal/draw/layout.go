@@ -1,4 +1,4 @@
-package main
+package draw
 
 import (
 	"encoding/json"
@@ -25,7 +25,7 @@ type layoutNode struct {
 	Y    float64 `json:"y"`
 }
 
-// springLayout places the n nodes of the network with a force-directed
+// SpringLayout places the n nodes of the network with a force-directed
 // layout, Fruchterman and Reingold's (1991), as qgraph's "spring" layout
 // does: every pair of nodes repels with force k²/d, every edge attracts its
 // ends with force |w|·d²/k (weights relative to the largest |w|), and each
@@ -34,7 +34,7 @@ type layoutNode struct {
 // edges and separate components in the picture. Starting positions come
 // from seed, so the layout is the same for the same seed and network. It
 // returns positions scaled into [0, 1]².
-func springLayout(n int, edges []pairwise.Edge, seed uint64) [][2]float64 {
+func SpringLayout(n int, edges []pairwise.Edge, seed uint64) [][2]float64 {
 	const iters = 500
 	pos := make([][2]float64, n)
 	rng := rand.New(rand.NewPCG(seed, 0x5eed))
@@ -156,8 +156,8 @@ func normalizeLayout(pos [][2]float64) [][2]float64 {
 	return out
 }
 
-// writeLayout writes the positions of the named nodes as layout JSON.
-func writeLayout(w io.Writer, names []string, pos [][2]float64) error {
+// WriteLayout writes the positions of the named nodes as layout JSON.
+func WriteLayout(w io.Writer, names []string, pos [][2]float64) error {
 	l := layoutJSON{Nodes: make([]layoutNode, len(names))}
 	for i, nm := range names {
 		l.Nodes[i] = layoutNode{Name: nm, X: pos[i][0], Y: pos[i][1]}
@@ -167,10 +167,10 @@ func writeLayout(w io.Writer, names []string, pos [][2]float64) error {
 	return enc.Encode(l)
 }
 
-// readLayout reads layout JSON and returns the positions of names, in
+// ReadLayout reads layout JSON and returns the positions of names, in
 // their order. Every name must have a finite position; extra entries are
 // ignored, so one file can fix the layout of a network on fewer items.
-func readLayout(r io.Reader, names []string) ([][2]float64, error) {
+func ReadLayout(r io.Reader, names []string) ([][2]float64, error) {
 	var l layoutJSON
 	dec := json.NewDecoder(r)
 	dec.DisallowUnknownFields()

@@ -1,4 +1,4 @@
-package main
+package draw
 
 import (
 	"cmp"
@@ -55,14 +55,14 @@ func tickLabel(v float64) string {
 	return strconv.FormatFloat(v, 'g', 4, 64)
 }
 
-// intervalPlot draws bootnet's plot of the nonparametric bootstrap: one
+// IntervalPlot draws bootnet's plot of the nonparametric bootstrap: one
 // row a pair that is an edge in the full-data fit or in some resample,
 // sorted by the full-data weight (largest on top), with the percentile
 // interval as a grey bar, the bootstrap mean as a black dot and the
 // full-data weight as a red dot. Pair names are written beside the rows
 // when there are at most 80; more rows are drawn thinner, unnamed, as
 // bootnet draws them.
-func intervalPlot(res *pairwise.BootstrapResult) drawing {
+func IntervalPlot(res *pairwise.BootstrapResult) Drawing {
 	var rows []pairwise.BootstrapEdge
 	lo, hi := 0.0, 0.0
 	for _, e := range res.Edges {
@@ -102,7 +102,7 @@ func intervalPlot(res *pairwise.BootstrapResult) drawing {
 	pad := (hi - lo) * 0.04
 	lo, hi = lo-pad, hi+pad
 	xOf := func(v float64) float64 { return left + (v-lo)/(hi-lo)*plotW }
-	return drawing{width: width, height: height, draw: func(c canvas) {
+	return Drawing{width: width, height: height, draw: func(c canvas) {
 		c.text(float64(width)/2, 16, fmt.Sprintf("edge weights: %d resamples, %.0f%% intervals", res.Resamples, 100*res.Level), 7, anchorMiddle, black)
 		plotBottom := top + rowH*float64(len(rows))
 		for _, t := range niceTicks(lo, hi, 6) {
@@ -137,12 +137,12 @@ func intervalPlot(res *pairwise.BootstrapResult) drawing {
 	}}
 }
 
-// stabilityPlot draws bootnet's case-dropping plot: for each statistic, the
+// StabilityPlot draws bootnet's case-dropping plot: for each statistic, the
 // mean correlation of the resamples' estimates with the full-data estimate
 // at each share of people dropped, with a shaded band from the 2.5% to the
 // 97.5% quantile, the 0.7 line of the CS coefficient, and the CS of each
 // statistic in the legend.
-func stabilityPlot(res *pairwise.BootstrapResult) drawing {
+func StabilityPlot(res *pairwise.BootstrapResult) Drawing {
 	const width, height, left, right, top, bottom = 640, 440, 60.0, 180.0, 40.0, 50.0
 	cd := res.CaseDrop
 	plotW, plotH := width-left-right, height-top-bottom
@@ -173,7 +173,7 @@ func stabilityPlot(res *pairwise.BootstrapResult) drawing {
 	ylo = math.Max(-1, math.Floor(ylo*10)/10)
 	xOf := func(d float64) float64 { return left + d/0.8*plotW }
 	yOf := func(v float64) float64 { return top + (1-v)/(1-ylo)*plotH }
-	return drawing{width: width, height: height, draw: func(c canvas) {
+	return Drawing{width: width, height: height, draw: func(c canvas) {
 		c.text(left+plotW/2, 16, "case-dropping bootstrap: correlation with the full data", 7, anchorMiddle, black)
 		for _, t := range niceTicks(ylo, 1, 5) {
 			c.line(left, yOf(t), left+plotW, yOf(t), 1, lightGrey)

@@ -1,4 +1,9 @@
-package main
+// Package draw holds the pictures of the command pairwise: a canvas that
+// writes SVG as text and PNG with the standard library (its own bitmap
+// font), a force-directed layout, the network picture and bootnet's two
+// plots. It is internal to github.com/mrfkit/pairwise: the library does not
+// draw.
+package draw
 
 import (
 	"bufio"
@@ -37,25 +42,25 @@ const (
 	anchorEnd
 )
 
-// drawing is a picture of a given size drawn by draw.
-type drawing struct {
+// Drawing is a picture of a given size drawn by draw.
+type Drawing struct {
 	width, height int
 	draw          func(c canvas)
 }
 
-// pictureFormat returns "png" or "svg" from the extension of path.
-func pictureFormat(path string) (string, error) {
+// PictureFormat returns "png" or "svg" from the extension of path.
+func PictureFormat(path string) (string, error) {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".png":
 		return "png", nil
 	case ".svg":
 		return "svg", nil
 	}
-	return "", usageError("%s: want a picture file name ending in .png or .svg", path)
+	return "", fmt.Errorf("%s: want a picture file name ending in .png or .svg", path)
 }
 
-// writePicture writes d to w as format ("png" or "svg").
-func writePicture(w io.Writer, d drawing, format string) error {
+// WritePicture writes d to w as format ("png" or "svg").
+func WritePicture(w io.Writer, d Drawing, format string) error {
 	if format == "svg" {
 		return writeSVG(w, d)
 	}
@@ -63,14 +68,14 @@ func writePicture(w io.Writer, d drawing, format string) error {
 }
 
 // writePNG rasterises d on a white background and encodes it as PNG.
-func writePNG(w io.Writer, d drawing) error {
+func writePNG(w io.Writer, d Drawing) error {
 	rc := newRasterCanvas(d.width, d.height)
 	d.draw(rc)
 	return png.Encode(w, rc.img)
 }
 
 // writeSVG writes d as an SVG document.
-func writeSVG(w io.Writer, d drawing) error {
+func writeSVG(w io.Writer, d Drawing) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d">`+"\n", d.width, d.height, d.width, d.height)
 	fmt.Fprintf(bw, `<rect width="%d" height="%d" fill="#ffffff"/>`+"\n", d.width, d.height)
