@@ -161,7 +161,7 @@ func TestReadCSV(t *testing.T) {
 		},
 	} {
 		t.Run(test.name, func(t *testing.T) {
-			s, err := ReadCSV(strings.NewReader(test.in))
+			s, err := readWideCSV(strings.NewReader(test.in))
 			if err != nil {
 				t.Fatalf("ReadCSV: %v", err)
 			}
@@ -186,11 +186,13 @@ func TestReadCSVErrors(t *testing.T) {
 		{name: "too many fields", in: "0,1\n0,1,1\n", want: []string{"line 2 has 3 fields, want 2"}},
 		{name: "letter", in: "0,1\n1,0\n1,x\n", want: []string{`pairwise: ReadCSV: line 3, column 2: "x" is not an integer`}},
 		{name: "decimal", in: "0,1\n1.0,0\n", want: []string{`line 2, column 1: "1.0" is not an integer`}},
-		{name: "empty field", in: "0,1,0\n0,,0\n", want: []string{`line 2, column 2: "" is not an integer`}},
+		{name: "na in a count-free file is fine, x is not", in: "0,NA,0\n0,x,0\n", want: []string{`line 2, column 2: "x" is not an integer (a missing value is written "NA" or "")`}},
 		{name: "trailing comma", in: "0,1\n0,1,\n", want: []string{"line 2 has 3 fields, want 2"}},
 		{name: "space inside", in: "0,1\n0,1 1\n", want: []string{`line 2, column 2: "1 1" is not an integer`}},
 		{name: "sign only", in: "0,1\n-,1\n", want: []string{`line 2, column 1: "-" is not an integer`}},
-		{name: "state too large", in: "0,1\n0,65536\n", want: []string{`line 2, column 2: "65536" exceeds the largest state 65535`}},
+		{name: "state too large", in: "0,1\n0,256\n", want: []string{`line 2, column 2: "256" exceeds the largest state 255: the learners take k ≤ 256 states`}},
+		{name: "state 255 and a missing value", in: "0,255\n0,NA\n", want: []string{`line 2, column 2: "NA" is a missing value, and the file has the state 255`}},
+		{name: "missing value and state 255", in: "0,\n255,1\n", want: []string{`line 2, column 1: "255" is a state, and line 1, column 2 has a missing value`}},
 		{name: "huge number", in: "0,1\n0,99999999999999999999999\n", want: []string{`line 2, column 2: "99999999999999999999999" exceeds`}},
 		{name: "minus two", in: "0,1\n-2,1\n", want: []string{`line 2, column 1: "-2" is negative`}},
 		{name: "huge negative", in: "0,1\n-99999999999999999999999,1\n", want: []string{`line 2, column 1: "-99999999999999999999999" is negative`}},
@@ -290,7 +292,7 @@ func TestReadHistogramCSVErrors(t *testing.T) {
 		{name: "Inf count", in: "1,0\n+Inf,1\n", want: []string{`line 2, column 1: count "+Inf" is not a finite number`}},
 		{name: "overflowing count", in: "1,0\n1e999,1\n", want: []string{`line 2, column 1: count "1e999" is not a finite number`}},
 		{name: "letter count", in: "c,a\n1,0\nx,1\n", want: []string{`line 3, column 1: count "x" is not a number`}},
-		{name: "empty count", in: "1,0\n,1\n", want: []string{`line 2, column 1: count "" is not a number`}},
+		{name: "empty count", in: "1,0\n,1\n", want: []string{`line 2, column 1: count "" is missing`}},
 		{name: "all zero", in: "0,0\n0,1\n", want: []string{"every count is zero"}},
 		{name: "sum overflows", in: "1e308,0\n1e308,1\n", want: []string{"sum to +Inf"}},
 		{name: "one field", in: "3\n", want: []string{"line 1 has 1 field, want at least 2"}},
@@ -374,9 +376,9 @@ func csvRoundTrip(s *Samples) (*Samples, error) {
 		return nil, err
 	}
 	if s.Weighted() {
-		return ReadHistogramCSV(&buf)
+		return readWideHistogramCSV(&buf)
 	}
-	return ReadCSV(&buf)
+	return readWideCSV(&buf)
 }
 
 // wantOf describes s as a csvWant.
@@ -667,9 +669,9 @@ func TestReadCSVCompact(t *testing.T) {
 	}{name: "index grows", in: many.String()})
 	for _, test := range cases {
 		t.Run(test.name, func(t *testing.T) {
-			read, readCompact, fn := ReadCSV, ReadCSVCompact, "ReadCSVCompact"
+			read, readCompact, fn := readWideCSV, readWideCSVCompact, "ReadCSVCompact"
 			if test.hist {
-				read, readCompact, fn = ReadHistogramCSV, ReadHistogramCSVCompact, "ReadHistogramCSVCompact"
+				read, readCompact, fn = readWideHistogramCSV, readWideHistogramCSVCompact, "ReadHistogramCSVCompact"
 			}
 			plain, err := read(strings.NewReader(test.in))
 			if err != nil {
@@ -870,7 +872,7 @@ func TestReadCSVStorage(t *testing.T) {
 		{"repeats, size known", func(*testing.T) io.Reader { return strings.NewReader(rep) }, repRows},
 	} {
 		t.Run(test.name, func(t *testing.T) {
-			s, err := ReadCSV(test.in(t))
+			s, err := readWideCSV(test.in(t))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -882,7 +884,7 @@ func TestReadCSVStorage(t *testing.T) {
 
 			// The merging reader gives the compacted rows, whatever the
 			// chunk boundaries.
-			c, err := ReadCSVCompact(test.in(t))
+			c, err := readWideCSVCompact(test.in(t))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -928,3 +930,16 @@ func TestReadCSVMemory(t *testing.T) {
 		}
 	}
 }
+
+// readWide reads as ReadCSV (hist: ReadHistogramCSV; merge: the Compact
+// variants) with the alphabet read from the data up to MaxAlphabet, so
+// that the two-byte storage is tested.
+func readWide(r io.Reader, hist, merge bool) (*Samples, error) {
+	fn := map[[2]bool]string{{false, false}: "ReadCSV", {true, false}: "ReadHistogramCSV", {false, true}: "ReadCSVCompact", {true, true}: "ReadHistogramCSVCompact"}[[2]bool{hist, merge}]
+	return readCSVOpts(r, fn, CSVOptions{Histogram: hist, Compact: merge, limit: MaxAlphabet})
+}
+
+func readWideCSV(r io.Reader) (*Samples, error)                 { return readWide(r, false, false) }
+func readWideHistogramCSV(r io.Reader) (*Samples, error)        { return readWide(r, true, false) }
+func readWideCSVCompact(r io.Reader) (*Samples, error)          { return readWide(r, false, true) }
+func readWideHistogramCSVCompact(r io.Reader) (*Samples, error) { return readWide(r, true, true) }

@@ -23,6 +23,9 @@ func LearnContext(ctx context.Context, s *Samples, opts ...Option) (*Result, err
 	if s == nil {
 		return nil, errors.New("pairwise: Learn: nil samples")
 	}
+	if s.incomplete {
+		return learnIncomplete(ctx, "Learn", s, opts) // missing.go
+	}
 	if s.k == 2 {
 		return LearnIsingContext(ctx, s, opts...)
 	}
@@ -98,8 +101,8 @@ func newRun(fn string, s *Samples, opts []Option, ising bool) (*run, error) {
 	switch {
 	case ising && s.k != 2:
 		return nil, &AlphabetError{Func: fn, K: s.k, Min: 2, Max: 2}
-	case s.k > 256:
-		return nil, &AlphabetError{Func: fn, K: s.k, Min: 2, Max: 256}
+	case s.k > MaxLearnAlphabet:
+		return nil, &AlphabetError{Func: fn, K: s.k, Min: 2, Max: MaxLearnAlphabet}
 	}
 	r := &run{s: s, b: cfg.backend(), wantEta: math.IsNaN(cfg.eta), nodes: make([]nodeSelection, s.n)}
 	if r.wantEta && s.k > 2 {
@@ -270,6 +273,7 @@ func (r *run) assemble(ctx context.Context, k int, est [][]float64, fields []flo
 		eta, sym = math.SmallestNonzeroFloat64, Average
 	}
 	res := symmetrise(n, k, est, fields, nodes, eta, sym)
+	res.Model.names = r.s.names // the samples' names, for WriteModel
 	res.Width, res.Radius, res.Tuning = lambda, radius, tun
 	if r.wantEta {
 		debias, stdErrs := make([][]float64, n), make([][]float64, n)

@@ -38,6 +38,7 @@ type config struct {
 	test      WaldTest     // edgetest.go: WithEdgeTest, WithFalseEdgeRate
 	widths    []float64    // WithNodeWidths: λ_i for each node; nil otherwise
 	split     engine.Split // when the engine splits rows among the workers
+	missing   MissingRule  // missing.go: WithMissing
 
 	errs []error // problems found while applying options
 }
