@@ -483,6 +483,7 @@ func checkReadValid(t *testing.T, s *Samples) {
 		t.Fatalf("%d names for %d variables", len(names), s.Vars())
 	}
 	total := 0.0
+	missing := false
 	for m := 0; m < s.Len(); m++ {
 		w := s.Weight(m)
 		if !(w >= 0) || math.IsInf(w, 0) {
@@ -490,10 +491,18 @@ func checkReadValid(t *testing.T, s *Samples) {
 		}
 		total += w
 		for i := 0; i < s.Vars(); i++ {
-			if v := s.At(m, i); v < 0 || v >= s.Alphabet() {
+			v := s.At(m, i)
+			if v == Missing {
+				missing = true
+				continue
+			}
+			if v < 0 || v >= s.Alphabet() {
 				t.Fatalf("At(%d, %d) = %d outside [0, %d)", m, i, v, s.Alphabet())
 			}
 		}
+	}
+	if missing != s.Incomplete() {
+		t.Fatalf("Incomplete() = %t, but a missing value found: %t", s.Incomplete(), missing)
 	}
 	if !(total > 0) || math.IsInf(total, 0) || total != s.TotalWeight() {
 		t.Fatalf("weights sum to %v, TotalWeight() = %v", total, s.TotalWeight())
@@ -502,6 +511,12 @@ func checkReadValid(t *testing.T, s *Samples) {
 
 // csvSeeds are fuzzing seeds for both readers.
 var csvSeeds = []string{
+	"NA,1\n0,NA\n,1\n",
+	"a,b\n-1,NA\n1,\n",
+	"0,254\nNA,0\n",
+	"0,255\nNA,0\n",
+	"q1,q2\n1,6\n NA ,3\n",
+	"3,NA,1\n2,1,\n",
 	"0,1,2\n2,1,0\n",
 	"a,b\n-1,1\n1,-1\n",
 	"a,b\r\n0,2\r\n\r\n",
@@ -943,3 +958,58 @@ func readWideCSV(r io.Reader) (*Samples, error)                 { return readWid
 func readWideHistogramCSV(r io.Reader) (*Samples, error)        { return readWide(r, true, false) }
 func readWideCSVCompact(r io.Reader) (*Samples, error)          { return readWide(r, false, true) }
 func readWideHistogramCSVCompact(r io.Reader) (*Samples, error) { return readWide(r, true, true) }
+
+// FuzzReadCSVWith reads the input with missing-value markers and a stated
+// alphabet drawn from the fuzzer's bytes, and checks what ReadCSVWith
+// promises: no panic; an error with the prefix, or samples that are valid,
+// have the stated k, hold a missing value exactly where a marker stood
+// (compared with reading the same input with the markers as states of a
+// list), and survive a round trip through WriteCSV.
+func FuzzReadCSVWith(f *testing.F) {
+	for _, s := range csvSeeds {
+		f.Add([]byte(s), uint8(0), "NA", false)
+		f.Add([]byte(s), uint8(3), "", true)
+	}
+	f.Add([]byte("0,1\n-99,1\n"), uint8(2), "-99", false)
+	f.Add([]byte("1,2\n2,1\nx,1\n"), uint8(0), "x", true)
+	f.Fuzz(func(t *testing.T, data []byte, k uint8, marker string, compact bool) {
+		o := CSVOptions{Missing: []string{marker}, Compact: compact}
+		if k >= 2 {
+			o.Alphabet = int(k)
+		}
+		s, err := ReadCSVWith(bytes.NewReader(data), o)
+		if err != nil {
+			if s != nil {
+				t.Fatalf("non-nil samples with error %v", err)
+			}
+			if !strings.HasPrefix(err.Error(), "pairwise: ReadCSVWith: ") {
+				t.Fatalf("error %q lacks the package prefix", err)
+			}
+			return
+		}
+		checkReadValid(t, s)
+		if o.Alphabet > 0 && s.Alphabet() != o.Alphabet {
+			t.Fatalf("Alphabet() = %d, stated %d", s.Alphabet(), o.Alphabet)
+		}
+		if o.Alphabet > 0 && s.StateNotes() != nil {
+			t.Fatalf("notes %v with a stated alphabet", s.StateNotes())
+		}
+		for _, n := range s.StateNotes() {
+			if n.State < 0 || n.State >= s.Alphabet() || n.Count >= rareCount || len(n.Places) > n.Count {
+				t.Fatalf("note %+v", n)
+			}
+		}
+		var buf bytes.Buffer
+		if err := s.WriteCSV(&buf); err != nil {
+			t.Fatal(err)
+		}
+		back, err := ReadCSVWith(&buf, CSVOptions{Histogram: s.Weighted(), Alphabet: s.Alphabet()})
+		if err != nil {
+			t.Fatalf("round trip: %v\n%s", err, buf.Bytes())
+		}
+		checkSamples(t, back, wantOf(s))
+		if back.Incomplete() != s.Incomplete() {
+			t.Fatalf("round trip: Incomplete() = %t, want %t", back.Incomplete(), s.Incomplete())
+		}
+	})
+}
