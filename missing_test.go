@@ -316,3 +316,33 @@ func TestLearnMissing(t *testing.T) {
 		t.Error("WithMissing(7) accepted")
 	}
 }
+
+// The progress of a tuning-free fit covers the edge test as a stage: the
+// nodes count to n of n + ⌈n/4⌉, and the last report, done = total, comes
+// after the test; with η given the total is n.
+func TestProgressStages(t *testing.T) {
+	t.Parallel()
+	m, err := NewDiamond(6, 0.3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sm, _ := NewExactSampler(m)
+	s, err := sm.Sample(rand.NewPCG(3, 4), 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		opts  []Option
+		total int
+	}{{nil, 6 + 2}, {[]Option{WithWidth(1), WithMinEdgeWeight(0.2)}, 6}} {
+		var calls [][2]int
+		opts := append(tc.opts, WithProgress(func(done, total int) { calls = append(calls, [2]int{done, total}) }), WithWorkers(1))
+		if _, err := Learn(s, opts...); err != nil {
+			t.Fatal(err)
+		}
+		last, before := calls[len(calls)-1], calls[len(calls)-2]
+		if last != [2]int{tc.total, tc.total} || before != [2]int{6 - 6/tc.total, tc.total} {
+			t.Errorf("progress %v, want nodes to 6 then %d of %d", calls, tc.total, tc.total)
+		}
+	}
+}

@@ -34,6 +34,7 @@ var commands = []command{
 	{"reproduce", "rerun the paper's experiments (Figures 1 and 2, with Sparsitron) and draw the figures", runReproduce},
 	{"tuning", "compare the tuning-free learner (no λ, no η) with the oracle and with CV baselines", runTuning},
 	{"compare", "learn a ../shared/bench data file with its true λ, η; print a JSON line like the baselines'", runCompare},
+	{"missing", "exact recovery against N with values missing at random: missing as a state, listwise deletion, complete data", runMissing},
 	{"scaling", "fit the exponents of time against N, n and k from go test -bench output and draw them", runScaling},
 }
 
