@@ -522,7 +522,7 @@ func (p *csvParser) parseValue(field []byte, col int) error {
 	case p.k > 0 && (big && field[0] != '-' || v >= p.k):
 		return p.errorAt(col, field, "%q is outside the alphabet 0..%d of k = %d states stated for the file", field, p.k-1, p.k)
 	case big && field[0] != '-' || v >= p.limit:
-		return p.errorAt(col, field, "%q exceeds the largest state %d: the learners take k ≤ %d states (a larger alphabet must be stated, CSVOptions.Alphabet)", field, p.limit-1, p.limit)
+		return p.errorAt(col, field, "%q exceeds the largest state %d: the learners take k ≤ %d states", field, p.limit-1, p.limit)
 	case big || v < -1:
 		return p.errorAt(col, field, "%q is negative, want a state 0..k-1 or a spin -1 or +1", field)
 	case v == -1 && p.k > 2:

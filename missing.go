@@ -265,10 +265,10 @@ type MissingReport struct {
 	// Values is the number of missing values, each counted with the
 	// weight of its row.
 	Values float64
-	// Rows is the number of stored rows with a missing value, and
-	// Dropped those the rule dropped (all of them for ListwiseDeletion,
-	// none for MissingAsState).
-	Rows, Dropped int
+	// Rows is the number of rows with a missing value, and Dropped
+	// those the rule dropped (all of them for ListwiseDeletion, none for
+	// MissingAsState), each counted with its weight (a histogram's count).
+	Rows, Dropped float64
 }
 
 // learnIncomplete is the learners on incomplete samples: fn is the learner
@@ -284,15 +284,15 @@ func learnIncomplete(ctx context.Context, fn string, s *Samples, opts []Option) 
 	rep := &MissingReport{Rule: cfg.missing, Values: s.MissingCount()}
 	for m := 0; m < s.rows; m++ {
 		if s.missingIn(m) > 0 {
-			rep.Rows++
+			rep.Rows += s.Weight(m)
 		}
 	}
 	if cfg.missing == ListwiseDeletion {
-		c, dropped, err := s.DropIncomplete()
+		c, _, err := s.DropIncomplete()
 		if err != nil {
 			return nil, fmt.Errorf("pairwise: %s: with ListwiseDeletion: %w", fn, err)
 		}
-		rep.Dropped = dropped
+		rep.Dropped = rep.Rows
 		var res *Result
 		switch fn {
 		case "LearnIsing":

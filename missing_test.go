@@ -292,7 +292,7 @@ func TestLearnMissing(t *testing.T) {
 				t.Errorf("k = %d, %v: edges %v, want %v", k, rule, got, want)
 			}
 			rep := res.Missing
-			if rep == nil || rep.Rule != rule || rep.Values != s.MissingCount() || rep.Rows == 0 || (rep.Dropped == rep.Rows) != (rule == ListwiseDeletion) {
+			if rep == nil || rep.Rule != rule || rep.Values != s.MissingCount() || rep.Rows == 0 || (rep.Dropped == rep.Rows) != (rule == ListwiseDeletion) || rep.Rows != float64(len(incompleteRows(s))) {
 				t.Errorf("k = %d, %v: Missing = %+v", k, rule, rep)
 			}
 			if res.Model.Alphabet() != k || !reflect.DeepEqual(res.Model.Names(), names) {
@@ -345,4 +345,18 @@ func TestProgressStages(t *testing.T) {
 			t.Errorf("progress %v, want nodes to 6 then %d of %d", calls, tc.total, tc.total)
 		}
 	}
+}
+
+// incompleteRows returns the rows of s with a missing value.
+func incompleteRows(s *Samples) []int {
+	var out []int
+	for m := 0; m < s.Len(); m++ {
+		for i := 0; i < s.Vars(); i++ {
+			if s.At(m, i) == Missing {
+				out = append(out, m)
+				break
+			}
+		}
+	}
+	return out
 }

@@ -164,7 +164,7 @@ func runMissing(args []string, stdout, stderr io.Writer) error {
 					res, err := pairwise.Learn(s, pairwise.WithMissing(c.rule), pairwise.WithWorkers(*workers))
 					if errors.Is(err, pairwise.ErrNoSamples) && c.rule == pairwise.ListwiseDeletion {
 						// No complete row: nothing learned, every edge missed.
-						res, err = &pairwise.Result{Missing: &pairwise.MissingReport{Dropped: N}}, nil
+						res, err = &pairwise.Result{Missing: &pairwise.MissingReport{Dropped: float64(N)}}, nil
 					}
 					if err != nil {
 						return fmt.Errorf("%s N=%d seed %d %s: %v", name, N, seed, cname, err)
@@ -176,14 +176,14 @@ func runMissing(args []string, stdout, stderr io.Writer) error {
 					if a == 0 && b == 0 {
 						exact++
 					}
-					missing, dropped := 0.0, 0
+					missing, dropped := 0.0, 0.0
 					if r := res.Missing; r != nil {
 						missing, dropped = r.Values, r.Dropped
 					}
-					kept += float64(N-dropped) / float64(N)
+					kept += (float64(N) - dropped) / float64(N)
 					cw.Write([]string{name, strconv.Itoa(m.Vars()), strconv.Itoa(m.Alphabet()), strconv.Itoa(N), strconv.Itoa(seed), cname,
 						strconv.FormatBool(a == 0 && b == 0), strconv.Itoa(a), strconv.Itoa(b), strconv.FormatFloat(el, 'g', 4, 64),
-						strconv.FormatFloat(missing, 'f', -1, 64), strconv.Itoa(dropped)})
+						strconv.FormatFloat(missing, 'f', -1, 64), strconv.FormatFloat(dropped, 'f', -1, 64)})
 				}
 				cw.Flush()
 				r := float64(*seeds)
