@@ -5,7 +5,8 @@ import (
 	"fmt"
 )
 
-// Missing values.
+// Missing is the value that At, Row and Rows return for a missing value,
+// and that NewIncompleteSamples takes in a row.
 //
 // A survey has unanswered questions, an alignment has gaps that are not a
 // state, a log has fields that were not recorded. Samples can hold such
@@ -42,9 +43,6 @@ import (
 // Result.Missing reports the rule, the number of missing values and the
 // rows dropped. Bootstrap and CompareGroups do not take incomplete samples:
 // drop the incomplete rows first, or resample the complete ones.
-
-// Missing is the value that At, Row and Rows return for a missing value,
-// and that NewIncompleteSamples takes in a row.
 const Missing = -1
 
 // Incomplete reports whether s holds a missing value.
