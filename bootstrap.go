@@ -697,6 +697,9 @@ func newObsTable(fn string, ss ...*Samples) (*obsTable, error) {
 		if s == nil {
 			return nil, fmt.Errorf("pairwise: %s: nil samples", fn)
 		}
+		if err := checkComplete(fn, s); err != nil { // missing.go
+			return nil, err
+		}
 		if g == 0 {
 			t.n = s.Vars()
 		} else if s.Vars() != t.n {

@@ -26,7 +26,7 @@ func (s *Samples) Compact() *Samples {
 	if s.merged {
 		return s
 	}
-	c := &Samples{n: s.n, k: s.k, names: s.names}
+	c := &Samples{n: s.n, k: s.k, names: s.names, incomplete: s.incomplete, notes: s.notes, hasNotes: s.hasNotes}
 	var index rowIndex
 	for m := 0; m < s.rows; m++ {
 		off := m * s.n

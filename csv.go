@@ -16,15 +16,23 @@ import (
 // ReadCSV reads unweighted samples from r, one sample a line of n
 // comma-separated integers. The values are either
 //
-//   - states: nonnegative integers, with alphabet size k = largest value + 1,
+//   - states: integers 0..255, with alphabet size k = largest value + 1,
 //     but at least 2; or
 //   - spins: every value is -1 or +1 and -1 appears; then k = 2, spin -1 is
-//     state 0 and +1 is state 1, as in NewSpinSamples and NewIsing.
+//     state 0 and +1 is state 1, as in NewSpinSamples and NewIsing;
+//
+// or a missing value: the field "NA" or an empty field (see Missing for
+// how the learners handle them).
 //
 // Data whose values are all 1 read the same both ways (state 1, k = 2).
 // The alphabet size is not stored in the file, so states above the largest
 // one seen are lost: WriteCSV then ReadCSV gives back the same rows, but with
-// k = largest state + 1.
+// k = largest state + 1. Reading the alphabet from the data is a guess:
+// one mistyped value ("2" in a file of 0s and 1s) changes k, and a scale
+// written 1..6 has an empty state 0. StateNotes reports both; ReadCSVWith
+// takes the alphabet (CSVOptions.Alphabet, or the list of states
+// CSVOptions.States) and then refuses any other value at its line and
+// column, and takes other missing-value markers (CSVOptions.Missing).
 //
 // The format is deliberately plain (ReadHistogramCSV shares it):
 //
@@ -32,8 +40,9 @@ import (
 //     "\r\n"; the last line may lack its end. A UTF-8 byte order mark at the
 //     start of the input is skipped.
 //   - The first line is a header of column names when any of its fields is
-//     not a value (not an integer, or for the count column of a histogram not
-//     a number). Every field of a header must then be a name: non-empty and
+//     not a value (not an integer or a missing-value marker, or for the
+//     count column of a histogram not a number); a line of data with an NA
+//     is data. Every field of a header must then be a name: non-empty and
 //     not a value. A name may be wrapped in double quotes, which are removed
 //     with the spaces around them; names cannot contain commas or double
 //     quotes (there is no escaping). Variable names must be distinct. Names
@@ -45,8 +54,9 @@ import (
 //
 // ReadCSV returns a *ParseError naming the line (1-based, the header
 // counts), the column (1-based) and quoting the field for a field that is
-// not an integer, a negative value other than -1, a value above
-// MaxAlphabet-1, a mix of -1 with values other than ±1 (naming where each
+// not an integer (or a marker), a negative value other than -1, a value
+// above MaxLearnAlphabet-1 = 255, a state 255 and a missing value in one
+// file (k = 256 leaves no room for the missing state), a mix of -1 with values other than ±1 (naming where each
 // was seen), or a bad header name; a *ParseError naming the line (Column 0)
 // for a line with the wrong number of fields or a blank line before the end;
 // an error naming the line for a read error of r; and an error matching
@@ -175,7 +185,8 @@ func checkNames(fn string, names []string, n int) error {
 //     shortest decimal that parses back to the same float64), read back by
 //     ReadHistogramCSV.
 //
-// Values are always written as states 0..k-1, never as spins. When s has
+// Values are always written as states 0..k-1, never as spins, and a
+// missing value as NA. When s has
 // names (see Names) a header line comes first; for weighted samples its first
 // field is "count". Lines end in "\n". WriteCSV returns the first write error
 // of w.
@@ -213,6 +224,10 @@ func (s *Samples) WriteCSV(w io.Writer) error {
 				v = int(s.b8[off+i])
 			} else {
 				v = int(s.b16[off+i])
+			}
+			if v == s.k {
+				line = append(line, "NA"...) // a missing value
+				continue
 			}
 			line = strconv.AppendInt(line, int64(v), 10)
 		}
@@ -259,6 +274,22 @@ type csvParser struct {
 	minusLine, minusCol int
 	otherLine, otherCol int
 	otherField          string
+
+	// The alphabet (states.go): stated (k > 0, from CSVOptions.Alphabet
+	// or States) or read from the data; labels maps the fields of
+	// CSVOptions.States to their states.
+	k      int
+	labels map[string]int
+	// The missing-value markers; anyMarker is false when a field that
+	// starts like an integer cannot be one.
+	markers     [][]byte
+	anyMarker   bool
+	limit       int // the largest k read from the data
+	missingCode int // the stored missing value: k, or placeholderMissing
+	missLine    int // the first missing value, or 0
+	missCol     int
+	seen        []stateSeen // per stored value, when the alphabet is read from the data
+	cells       int         // values read (not missing)
 }
 
 func readCSV(r io.Reader, fn string, hist bool) (*Samples, error) {
@@ -266,7 +297,14 @@ func readCSV(r io.Reader, fn string, hist bool) (*Samples, error) {
 }
 
 func readCSVWith(r io.Reader, fn string, hist, merge bool) (*Samples, error) {
-	p := &csvParser{fn: fn, hist: hist, merge: merge}
+	return readCSVOpts(r, fn, CSVOptions{Histogram: hist, Compact: merge})
+}
+
+func readCSVOpts(r io.Reader, fn string, o CSVOptions) (*Samples, error) {
+	p := &csvParser{fn: fn, hist: o.Histogram, merge: o.Compact}
+	if err := p.configure(o); err != nil {
+		return nil, err
+	}
 	p.store.remaining = remainingBytes(r)
 	lr := lineReader{br: bufio.NewReader(r)}
 	blank := 0 // line number of the first blank line not yet followed by data
@@ -380,6 +418,13 @@ func (p *csvParser) isValue(field []byte, col int) bool {
 		_, err := strconv.ParseFloat(string(field), 64)
 		return err == nil || isRangeErr(err)
 	}
+	if p.isMarker(field) {
+		return true
+	}
+	if p.labels != nil {
+		_, ok := p.labels[string(field)]
+		return ok
+	}
 	_, ok, _ := parseInteger(field)
 	return ok
 }
@@ -405,6 +450,9 @@ func (p *csvParser) parseHeader(line []byte, nameCol int, name []byte) error {
 			return p.errorAt(col, bytes.TrimSpace(orig), "%q: empty name in the header line", orig)
 		case bytes.IndexByte(field, '"') >= 0:
 			return p.errorAt(col, bytes.TrimSpace(orig), "%q: a name cannot contain a double quote", orig)
+		case !(p.hist && col == 1) && p.isMarker(field):
+			return p.errorAt(col, bytes.TrimSpace(orig), "%q is a missing-value marker in the header line (column %d, %q, is not a value, which makes the first line a header of names)",
+				orig, nameCol, name)
 		case p.isValue(field, col):
 			return p.errorAt(col, bytes.TrimSpace(orig), "%q is a number in the header line (column %d, %q, is not a number, which makes the first line a header of names)",
 				orig, nameCol, name)
@@ -456,14 +504,31 @@ func parseInteger(field []byte) (v int, ok, big bool) {
 }
 
 func (p *csvParser) parseValue(field []byte, col int) error {
+	if (p.anyMarker || len(field) == 0 || field[0] > '9' || field[0] < '0' && field[0] != '-' && field[0] != '+') && p.isMarker(field) {
+		return p.pushMissing(field, col)
+	}
+	if p.labels != nil {
+		v, ok := p.labels[string(field)]
+		if !ok {
+			return p.errorAt(col, field, "%q is not one of the %d states listed (CSVOptions.States)", field, p.k)
+		}
+		p.push(v)
+		return nil
+	}
 	v, ok, big := parseInteger(field)
 	switch {
 	case !ok:
-		return p.errorAt(col, field, "%q is not an integer", field)
-	case big && field[0] != '-' || v >= MaxAlphabet:
-		return p.errorAt(col, field, "%q exceeds the largest state %d", field, MaxAlphabet-1)
+		return p.errorAt(col, field, "%q is not an integer%s", field, p.markerHint())
+	case p.k > 0 && (big && field[0] != '-' || v >= p.k):
+		return p.errorAt(col, field, "%q is outside the alphabet 0..%d of k = %d states stated for the file", field, p.k-1, p.k)
+	case big && field[0] != '-' || v >= p.limit:
+		return p.errorAt(col, field, "%q exceeds the largest state %d: the learners take k ≤ %d states", field, p.limit-1, p.limit)
 	case big || v < -1:
 		return p.errorAt(col, field, "%q is negative, want a state 0..k-1 or a spin -1 or +1", field)
+	case v == -1 && p.k > 2:
+		return p.errorAt(col, field, "%q is a spin, but the file's alphabet is stated as k = %d states 0..%d", field, p.k, p.k-1)
+	case v == placeholderMissing && p.k == 0 && p.missLine != 0:
+		return p.errorAt(col, field, "%q is a state, and line %d, column %d has a missing value: states 0..255 and a missing value need 257 values, more than the learners' %d", field, p.missLine, p.missCol, MaxLearnAlphabet)
 	}
 	switch v {
 	case -1:
@@ -487,18 +552,28 @@ func (p *csvParser) parseValue(field []byte, col int) error {
 		}
 	}
 	p.maxVal = max(p.maxVal, v)
+	if p.seen != nil {
+		p.noteValue(v, field, col)
+	}
+	p.push(v)
+	return nil
+}
+
+// push stores the value v of the current row.
+func (p *csvParser) push(v int) {
 	wide := p.store.wide
 	p.store.push(v)
 	if !wide && p.store.wide && p.merge {
 		// The stored rows are the same numbers, now two bytes wide.
 		p.index.rehash(&p.store, len(p.index.slots))
 	}
-	return nil
 }
 
 func (p *csvParser) parseCount(field []byte) error {
 	c, err := strconv.ParseFloat(string(field), 64)
 	switch {
+	case err != nil && p.isMarker(field):
+		return p.errorAt(1, field, "count %q is missing: every line of a histogram needs its count", field)
 	case err != nil && !isRangeErr(err):
 		return p.errorAt(1, field, "count %q is not a number", field)
 	case math.IsNaN(c) || math.IsInf(c, 0):
@@ -521,8 +596,21 @@ func (p *csvParser) finish() (*Samples, error) {
 	if p.minusLine != 0 {
 		k = 2
 	}
+	if p.k > 0 {
+		k = p.k
+	}
 	s := &Samples{n: p.n, k: k, rows: p.rows, total: float64(p.rows), names: p.names}
 	s.b8, s.b16 = p.store.join()
+	s.incomplete = p.missLine != 0
+	if s.incomplete && p.missingCode != k {
+		// The placeholder becomes the state k, one past the alphabet.
+		for x, v := range s.b8 {
+			if int(v) == p.missingCode {
+				s.b8[x] = uint8(k)
+			}
+		}
+	}
+	s.notes, s.hasNotes = p.stateNotes(k), true
 	s.merged = p.merge && p.index.complete
 	if p.hist || p.merge {
 		total := 0.0

@@ -161,7 +161,7 @@ func TestReadCSV(t *testing.T) {
 		},
 	} {
 		t.Run(test.name, func(t *testing.T) {
-			s, err := ReadCSV(strings.NewReader(test.in))
+			s, err := readWideCSV(strings.NewReader(test.in))
 			if err != nil {
 				t.Fatalf("ReadCSV: %v", err)
 			}
@@ -186,11 +186,13 @@ func TestReadCSVErrors(t *testing.T) {
 		{name: "too many fields", in: "0,1\n0,1,1\n", want: []string{"line 2 has 3 fields, want 2"}},
 		{name: "letter", in: "0,1\n1,0\n1,x\n", want: []string{`pairwise: ReadCSV: line 3, column 2: "x" is not an integer`}},
 		{name: "decimal", in: "0,1\n1.0,0\n", want: []string{`line 2, column 1: "1.0" is not an integer`}},
-		{name: "empty field", in: "0,1,0\n0,,0\n", want: []string{`line 2, column 2: "" is not an integer`}},
+		{name: "na in a count-free file is fine, x is not", in: "0,NA,0\n0,x,0\n", want: []string{`line 2, column 2: "x" is not an integer (a missing value is written "NA" or "")`}},
 		{name: "trailing comma", in: "0,1\n0,1,\n", want: []string{"line 2 has 3 fields, want 2"}},
 		{name: "space inside", in: "0,1\n0,1 1\n", want: []string{`line 2, column 2: "1 1" is not an integer`}},
 		{name: "sign only", in: "0,1\n-,1\n", want: []string{`line 2, column 1: "-" is not an integer`}},
-		{name: "state too large", in: "0,1\n0,65536\n", want: []string{`line 2, column 2: "65536" exceeds the largest state 65535`}},
+		{name: "state too large", in: "0,1\n0,256\n", want: []string{`line 2, column 2: "256" exceeds the largest state 255: the learners take k ≤ 256 states`}},
+		{name: "state 255 and a missing value", in: "0,255\n0,NA\n", want: []string{`line 2, column 2: "NA" is a missing value, and the file has the state 255`}},
+		{name: "missing value and state 255", in: "0,\n255,1\n", want: []string{`line 2, column 1: "255" is a state, and line 1, column 2 has a missing value`}},
 		{name: "huge number", in: "0,1\n0,99999999999999999999999\n", want: []string{`line 2, column 2: "99999999999999999999999" exceeds`}},
 		{name: "minus two", in: "0,1\n-2,1\n", want: []string{`line 2, column 1: "-2" is negative`}},
 		{name: "huge negative", in: "0,1\n-99999999999999999999999,1\n", want: []string{`line 2, column 1: "-99999999999999999999999" is negative`}},
@@ -290,7 +292,7 @@ func TestReadHistogramCSVErrors(t *testing.T) {
 		{name: "Inf count", in: "1,0\n+Inf,1\n", want: []string{`line 2, column 1: count "+Inf" is not a finite number`}},
 		{name: "overflowing count", in: "1,0\n1e999,1\n", want: []string{`line 2, column 1: count "1e999" is not a finite number`}},
 		{name: "letter count", in: "c,a\n1,0\nx,1\n", want: []string{`line 3, column 1: count "x" is not a number`}},
-		{name: "empty count", in: "1,0\n,1\n", want: []string{`line 2, column 1: count "" is not a number`}},
+		{name: "empty count", in: "1,0\n,1\n", want: []string{`line 2, column 1: count "" is missing`}},
 		{name: "all zero", in: "0,0\n0,1\n", want: []string{"every count is zero"}},
 		{name: "sum overflows", in: "1e308,0\n1e308,1\n", want: []string{"sum to +Inf"}},
 		{name: "one field", in: "3\n", want: []string{"line 1 has 1 field, want at least 2"}},
@@ -374,9 +376,9 @@ func csvRoundTrip(s *Samples) (*Samples, error) {
 		return nil, err
 	}
 	if s.Weighted() {
-		return ReadHistogramCSV(&buf)
+		return readWideHistogramCSV(&buf)
 	}
-	return ReadCSV(&buf)
+	return readWideCSV(&buf)
 }
 
 // wantOf describes s as a csvWant.
@@ -481,6 +483,7 @@ func checkReadValid(t *testing.T, s *Samples) {
 		t.Fatalf("%d names for %d variables", len(names), s.Vars())
 	}
 	total := 0.0
+	missing := false
 	for m := 0; m < s.Len(); m++ {
 		w := s.Weight(m)
 		if !(w >= 0) || math.IsInf(w, 0) {
@@ -488,10 +491,18 @@ func checkReadValid(t *testing.T, s *Samples) {
 		}
 		total += w
 		for i := 0; i < s.Vars(); i++ {
-			if v := s.At(m, i); v < 0 || v >= s.Alphabet() {
+			v := s.At(m, i)
+			if v == Missing {
+				missing = true
+				continue
+			}
+			if v < 0 || v >= s.Alphabet() {
 				t.Fatalf("At(%d, %d) = %d outside [0, %d)", m, i, v, s.Alphabet())
 			}
 		}
+	}
+	if missing != s.Incomplete() {
+		t.Fatalf("Incomplete() = %t, but a missing value found: %t", s.Incomplete(), missing)
 	}
 	if !(total > 0) || math.IsInf(total, 0) || total != s.TotalWeight() {
 		t.Fatalf("weights sum to %v, TotalWeight() = %v", total, s.TotalWeight())
@@ -500,6 +511,12 @@ func checkReadValid(t *testing.T, s *Samples) {
 
 // csvSeeds are fuzzing seeds for both readers.
 var csvSeeds = []string{
+	"NA,1\n0,NA\n,1\n",
+	"a,b\n-1,NA\n1,\n",
+	"0,254\nNA,0\n",
+	"0,255\nNA,0\n",
+	"q1,q2\n1,6\n NA ,3\n",
+	"3,NA,1\n2,1,\n",
 	"0,1,2\n2,1,0\n",
 	"a,b\n-1,1\n1,-1\n",
 	"a,b\r\n0,2\r\n\r\n",
@@ -667,9 +684,9 @@ func TestReadCSVCompact(t *testing.T) {
 	}{name: "index grows", in: many.String()})
 	for _, test := range cases {
 		t.Run(test.name, func(t *testing.T) {
-			read, readCompact, fn := ReadCSV, ReadCSVCompact, "ReadCSVCompact"
+			read, readCompact, fn := readWideCSV, readWideCSVCompact, "ReadCSVCompact"
 			if test.hist {
-				read, readCompact, fn = ReadHistogramCSV, ReadHistogramCSVCompact, "ReadHistogramCSVCompact"
+				read, readCompact, fn = readWideHistogramCSV, readWideHistogramCSVCompact, "ReadHistogramCSVCompact"
 			}
 			plain, err := read(strings.NewReader(test.in))
 			if err != nil {
@@ -870,7 +887,7 @@ func TestReadCSVStorage(t *testing.T) {
 		{"repeats, size known", func(*testing.T) io.Reader { return strings.NewReader(rep) }, repRows},
 	} {
 		t.Run(test.name, func(t *testing.T) {
-			s, err := ReadCSV(test.in(t))
+			s, err := readWideCSV(test.in(t))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -882,7 +899,7 @@ func TestReadCSVStorage(t *testing.T) {
 
 			// The merging reader gives the compacted rows, whatever the
 			// chunk boundaries.
-			c, err := ReadCSVCompact(test.in(t))
+			c, err := readWideCSVCompact(test.in(t))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -927,4 +944,72 @@ func TestReadCSVMemory(t *testing.T) {
 			t.Errorf("%s: ReadCSV allocated %.2f times the compact size of %d rows, want at most %.2f", test.name, got, s.Len(), test.limit)
 		}
 	}
+}
+
+// readWide reads as ReadCSV (hist: ReadHistogramCSV; merge: the Compact
+// variants) with the alphabet read from the data up to MaxAlphabet, so
+// that the two-byte storage is tested.
+func readWide(r io.Reader, hist, merge bool) (*Samples, error) {
+	fn := map[[2]bool]string{{false, false}: "ReadCSV", {true, false}: "ReadHistogramCSV", {false, true}: "ReadCSVCompact", {true, true}: "ReadHistogramCSVCompact"}[[2]bool{hist, merge}]
+	return readCSVOpts(r, fn, CSVOptions{Histogram: hist, Compact: merge, limit: MaxAlphabet})
+}
+
+func readWideCSV(r io.Reader) (*Samples, error)                 { return readWide(r, false, false) }
+func readWideHistogramCSV(r io.Reader) (*Samples, error)        { return readWide(r, true, false) }
+func readWideCSVCompact(r io.Reader) (*Samples, error)          { return readWide(r, false, true) }
+func readWideHistogramCSVCompact(r io.Reader) (*Samples, error) { return readWide(r, true, true) }
+
+// FuzzReadCSVWith reads the input with missing-value markers and a stated
+// alphabet drawn from the fuzzer's bytes, and checks what ReadCSVWith
+// promises: no panic; an error with the prefix, or samples that are valid,
+// have the stated k, hold a missing value exactly where a marker stood
+// (compared with reading the same input with the markers as states of a
+// list), and survive a round trip through WriteCSV.
+func FuzzReadCSVWith(f *testing.F) {
+	for _, s := range csvSeeds {
+		f.Add([]byte(s), uint8(0), "NA", false)
+		f.Add([]byte(s), uint8(3), "", true)
+	}
+	f.Add([]byte("0,1\n-99,1\n"), uint8(2), "-99", false)
+	f.Add([]byte("1,2\n2,1\nx,1\n"), uint8(0), "x", true)
+	f.Fuzz(func(t *testing.T, data []byte, k uint8, marker string, compact bool) {
+		o := CSVOptions{Missing: []string{marker}, Compact: compact}
+		if k >= 2 {
+			o.Alphabet = int(k)
+		}
+		s, err := ReadCSVWith(bytes.NewReader(data), o)
+		if err != nil {
+			if s != nil {
+				t.Fatalf("non-nil samples with error %v", err)
+			}
+			if !strings.HasPrefix(err.Error(), "pairwise: ReadCSVWith: ") {
+				t.Fatalf("error %q lacks the package prefix", err)
+			}
+			return
+		}
+		checkReadValid(t, s)
+		if o.Alphabet > 0 && s.Alphabet() != o.Alphabet {
+			t.Fatalf("Alphabet() = %d, stated %d", s.Alphabet(), o.Alphabet)
+		}
+		if o.Alphabet > 0 && s.StateNotes() != nil {
+			t.Fatalf("notes %v with a stated alphabet", s.StateNotes())
+		}
+		for _, n := range s.StateNotes() {
+			if n.State < 0 || n.State >= s.Alphabet() || n.Count >= rareCount || len(n.Places) > n.Count {
+				t.Fatalf("note %+v", n)
+			}
+		}
+		var buf bytes.Buffer
+		if err := s.WriteCSV(&buf); err != nil {
+			t.Fatal(err)
+		}
+		back, err := ReadCSVWith(&buf, CSVOptions{Histogram: s.Weighted(), Alphabet: s.Alphabet()})
+		if err != nil {
+			t.Fatalf("round trip: %v\n%s", err, buf.Bytes())
+		}
+		checkSamples(t, back, wantOf(s))
+		if back.Incomplete() != s.Incomplete() {
+			t.Fatalf("round trip: Incomplete() = %t, want %t", back.Incomplete(), s.Incomplete())
+		}
+	})
 }

@@ -140,8 +140,8 @@ func TestParseErrors(t *testing.T) {
 		value        string
 		text         string // after "pairwise: Func: "
 	}{
-		{"letter", plain, "a,b\n0,1\n1, x \n", 3, 2, "x", `line 3, column 2: "x" is not an integer`},
-		{"too large", plain, "0,1\n1,70000\n", 2, 2, "70000", `line 2, column 2: "70000" exceeds the largest state 65535`},
+		{"letter", plain, "a,b\n0,1\n1, x \n", 3, 2, "x", `line 3, column 2: "x" is not an integer (a missing value is written "NA" or "")`},
+		{"too large", plain, "0,1\n1,70000\n", 2, 2, "70000", `line 2, column 2: "70000" exceeds the largest state 255: the learners take k ≤ 256 states`},
 		{"negative", plain, "0,1\n-2,1\n", 2, 1, "-2", `line 2, column 1: "-2" is negative, want a state 0..k-1 or a spin -1 or +1`},
 		{"spin after state", plain, "1,2\n-1,1\n", 2, 1, "-1", `line 2, column 1: "-1" is a spin, but line 1, column 2 has the state "2"; want all spins ±1 or all states 0..k-1`},
 		{"state after spin", plain, "-1,1\n1,2\n", 2, 2, "2", `line 2, column 2: "2" is a state, but line 1, column 1 has the spin -1; want all spins ±1 or all states 0..k-1`},

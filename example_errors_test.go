@@ -46,8 +46,8 @@ func ExampleParseError() {
 		fmt.Printf("line %d, column %d, value %q\n", pe.Line, pe.Column, pe.Value)
 	}
 	// Output:
-	// pairwise: ReadCSV: line 3, column 2: "yes" is not an integer
-	// survey.csv: line 3, column 2: "yes" is not an integer
+	// pairwise: ReadCSV: line 3, column 2: "yes" is not an integer (a missing value is written "NA" or "")
+	// survey.csv: line 3, column 2: "yes" is not an integer (a missing value is written "NA" or "")
 	// line 3, column 2, value "yes"
 }
 

@@ -41,6 +41,9 @@ func LearnIsing(s *Samples, opts ...Option) (*Result, error) {
 // promptly once ctx is done.
 func LearnIsingContext(ctx context.Context, s *Samples, opts ...Option) (*Result, error) {
 	const fn = "LearnIsing"
+	if s != nil && s.incomplete {
+		return learnIncomplete(ctx, fn, s, opts) // missing.go
+	}
 	r, err := newRun(fn, s, opts, true)
 	if err != nil {
 		return nil, err

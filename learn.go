@@ -14,6 +14,28 @@ import (
 // Learn learns the graph and the couplings from samples: the Ising path
 // (LearnIsing, Algorithm 1) for k = 2 and the pairwise path (LearnPairwise,
 // Algorithm 2) for k > 2.
+//
+// What is chosen when an option is missing:
+//
+//   - WithWidth (λ) missing: each node's width λ_i is chosen from the data
+//     along a path of widths by the Selection rule, EBIC with γ =
+//     DefaultGamma unless WithSelection says otherwise (NodeFit.Width,
+//     Result.Tuning).
+//   - WithMinEdgeWeight (η) missing: the graph is chosen by the edge test
+//     (WaldTest: a Wald statistic a pair at the family-wise false-edge
+//     rate DefaultFalseEdgeRate, then, on Ising data, a refit of the
+//     screened pairs and a mixture cut); Result.MinEdgeWeight is the η̂ it
+//     implies and Result.Tuning holds the statistics.
+//   - Both given: the paper's algorithm, unchanged.
+//   - WithSolver: EntropicMirror for k = 2, GroupMirror for k > 2, with the
+//     Adaptive schedule, on the fast path.
+//   - WithTolerance DefaultTolerance, WithMaxIterations
+//     DefaultMaxIterations, WithWorkers runtime.GOMAXPROCS(0),
+//     WithSymmetrization Average, no progress report.
+//   - WithMissing, for samples with missing values: MissingAsState (see
+//     Missing); Result.Missing says what was done.
+//
+// Result.Model carries the samples' variable names (Samples.Names).
 func Learn(s *Samples, opts ...Option) (*Result, error) {
 	return LearnContext(context.Background(), s, opts...)
 }
@@ -23,6 +45,9 @@ func Learn(s *Samples, opts ...Option) (*Result, error) {
 func LearnContext(ctx context.Context, s *Samples, opts ...Option) (*Result, error) {
 	if s == nil {
 		return nil, errors.New("pairwise: Learn: nil samples")
+	}
+	if s.incomplete {
+		return learnIncomplete(ctx, "Learn", s, opts) // missing.go
 	}
 	if s.k == 2 {
 		return LearnIsingContext(ctx, s, opts...)
@@ -75,6 +100,24 @@ type run struct {
 	widths []float64
 	nodes  []nodeSelection
 	pool   engine.Pool
+	// testDone reports the edge test's stage finished to WithProgress's
+	// function (see progressStages); nil when nothing is to report.
+	testDone func()
+}
+
+// progressStages makes the progress that WithProgress reports cover the
+// stage after the fits when the edge test chooses the graph (η not
+// given): the total is n nodes plus ⌈n/4⌉ units for the edge test and its
+// refit, which take about a fifth of a run, and those units are reported
+// done when the test ends. Without the test the total is n.
+func (r *run) progressStages() {
+	f, n := r.cfg.progress, r.s.n
+	if f == nil || !r.wantEta {
+		return
+	}
+	stage := (n + 3) / 4
+	r.cfg.progress = func(done, total int) { f(done, total+stage) }
+	r.testDone = func() { f(n+stage, n+stage) }
 }
 
 // nodeSelection is what the stages around the fits learned about node i.
@@ -99,8 +142,8 @@ func newRun(fn string, s *Samples, opts []Option, ising bool) (*run, error) {
 	switch {
 	case ising && s.k != 2:
 		return nil, &AlphabetError{Func: fn, K: s.k, Min: 2, Max: 2}
-	case s.k > 256:
-		return nil, &AlphabetError{Func: fn, K: s.k, Min: 2, Max: 256}
+	case s.k > MaxLearnAlphabet:
+		return nil, &AlphabetError{Func: fn, K: s.k, Min: 2, Max: MaxLearnAlphabet}
 	}
 	r := &run{s: s, b: cfg.backend(), wantEta: math.IsNaN(cfg.eta), nodes: make([]nodeSelection, s.n)}
 	if r.wantEta && s.k > 2 {
@@ -135,6 +178,7 @@ func newRun(fn string, s *Samples, opts []Option, ising bool) (*run, error) {
 		cfg.lambda = placeholderWidth
 	}
 	r.cfg = cfg
+	r.progressStages()
 	var into []int32
 	r.fitted = s
 	if r.b.Fast {
@@ -271,6 +315,7 @@ func (r *run) assemble(ctx context.Context, k int, est [][]float64, fields []flo
 		eta, sym = math.SmallestNonzeroFloat64, Average
 	}
 	res := symmetrise(n, k, est, fields, nodes, eta, sym)
+	res.Model.names = r.s.names // the samples' names, for WriteModel
 	res.Width, res.Radius, res.Tuning = lambda, radius, tun
 	if r.wantEta {
 		debias, stdErrs := make([][]float64, n), make([][]float64, n)
@@ -281,6 +326,9 @@ func (r *run) assemble(ctx context.Context, k int, est [][]float64, fields []flo
 		test.sym = r.cfg.symmetric
 		if err := test.run(ctx, r.s, res, tun, debias, stdErrs, r.cfg.workers); err != nil {
 			return nil, err
+		}
+		if r.testDone != nil {
+			r.testDone()
 		}
 	}
 	return res, nil

@@ -38,6 +38,7 @@ type config struct {
 	test      WaldTest     // edgetest.go: WithEdgeTest, WithFalseEdgeRate
 	widths    []float64    // WithNodeWidths: λ_i for each node; nil otherwise
 	split     engine.Split // when the engine splits rows among the workers
+	missing   MissingRule  // missing.go: WithMissing
 
 	errs []error // problems found while applying options
 }
@@ -182,9 +183,14 @@ func WithWorkers(p int) Option {
 	})
 }
 
-// WithProgress registers f to be called with the number of nodes done and the
-// total, once at the start and after every node. Calls come from one goroutine
-// at a time, in increasing order of done. The default is no report.
+// WithProgress registers f to be called with the units of work done and the
+// total, once at the start and after every node. A node is a unit; when
+// the edge test chooses the graph (WithMinEdgeWeight not given) the total
+// has ⌈n/4⌉ more units for the test and its refit, about their share of a
+// run, reported done (done = total) when the test ends, so that a bar
+// does not stand at 100% while the test runs. Calls come from one
+// goroutine at a time, in increasing order of done. The default is no
+// report.
 func WithProgress(f func(done, total int)) Option {
 	return optionFunc(func(c *config) { c.progress = f })
 }

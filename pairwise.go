@@ -60,6 +60,9 @@ func LearnPairwise(s *Samples, opts ...Option) (*Result, error) {
 // ctx.Err() promptly once ctx is done.
 func LearnPairwiseContext(ctx context.Context, s *Samples, opts ...Option) (*Result, error) {
 	const fn = "LearnPairwise"
+	if s != nil && s.incomplete {
+		return learnIncomplete(ctx, fn, s, opts) // missing.go
+	}
 	r, err := newRun(fn, s, opts, false)
 	if err != nil {
 		return nil, err

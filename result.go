@@ -33,6 +33,9 @@ type Result struct {
 	// Tuning reports the widths and the edge test chosen from the data
 	// when WithWidth or WithMinEdgeWeight was not given; nil otherwise.
 	Tuning *Tuning
+	// Missing says how the missing values of the samples were handled
+	// (see Missing and WithMissing); nil for complete samples.
+	Missing *MissingReport
 
 	n, k int
 	est  [][]float64 // est[i][j*k*k + a*k + b] = Ŵ_ij(a, b) from node i's regressions

@@ -22,6 +22,13 @@ type Samples struct {
 	total   float64   // Σ weights, or rows
 	names   []string  // column names from a CSV header, or nil
 	merged  bool      // no two rows are equal: made by Compact or a merging reader (compact.go)
+	// incomplete reports a missing value somewhere; a missing value is
+	// stored as the state k, one past the alphabet (missing.go).
+	incomplete bool
+	// notes are the suspicious states a CSV reader found, with their
+	// places in the file; nil otherwise (StateNotes computes them).
+	notes    []StateNote
+	hasNotes bool // notes were computed by the reader (or the alphabet was stated)
 }
 
 // NewSamples returns unweighted samples over the alphabet 0..k-1 from rows,
@@ -174,20 +181,26 @@ func (s *Samples) Weight(m int) float64 {
 	return s.weights[m]
 }
 
-// At returns the state of variable i in row m. It panics if m or i is out of
-// range.
+// At returns the state of variable i in row m, or Missing (-1) when the
+// value is missing. It panics if m or i is out of range.
 func (s *Samples) At(m, i int) int {
 	if m < 0 || m >= s.rows || i < 0 || i >= s.n {
 		panic(fmt.Sprintf("pairwise: At(%d, %d) out of range [0, %d)×[0, %d)", m, i, s.rows, s.n))
 	}
+	v := 0
 	if s.b8 != nil {
-		return int(s.b8[m*s.n+i])
+		v = int(s.b8[m*s.n+i])
+	} else {
+		v = int(s.b16[m*s.n+i])
 	}
-	return int(s.b16[m*s.n+i])
+	if v == s.k {
+		return Missing
+	}
+	return v
 }
 
-// Row writes row m into dst (grown as needed) and returns it. It panics if m
-// is out of range.
+// Row writes row m into dst (grown as needed) and returns it, with Missing
+// (-1) for a missing value. It panics if m is out of range.
 func (s *Samples) Row(dst []int, m int) []int {
 	if m < 0 || m >= s.rows {
 		panic(fmt.Sprintf("pairwise: Row(%d) out of range [0, %d)", m, s.rows))
@@ -206,10 +219,18 @@ func (s *Samples) Row(dst []int, m int) []int {
 			dst[i] = int(v)
 		}
 	}
+	if s.incomplete {
+		for i, v := range dst {
+			if v == s.k {
+				dst[i] = Missing
+			}
+		}
+	}
 	return dst
 }
 
-// Rows returns a copy of all rows as [][]int.
+// Rows returns a copy of all rows as [][]int, with Missing (-1) for a
+// missing value.
 func (s *Samples) Rows() [][]int {
 	out := make([][]int, s.rows)
 	for m := range out {

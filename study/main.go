@@ -33,8 +33,9 @@ var commands = []command{
 	{Name: "reproduce", Summary: "rerun the paper's experiments (Figures 1 and 2, with Sparsitron) and draw the figures", Run: runReproduce},
 	{Name: "tuning", Summary: "compare the tuning-free learner (no λ, no η) with the oracle and with CV baselines", Run: runTuning},
 	{Name: "compare", Summary: "learn a ../shared/bench data file with its true λ, η; print a JSON line like the baselines'", Run: runCompare},
-	{Name: "psych", Summary: "the default against the IsingFit preset on questionnaire-shaped networks, N = 100 to 2500", Run: runPsych},
+	{Name: "missing", Summary: "exact recovery against N with values missing at random: missing as a state, listwise deletion, complete data", Run: runMissing},
 	{Name: "scaling", Summary: "fit the exponents of time against N, n and k from go test -bench output and draw them", Run: runScaling},
+	{Name: "psych", Summary: "the default against the IsingFit preset on questionnaire-shaped networks, N = 100 to 2500", Run: runPsych},
 }
 
 func main() {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -89,7 +90,7 @@ func TestCommandErrors(t *testing.T) {
 	}{
 		{"ragged rows", []string{"learn", "-lambda", "1", "-eta", "0.2", ragged}, []string{"pairwise learn: " + ragged + ": line 3 has 2 fields, want 3"}},
 		{"letter in a number field", []string{"learn", letter}, []string{letter + `: line 3, column 2: "x" is not an integer`}},
-		{"value out of range", []string{"learn", outOfRange}, []string{outOfRange + `: line 2, column 2: "70000" exceeds the largest state 65535`}},
+		{"value out of range", []string{"learn", outOfRange}, []string{outOfRange + `: line 2, column 2: "70000" exceeds the largest state 255: the learners take k ≤ 256 states`}},
 		{"negative value", []string{"learn", negative}, []string{negative + `: line 2, column 1: "-2" is negative`}},
 		{"empty file", []string{"learn", empty}, []string{empty + ": no samples in input"}},
 		{"header only", []string{"learn", headerOnly}, []string{headerOnly + ": no samples in input, only a header line"}},
@@ -123,6 +124,16 @@ func TestCommandErrors(t *testing.T) {
 		{"bad flag value", []string{"learn", "-lambda", "abc", good}, []string{`invalid value "abc" for flag -lambda`}},
 		{"unknown flag", []string{"learn", "-lamda", "1", good}, []string{"flag provided but not defined: -lamda"}},
 		{"output directory missing", []string{"learn", "-lambda", "1", "-eta", "0.2", "-o", filepath.Join(dir, "no", "out.csv"), good}, []string{filepath.Join(dir, "no", "out.csv") + ": no such file or directory"}},
+		// The output is checked before the input is even read: the
+		// unreadable input would otherwise be the error.
+		{"output checked first", []string{"learn", "-o", filepath.Join(dir, "no", "out.csv"), ragged}, []string{filepath.Join(dir, "no", "out.csv") + ": no such file or directory"}},
+		{"model output checked first", []string{"learn", "-model-out", dir, ragged}, []string{dir + ": is a directory"}},
+		{"typo with -k", []string{"learn", "-k", "2", file("typo.csv", "0,1\n1,0\n0,2\n")}, []string{`line 3, column 2: "2" is outside the alphabet 0..1`}},
+		{"state not listed", []string{"learn", "-states", "1,2", file("seven.csv", "1,2\n7,1\n")}, []string{`line 2, column 1: "7" is not one of the 2 states listed`}},
+		{"-k and -states", []string{"learn", "-k", "3", "-states", "a,b", good}, []string{"give -k or -states, not both"}},
+		{"-k too large", []string{"learn", "-k", "300", good}, []string{"-k 300: want 2 to 256 states"}},
+		{"bad -missing", []string{"learn", "-missing", "drop", good}, []string{`-missing "drop": want state or listwise`}},
+		{"NA with -na none", []string{"learn", "-na", "none", file("na.csv", "0,1\nNA,1\n")}, []string{`line 2, column 1: "NA" is not an integer (no missing-value marker is set)`}},
 		{"model with a missing field", []string{"sample", missing}, []string{"pairwise sample: " + missing + `: line 1, column 1: missing member "fields"`}},
 		{"model with a wrong-sized matrix", []string{"sample", wrongSize}, []string{wrongSize + ": line 2, column 16: couplings[0].w[0]: 3 entries, want k = 2"}},
 		{"model with a syntax error", []string{"sample", syntax}, []string{syntax + ": line 2, column 9: malformed JSON: invalid character"}},
@@ -243,5 +254,57 @@ func TestFlagHint(t *testing.T) {
 	got := flagHint(err).Error()
 	if !errors.Is(err, pairwise.ErrEdgeTestTooLarge) || strings.HasPrefix(got, "pairwise:") || !strings.HasSuffix(got, "with WithMinEdgeWeight (flag -eta)") {
 		t.Errorf("edge test too large: %q, want the message without the prefix, naming -eta", got)
+	}
+}
+
+// The summary names a suspicious state and where it is, and says how the
+// missing values were handled (issue 18).
+func TestLearnWarnings(t *testing.T) {
+	dir := t.TempDir()
+	var typo, likert, na strings.Builder
+	rng := rand.New(rand.NewPCG(18, 2))
+	for m := 1; m <= 3000; m++ {
+		a, b, c := rng.IntN(2), rng.IntN(2), rng.IntN(2)
+		if m == 1234 {
+			c = 2
+		}
+		fmt.Fprintf(&typo, "%d,%d,%d\n", a, b, c)
+		fmt.Fprintf(&likert, "%d,%d,%d\n", 1+rng.IntN(3), 1+rng.IntN(3), 1+rng.IntN(3))
+		if m%10 == 0 {
+			fmt.Fprintf(&na, "NA,%d,%d\n", b, c%2)
+		} else {
+			fmt.Fprintf(&na, "%d,%d,%d\n", a, b, c%2)
+		}
+	}
+	for _, test := range []struct {
+		name, data string
+		args       []string
+		want       []string
+	}{
+		{"typo", typo.String(), nil, []string{`warning: `, `typo.csv: state 2 ("2") occurs once: line 1234, column 3`, "-k"}},
+		{"empty state", likert.String(), nil, []string{"state 0 never occurs", "-states"}},
+		{"states listed", likert.String(), []string{"-states", "1,2,3"}, []string{"k = 3"}},
+		{"missing as a state", na.String(), nil, []string{"missing values: 300 in 300 rows, learned as a state of their own"}},
+		{"listwise", na.String(), []string{"-missing", "listwise"}, []string{"missing values: 300 in 300 rows; those rows were dropped (-missing listwise), 2700 rows learned"}},
+	} {
+		t.Run(test.name, func(t *testing.T) {
+			path := writeFile(t, dir, strings.ReplaceAll(test.name, " ", "")+".csv", test.data)
+			if test.name == "typo" {
+				path = writeFile(t, dir, "typo.csv", test.data)
+			}
+			args := append(append([]string{"learn"}, test.args...), path)
+			code, _, stderr := runCmd(t, args...)
+			if code != 0 {
+				t.Fatalf("exit code %d: %s", code, stderr)
+			}
+			for _, w := range test.want {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("standard error\n\t%s\ndoes not contain\n\t%s", stderr, w)
+				}
+			}
+			if test.name == "states listed" && strings.Contains(stderr, "warning") {
+				t.Errorf("warning with the states listed:\n%s", stderr)
+			}
+		})
 	}
 }

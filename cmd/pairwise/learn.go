@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"regexp"
 	"runtime"
 	"runtime/debug"
@@ -39,6 +40,19 @@ sample'). Variables are named by the header, or x1..xn without one.
 
 Without -lambda and -eta the library chooses them from the data (slower);
 with them, the learner is exactly the paper's algorithm.
+
+The alphabet: without -k or -states, k is the largest value + 1, and the
+summary warns about a state that never occurs (a scale written 1..6 leaves
+state 0 empty, which changes the graph: read it with -states 1,2,3,4,5,6)
+and about a value seen in fewer than five places (a typo that adds a
+state), naming where it is. With -k or -states any other value is an error
+at its line and column. At most 256 states.
+
+Missing values: NA and empty fields (-na sets the markers). By default a
+missing value is learned as a state of its own and the graph is reported
+for the real states (-missing state); -missing listwise drops the rows with
+a missing value instead. The summary says how many values are missing and
+what was done. See docs/missing for how the two compare.
 
 Examples:
   pairwise learn -lambda 2.5 -eta 0.4 testdata/grid.csv
@@ -72,6 +86,10 @@ func runLearn(args []string, stdout, stderr io.Writer) error {
 	maxIter := fs.Int("max-iter", pairwise.DefaultMaxIterations, "iteration `cap` of every regression")
 	sym := fs.String("sym", "average", "the `rule` combining a pair's two estimates into an edge: average, and (both) or or (either)")
 	quiet := fs.Bool("quiet", false, "no progress bar and no summary on standard error")
+	alphabet := fs.Int("k", 0, "the alphabet size `k`: values must be states 0..k-1 (or spins for k = 2); any other value is an error (default: from the data)")
+	states := fs.String("states", "", "the `list` of states as written, comma-separated, in order: -states 1,2,3,4,5 reads a scale written 1..5 as states 0..4")
+	na := fs.String("na", "NA,", "the missing-value `markers`, comma-separated (the default is NA and the empty field; \"none\" for none)")
+	missing := fs.String("missing", "state", "how to learn from rows with missing values: `rule` state (a missing value is a state of its own) or listwise (drop the rows)")
 	set, err := parseOneFile(fs, args, "learn", "input FILE")
 	if err != nil {
 		return err
@@ -91,6 +109,23 @@ func runLearn(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	opts = append(opts, sel...)
+	ro, err := readOptions(set, *alphabet, *states, *na)
+	if err != nil {
+		return err
+	}
+	switch *missing {
+	case "state":
+	case "listwise":
+		opts = append(opts, pairwise.WithMissing(pairwise.ListwiseDeletion))
+	default:
+		return usageError("-missing %q: want state or listwise", *missing)
+	}
+	// Fail before the fit, not after it, on an output that cannot be written.
+	for _, path := range []string{*out, *modelOut} {
+		if err := checkOutput(path); err != nil {
+			return err
+		}
+	}
 
 	if os.Getenv("GOGC") == "" {
 		// The samples are a few large allocations without pointers,
@@ -100,13 +135,17 @@ func runLearn(args []string, stdout, stderr io.Writer) error {
 		// reach twice the live data).
 		defer debug.SetGCPercent(debug.SetGCPercent(25))
 	}
-	s, name, err := readSamples(fs.Arg(0), *histogram, *merge, stderr, *quiet)
+	ro.Histogram, ro.Compact = *histogram, *merge
+	s, name, err := readSamples(fs.Arg(0), ro, stderr, *quiet)
 	if err != nil {
 		return err
 	}
 	// The reader's garbage (its hash index, grown buffers) goes back to
 	// the system before the learner allocates its own buffers.
 	debug.FreeOSMemory()
+	if !*quiet {
+		noteStates(stderr, name, s)
+	}
 	names := s.Names()
 	if names == nil {
 		names = defaultNames(s.Vars())
@@ -115,6 +154,7 @@ func runLearn(args []string, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	bar := newProgress(stderr, "learning", s.Vars(), *quiet)
+	bar.Stage = s.Vars()
 	opts = append(opts, pairwise.WithProgress(bar.Func()))
 	t0 := time.Now()
 	res, err := pairwise.LearnContext(ctx, s, opts...)
@@ -310,7 +350,8 @@ var countNames = []string{"count", "counts", "n", "freq", "frequency", "weight",
 
 // readSamples reads the samples of path ("-" for stdin) with a progress bar
 // for the bytes read, and returns them with the input's name for messages.
-func readSamples(path string, histogram, merge bool, stderr io.Writer, quiet bool) (*pairwise.Samples, string, error) {
+func readSamples(path string, o pairwise.CSVOptions, stderr io.Writer, quiet bool) (*pairwise.Samples, string, error) {
+	histogram := o.Histogram
 	in, err := openInput(path, stdin)
 	if err != nil {
 		return nil, "", err
@@ -330,17 +371,7 @@ func readSamples(path string, histogram, merge bool, stderr io.Writer, quiet boo
 			return nil, "", fmt.Errorf("%s: line 1, column 1: the first column is named %q: if it holds counts, pass -histogram to read lines \"count,z_1,...,z_n\"; otherwise rename the column", in.name, name)
 		}
 	}
-	var s *pairwise.Samples
-	switch {
-	case histogram && merge:
-		s, err = pairwise.ReadHistogramCSVCompact(r)
-	case histogram:
-		s, err = pairwise.ReadHistogramCSV(r)
-	case merge:
-		s, err = pairwise.ReadCSVCompact(r)
-	default:
-		s, err = pairwise.ReadCSV(r)
-	}
+	s, err := pairwise.ReadCSVWith(r, o)
 	bar.Finish()
 	if err != nil {
 		var pe *pairwise.ParseError
@@ -414,6 +445,14 @@ func summarize(w io.Writer, name string, s *pairwise.Samples, res *pairwise.Resu
 	}
 	fmt.Fprintf(w, "%s: %s samples%s of %d variables, k = %d: %d edges learned in %v (%s; %s)\n",
 		name, strconv.FormatFloat(s.TotalWeight(), 'f', -1, 64), rows, s.Vars(), s.Alphabet(), len(res.Edges), elapsed.Round(time.Millisecond), lambda, eta)
+	if rep := res.Missing; rep != nil {
+		switch rep.Rule {
+		case pairwise.ListwiseDeletion:
+			fmt.Fprintf(w, "missing values: %v in %v rows; those rows were dropped (-missing listwise), %v rows learned\n", rep.Values, rep.Rows, s.TotalWeight()-rep.Dropped)
+		default:
+			fmt.Fprintf(w, "missing values: %v in %v rows, learned as a state of their own (-missing state; -missing listwise drops the rows instead)\n", rep.Values, rep.Rows)
+		}
+	}
 	unconverged := 0
 	for _, f := range res.Nodes {
 		if !f.Converged {
@@ -432,4 +471,68 @@ func oneOf(s string, list []string) bool {
 		}
 	}
 	return false
+}
+
+// readOptions turns the reading flags into the reader's options.
+func readOptions(set map[string]bool, k int, states, na string) (pairwise.CSVOptions, error) {
+	var o pairwise.CSVOptions
+	if set["k"] && set["states"] {
+		return o, usageError("give -k or -states, not both")
+	}
+	if set["k"] {
+		if k < 2 || k > pairwise.MaxLearnAlphabet {
+			return o, usageError("-k %d: want 2 to %d states", k, pairwise.MaxLearnAlphabet)
+		}
+		o.Alphabet = k
+	}
+	if set["states"] {
+		o.States = strings.Split(states, ",")
+		if len(o.States) > pairwise.MaxLearnAlphabet {
+			return o, usageError("-states: %d states, the learners take at most %d", len(o.States), pairwise.MaxLearnAlphabet)
+		}
+	}
+	if set["na"] {
+		o.Missing = []string{}
+		if na != "none" {
+			o.Missing = strings.Split(na, ",")
+		}
+	}
+	return o, nil
+}
+
+// checkOutput returns an error when path (an output file; "" or "-" is
+// standard output) cannot be created: its directory is missing or not a
+// directory, or path is a directory. It creates nothing.
+func checkOutput(path string) error {
+	if path == "" || path == "-" {
+		return nil
+	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return fmt.Errorf("%s: is a directory", path)
+	}
+	dir := filepath.Dir(path)
+	fi, err := os.Stat(dir)
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			return fmt.Errorf("%s: %v", path, pe.Err)
+		}
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s: not a directory", dir)
+	}
+	return nil
+}
+
+// noteStates writes the reader's notes on the alphabet (pairwise.StateNotes)
+// as warnings, with what to do about them.
+func noteStates(w io.Writer, name string, s *pairwise.Samples) {
+	for _, n := range s.StateNotes() {
+		if n.Count == 0 {
+			fmt.Fprintf(w, "warning: %s: %s, yet k = %d counts it: if the file codes its values from 1 (or skips one), list them with -states so that the empty state does not change the graph\n", name, n, s.Alphabet())
+			continue
+		}
+		fmt.Fprintf(w, "warning: %s: %s in %v values: a typo? It adds a state (k = %d); correct it, mark it missing, or state the alphabet with -k to make it an error\n", name, n, float64(s.Vars())*s.TotalWeight()-s.MissingCount(), s.Alphabet())
+	}
 }

@@ -175,7 +175,7 @@ func runNetwork(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		s, name, err := readSamples(fs.Arg(0), *lf.histogram, *lf.merge, stderr, *quiet)
+		s, name, err := readSamples(fs.Arg(0), pairwise.CSVOptions{Histogram: *lf.histogram, Compact: *lf.merge}, stderr, *quiet)
 		if err != nil {
 			return err
 		}
@@ -387,7 +387,7 @@ func runBootstrap(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	s, name, err := readSamples(fs.Arg(0), *lf.histogram, *lf.merge, stderr, *quiet)
+	s, name, err := readSamples(fs.Arg(0), pairwise.CSVOptions{Histogram: *lf.histogram, Compact: *lf.merge}, stderr, *quiet)
 	if err != nil {
 		return err
 	}

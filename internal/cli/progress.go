@@ -25,6 +25,10 @@ type Progress struct {
 	enabled bool
 	drawn   bool
 	bytes   bool // count in bytes, shown in MB
+	// Stage, when positive, is the units of the first stage: beyond it
+	// (the learner's nodes done, its edge test running) the label
+	// becomes "edge test".
+	Stage int
 }
 
 // NewProgress returns a progress bar for total units of work written to w.
@@ -75,9 +79,21 @@ func (p *Progress) Add(n int) {
 	p.Set(done)
 }
 
-// Func returns a callback for pairwise.WithProgress that drives this bar.
+// Func returns a callback for pairwise.WithProgress that drives this bar,
+// with the total the learner reports (the nodes, and the edge test's
+// units when it runs).
 func (p *Progress) Func() func(done, total int) {
-	return func(done, _ int) { p.Set(done) }
+	return func(done, total int) {
+		p.mu.Lock()
+		if total > 0 {
+			p.total = total
+		}
+		if p.Stage > 0 && done >= p.Stage && done < p.total {
+			p.label = "edge test"
+		}
+		p.mu.Unlock()
+		p.Set(done)
+	}
 }
 
 // Finish ends the line if a bar was drawn.
