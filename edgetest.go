@@ -75,8 +75,9 @@ import (
 // their pairs score 0 and are not edges, and Result.Warnings says how many.
 // On adequate data the rule is idle but for the t and HC1 factors, which
 // shrink the first stage's statistics by about 3% at N = 1000 and n = 49.
-// Measured: on independent data, at most 4 of 200 runs report an edge for
-// every n ≤ 30 and N ≤ 1000 with k = 2 and for n ≤ 10 with k = 3..6.
+// Measured on independent data: at most 4 of 200 runs report an edge for
+// every n ≤ 30 and N ≤ 1000 with k = 2, at most 6 of 200 for the cells
+// measured with k ≥ 3 (n ≤ 10, N ≤ 300); before, up to 200 of 200.
 //
 // The stages were chosen by measurement on the paper's models and others,
 // not derived; docs/tuning has the study that chose them, its figures and
