@@ -126,8 +126,9 @@ type nodeSelection struct {
 	lambda float64
 	curve  curve
 	// d and se hold the debiased Ŵ_ij(a, b) and its standard error, laid
-	// out like Result.est; nil when η was given.
-	d, se []float64
+	// out like Result.est, and df the degrees of freedom of each value a
+	// of z_i; nil when η was given.
+	d, se, df []float64
 }
 
 // newRun validates the inputs, resolves the options and prepares the
@@ -274,9 +275,9 @@ func (r *run) fitNode(ctx context.Context, e *engine.Driver, i int, tasks []engi
 			return nil, err
 		}
 		if tasks[0].Beta == 0 { // the node of Algorithm 1
-			ns.d, ns.se = waldSpins(r.fitted, &tasks[0], ws[0], e.Work.RowScratch(len(tasks[0].Y)))
+			ns.d, ns.se, ns.df = waldSpins(r.fitted, &tasks[0], ws[0], e.Work.RowScratch(len(tasks[0].Y)))
 		} else {
-			ns.d, ns.se = waldOneHot(r.fitted, i, tasks, ws, e.Design)
+			ns.d, ns.se, ns.df = waldOneHot(r.fitted, i, tasks, ws, e.Design)
 		}
 	}
 	return ws, nil
@@ -317,14 +318,15 @@ func (r *run) assemble(ctx context.Context, k int, est [][]float64, fields []flo
 	res := symmetrise(n, k, est, fields, nodes, eta, sym)
 	res.Model.names = r.s.names // the samples' names, for WriteModel
 	res.Width, res.Radius, res.Tuning = lambda, radius, tun
+	res.Warnings = sampleWarnings(r.s, nodes, r.wantEta) // small_samples.go
 	if r.wantEta {
-		debias, stdErrs := make([][]float64, n), make([][]float64, n)
+		debias, stdErrs, dfs := make([][]float64, n), make([][]float64, n), make([][]float64, n)
 		for i, ns := range r.nodes {
-			debias[i], stdErrs[i] = ns.d, ns.se
+			debias[i], stdErrs[i], dfs[i] = ns.d, ns.se, ns.df
 		}
 		test := r.cfg.test
 		test.sym = r.cfg.symmetric
-		if err := test.run(ctx, r.s, res, tun, debias, stdErrs, r.cfg.workers); err != nil {
+		if err := test.run(ctx, r.s, res, tun, debias, stdErrs, dfs, r.cfg.workers); err != nil {
 			return nil, err
 		}
 		if r.testDone != nil {

@@ -36,6 +36,12 @@ type Result struct {
 	// Missing says how the missing values of the samples were handled
 	// (see Missing and WithMissing); nil for complete samples.
 	Missing *MissingReport
+	// Warnings says what the data could not support: too few samples for
+	// some pairs to be tested (SmallSample; the tuning-free edge test
+	// then reports no edge for them, docs/tuning/small-samples.md),
+	// constant variables (ConstantVariable). Empty when there is nothing
+	// to say; the graph of a result with warnings is to be read with them.
+	Warnings []Warning
 
 	n, k int
 	est  [][]float64 // est[i][j*k*k + a*k + b] = Ŵ_ij(a, b) from node i's regressions

@@ -265,6 +265,20 @@ type Tuning struct {
 	scores  []float64 // n*n test statistics, when the edge test ran
 	debias  [][]float64
 	stdErrs [][]float64
+	dfs     [][]float64 // per node and value of z_i: the first stage's degrees of freedom
+	// refitDF[i] holds the degrees of freedom of node i's refit (one for
+	// each value of z_i), which the pairs (i, j) with refitted[i*n+j] use.
+	refitDF  [][]float64
+	refitted []bool
+}
+
+// dfOf returns the degrees of freedom of node i's statistics of the pair
+// (i, j), one for each value of z_i.
+func (t *Tuning) dfOf(i, j int) []float64 {
+	if t.refitted != nil && t.refitted[i*t.n+j] {
+		return t.refitDF[i]
+	}
+	return t.dfs[i]
 }
 
 // curve is one node's selection path: the widths tried and the criterion.
@@ -289,13 +303,18 @@ func (t *Tuning) Path(i int) (widths, criterion []float64) {
 }
 
 // Score returns the test statistic of the pair (i, j) under the configured
-// symmetrisation: max over entries (a, b) of |Ŵ_ij(a, b)|/SE(a, b) for the
-// Average rule, the smaller (And) or larger (Or) of the two nodes' statistics
-// otherwise. The pair is an edge when Score ≥ Threshold. An entry whose
-// standard error is zero counts as 0 (a handful of rows cannot measure the
-// error), and a pair of a constant variable (NodeFit.Constant) scores 0, with
-// Debiased and StdErr 0. It returns NaN when the edge test did not run and
-// panics if i or j is out of range.
+// symmetrisation: max over entries (a, b) of the normal score of
+// |Ŵ_ij(a, b)|/SE(a, b) for the Average rule, the smaller (And) or larger
+// (Or) of the two nodes' statistics otherwise. The normal score of a ratio t
+// from a regression with N − p degrees of freedom is Φ⁻¹ of 1 − P(T > t), T
+// Student's t with N − p degrees of freedom: a little below t, and t in the
+// limit (small_samples.go). The pair is an edge when Score ≥ Threshold. An
+// entry whose standard error is zero counts as 0 (a handful of rows cannot
+// measure the error), and so does one from a regression with too few rows
+// for the test (Result.Warnings, SmallSample); a pair whose table of values
+// fails Cochran's rule scores 0, and a pair of a constant variable
+// (NodeFit.Constant) scores 0, with Debiased and StdErr 0. It returns NaN
+// when the edge test did not run and panics if i or j is out of range.
 func (t *Tuning) Score(i, j int) float64 {
 	if i < 0 || i >= t.n || j < 0 || j >= t.n {
 		panic(fmt.Sprintf("pairwise: Tuning.Score(%d, %d) out of range [0, %d)", i, j, t.n))
@@ -307,8 +326,10 @@ func (t *Tuning) Score(i, j int) float64 {
 }
 
 // StdErr returns SE(Ŵ_ij(a, b)) as estimated from node i's regressions
-// (the sandwich standard error of the debiased estimate), or NaN when the
-// edge test did not run. It panics if an index is out of range.
+// (the sandwich standard error of the debiased estimate, with the HC1
+// factor √(N/(N − p)) of small_samples.go; the refit's model-based one for
+// the pairs it refitted), or NaN when the edge test did not run. It panics
+// if an index is out of range.
 func (t *Tuning) StdErr(i, j, a, b int) float64 {
 	return t.entry(t.stdErrs, "StdErr", i, j, a, b)
 }

@@ -30,11 +30,12 @@ const refitScreen = 1.5
 // nb (and an intercept) over all rows of s, weighted by the rows' weights,
 // in the layout of waldSpins (4 entries a neighbour, the Ising form
 // [[a, -a], [-a, a]] with Â_ij = w_j/2), with the model-based standard
-// errors sqrt((H⁻¹)_jj / N)/2, N the total weight. ok is false when the
+// errors sqrt((H⁻¹)_jj / N)/2, N the total weight, and its degrees of
+// freedom N − (len(nb) + 1) (small_samples.go). ok is false when the
 // maximum likelihood estimate does not exist or was not reached (a
 // separating spin, a singular Hessian): the caller then keeps the first
 // stage.
-func refitSpins(ctx context.Context, s *Samples, i int, nb []int) (d, se []float64, ok bool) {
+func refitSpins(ctx context.Context, s *Samples, i int, nb []int) (d, se []float64, df float64, ok bool) {
 	return refitSpinsTable(ctx, s, i, nb, maxRefitTable)
 }
 
@@ -42,30 +43,30 @@ func refitSpins(ctx context.Context, s *Samples, i int, nb []int) (d, se []float
 // spins (tests compare the two ways of reading the data). The fit is the
 // engine's: an unconstrained task (radius +Inf) that Driver.Fit solves by
 // Newton's method, read through the patterns or the rows.
-func refitSpinsTable(ctx context.Context, s *Samples, i int, nb []int, maxTable int) (d, se []float64, ok bool) {
+func refitSpinsTable(ctx context.Context, s *Samples, i int, nb []int, maxTable int) (d, se []float64, df float64, ok bool) {
 	n, p := s.n, len(nb)+1
 	total := s.total
 	if total <= 0 {
-		return nil, nil, false
+		return nil, nil, 0, false
 	}
 	data := newRefitData(s, i, nb, maxTable)
 	task := &engine.Task{Bias: i, Each: data.each}
 	w := make([]float64, p)
 	var e engine.Driver
 	if st, err := e.Fit(ctx, task, nil, math.Inf(1), w); err != nil || !st.Converged {
-		return nil, nil, false
+		return nil, nil, 0, false
 	}
 	// The standard errors at the estimate: the inverse Fisher information.
 	inv, ok := engine.InverseFisher(task, w)
 	if !ok {
-		return nil, nil, false
+		return nil, nil, 0, false
 	}
 	d = make([]float64, 4*n)
 	se = make([]float64, 4*n)
 	for a, j := range nb {
 		setIsingEntry(d, se, j, w[a+1]/2, math.Sqrt(math.Max(inv.At(a+1, a+1), 0)/total)/2)
 	}
-	return d, se, true
+	return d, se, total - float64(p), true
 }
 
 // refitData is what node i's refit reads: the rows of s seen through the
@@ -163,11 +164,11 @@ func (d *refitData) each(f func(x []float64, y, c float64)) {
 // refitAll runs refitSpins for every node on the pairs whose first-stage
 // statistic (scores, n×n) reaches screen, on up to workers goroutines, and
 // returns each node's estimates and standard errors (nil where the refit
-// failed or screened nothing) and which pairs were screened; once ctx is
-// done it stops and returns ctx.Err().
-func refitAll(ctx context.Context, s *Samples, scores []float64, screen float64, workers int) (d, se [][]float64, screened []bool, err error) {
+// failed or screened nothing), their degrees of freedom and which pairs
+// were screened; once ctx is done it stops and returns ctx.Err().
+func refitAll(ctx context.Context, s *Samples, scores []float64, screen float64, workers int) (d, se [][]float64, df []float64, screened []bool, err error) {
 	n := s.n
-	d, se = make([][]float64, n), make([][]float64, n)
+	d, se, df = make([][]float64, n), make([][]float64, n), make([]float64, n)
 	screened = make([]bool, n*n)
 	nbs := make([][]int, n)
 	for i := 0; i < n; i++ {
@@ -188,8 +189,8 @@ func refitAll(ctx context.Context, s *Samples, scores []float64, screen float64,
 				if len(nbs[i]) == 0 || ctx.Err() != nil {
 					continue
 				}
-				if di, si, ok := refitSpins(ctx, s, i, nbs[i]); ok {
-					d[i], se[i] = di, si
+				if di, si, dfi, ok := refitSpins(ctx, s, i, nbs[i]); ok {
+					d[i], se[i], df[i] = di, si, dfi
 				}
 			}
 		}()
@@ -200,7 +201,7 @@ func refitAll(ctx context.Context, s *Samples, scores []float64, screen float64,
 	close(next)
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
-	return d, se, screened, nil
+	return d, se, df, screened, nil
 }

@@ -43,7 +43,7 @@ func TestRefitSpinsClosedForm(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, s := range map[string]*Samples{"rows": plain, "weights": weighted} {
-		d, se, ok := refitSpins(context.Background(), s, 0, []int{1})
+		d, se, _, ok := refitSpins(context.Background(), s, 0, []int{1})
 		if !ok {
 			t.Fatalf("%s: refit failed", name)
 		}
@@ -83,7 +83,7 @@ func TestRefitSpinsSeparation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d, _, ok := refitSpins(context.Background(), s, 0, []int{1, 2}); ok {
+	if d, _, _, ok := refitSpins(context.Background(), s, 0, []int{1, 2}); ok {
 		t.Errorf("refit on a separating spin succeeded with Â_01 = %g", d[4])
 	}
 }
@@ -96,7 +96,7 @@ func TestRefitSpinsSeparation(t *testing.T) {
 func TestRefitMatchesBruteForce(t *testing.T) {
 	m := diamondIsing(4, 0.3) // spins 0 and 3 both joined to 1 and 2
 	s := exactDraws(t, m, 3000, 11)
-	d, _, ok := refitSpins(context.Background(), s, 0, []int{1, 2})
+	d, _, _, ok := refitSpins(context.Background(), s, 0, []int{1, 2})
 	if !ok {
 		t.Fatal("refit failed")
 	}
@@ -209,8 +209,8 @@ func TestRefitRowsAndPatterns(t *testing.T) {
 	m := gridIsing(3, 3, rand.New(rand.NewPCG(3, 4)), 0.2, 0.5)
 	s := exactDraws(t, m, 4000, 21)
 	for _, nb := range [][]int{{1, 3}, {1, 2, 3, 4, 5, 6, 7, 8}} {
-		dp, sp, okp := refitSpinsTable(context.Background(), s, 0, nb, maxRefitTable)
-		dr, sr, okr := refitSpinsTable(context.Background(), s, 0, nb, 0)
+		dp, sp, _, okp := refitSpinsTable(context.Background(), s, 0, nb, maxRefitTable)
+		dr, sr, _, okr := refitSpinsTable(context.Background(), s, 0, nb, 0)
 		if !okp || !okr {
 			t.Fatalf("nb %v: refit failed (patterns %v, rows %v)", nb, okp, okr)
 		}
@@ -243,7 +243,7 @@ func TestRefitCancel(t *testing.T) {
 	for x := range scores {
 		scores[x] = 5 // every pair screened
 	}
-	if _, _, _, err := refitAll(ctx, s, scores, 1.5, 2); !errors.Is(err, context.Canceled) {
+	if _, _, _, _, err := refitAll(ctx, s, scores, 1.5, 2); !errors.Is(err, context.Canceled) {
 		t.Errorf("refitAll on a done context: error %v, want context.Canceled", err)
 	}
 }

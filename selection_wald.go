@@ -27,14 +27,24 @@ import (
 // all value pairs' solutions, and one observation enters the k-1 pairs of
 // its value of z_i, so the influences of the pairs are added per observation
 // before their variance is taken.
+//
+// Finite samples (small-samples.go): a regression of p coefficients fitted to
+// N observations leaves N − p degrees of freedom; each regression's influences
+// are scaled by √(N/(N − p)) (the HC1 correction of the sandwich, which
+// removes its first-order downward bias, as s² = RSS/(N − p) does for least
+// squares), and the functions return N − p, for every value of z_i, so that
+// the edge test can refer the statistics to Student's t law with that many
+// degrees of freedom. With N ≤ p the degrees of freedom are ≤ 0: the
+// regression interpolates its data and the test cannot use it.
 
 // waldSpins returns the debiased Â_ij of node i = task.Bias and their
 // standard errors, in the Ising form [[a, -a], [-a, a]] laid out like
 // Result.est (4 entries per neighbour j), for the solution w of node i's
-// regression on s. u (one entry a row of the task) is scratch for the
+// regression on s, and the regression's degrees of freedom N − n for both
+// values of z_i (df). u (one entry a row of the task) is scratch for the
 // margins. When the task's design splits its rows (rowsplit.go), the
 // moments are summed chunk by chunk on its team and added in chunk order.
-func waldSpins(s *Samples, task *engine.Task, w, u []float64) (d, se []float64) {
+func waldSpins(s *Samples, task *engine.Task, w, u []float64) (d, se, df []float64) {
 	n, i, rows := s.n, task.Bias, len(task.Y)
 	total := engine.WeightSum(task.C, rows)
 	u = u[:rows]
@@ -65,6 +75,11 @@ func waldSpins(s *Samples, task *engine.Task, w, u []float64) (d, se []float64) 
 	jh.Mul(j, hinv)
 	d = make([]float64, 4*n)
 	se = make([]float64, 4*n)
+	dof := total - float64(n) // n − 1 couplings and the bias
+	hc1 := hc1Factor(total, float64(n))
+	if !enoughEvents(minorityWeight(task), float64(n)) {
+		dof = 0 // too few of the rarer label: the test cannot use it
+	}
 	for c := 0; c < n; c++ {
 		if c == i {
 			continue
@@ -76,9 +91,9 @@ func waldSpins(s *Samples, task *engine.Task, w, u []float64) (d, se []float64) 
 		dl := delta.AtVec(c)
 		v = (v - dl*dl) / total
 		// Â_ij = d_j/2 as in Algorithm 1
-		setIsingEntry(d, se, c, (w[c]-dl)/2, math.Sqrt(math.Max(v, 0))/2)
+		setIsingEntry(d, se, c, (w[c]-dl)/2, hc1*math.Sqrt(math.Max(v, 0))/2)
 	}
-	return d, se
+	return d, se, []float64{dof, dof}
 }
 
 // setIsingEntry writes neighbour j's estimate a and standard error sd in
@@ -235,7 +250,9 @@ func isCondition(err error) bool {
 
 // waldOneHot returns node i's debiased Ŵ_ij(a, b) (the map of Algorithm 2,
 // equation (9) and the average over β, applied to the debiased value-pair
-// solutions) and their sandwich standard errors, laid out like Result.est.
+// solutions) and their sandwich standard errors, laid out like Result.est,
+// and the degrees of freedom of each value a of z_i (df[a]): the fewest,
+// N_αβ − D, among the value pairs that hold a (+Inf when none was fitted).
 // tasks are node i's value pairs with both labels and ws their solutions;
 // pairs without data contribute zero, as in LearnPairwise. design gives a
 // task's design (Driver.Design).
@@ -244,7 +261,7 @@ func isCondition(err error) bool {
 // for j ≠ i and b = 1..k-1 and one intercept, D = (n-1)(k-1) + 1 of them,
 // in which H is invertible whenever every state occurs; the centred U of
 // equation (9) is a linear function of them.
-func waldOneHot(s *Samples, i int, tasks []engine.Task, ws [][]float64, design func(*engine.Task) engine.Design) (d, se []float64) {
+func waldOneHot(s *Samples, i int, tasks []engine.Task, ws [][]float64, design func(*engine.Task) engine.Design) (d, se, df []float64) {
 	n, k := s.n, s.k
 	kk := k * k
 	dim := (n-1)*(k-1) + 1
@@ -292,6 +309,11 @@ func waldOneHot(s *Samples, i int, tasks []engine.Task, ws [][]float64, design f
 	se = make([]float64, n*kk)
 	hinvs := make([][]float64, len(tasks))
 	totals := make([]float64, len(tasks))
+	hc1 := make([]float64, len(tasks))
+	df = make([]float64, k)
+	for a := range df {
+		df[a] = math.Inf(1)
+	}
 	// resid[m*k+b] is the score s_m of row m in the pair of its own value
 	// of z_i and b: a row enters only the k-1 pairs of its value, so this
 	// keeps N·k numbers, not one a row for each of the k(k-1)/2 pairs.
@@ -305,6 +327,13 @@ func waldOneHot(s *Samples, i int, tasks []engine.Task, ws [][]float64, design f
 		rows := len(task.Y)
 		total := engine.WeightSum(task.C, rows)
 		totals[t] = total
+		hc1[t] = hc1Factor(total, float64(dim))
+		dof := total - float64(dim)
+		if !enoughEvents(minorityWeight(task), float64(dim)) {
+			dof = 0 // too few of the rarer value: the test cannot use it
+		}
+		df[task.Alpha] = math.Min(df[task.Alpha], dof)
+		df[task.Beta] = math.Min(df[task.Beta], dof)
 		if cap(u) < rows {
 			u = make([]float64, rows)
 		}
@@ -399,7 +428,7 @@ func waldOneHot(s *Samples, i int, tasks []engine.Task, ws [][]float64, design f
 				continue
 			}
 			touched = true
-			coef := resid[m*k+beta] / totals[t]
+			coef := hc1[t] * resid[m*k+beta] / totals[t]
 			clear(q)
 			for _, p := range act {
 				col := hinvs[t][p*dim : (p+1)*dim]
@@ -435,5 +464,22 @@ func waldOneHot(s *Samples, i int, tasks []engine.Task, ws [][]float64, design f
 			se[x] = math.Sqrt(math.Max(sumSq[x]-sum[x]*sum[x]/all, 0))
 		}
 	}
-	return d, se
+	return d, se, df
+}
+
+// minorityWeight returns the weight of the task's rarer label.
+func minorityWeight(task *engine.Task) float64 {
+	var pos, neg float64
+	for m, y := range task.Y {
+		c := 1.0
+		if task.C != nil {
+			c = task.C[m]
+		}
+		if y > 0 {
+			pos += c
+		} else {
+			neg += c
+		}
+	}
+	return math.Min(pos, neg)
 }

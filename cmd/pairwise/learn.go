@@ -462,6 +462,9 @@ func summarize(w io.Writer, name string, s *pairwise.Samples, res *pairwise.Resu
 	if unconverged > 0 && !online {
 		fmt.Fprintf(w, "warning: the regressions of %d of %d nodes reached the iteration cap before certifying the tolerance (raise -max-iter or -tol)\n", unconverged, len(res.Nodes))
 	}
+	for _, warn := range res.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", warn)
+	}
 }
 
 func oneOf(s string, list []string) bool {
