@@ -50,6 +50,11 @@ type reproPoint struct {
 	missed, extra int
 	minEdge       float64 // sums over runs
 	maxNon        float64
+	edgeNorm      float64 // sums over runs (see outcome)
+	nonNorm       float64
+	gap           float64 // the largest over runs
+	iters         int     // T of a paper-schedule learner
+	took          time.Duration
 }
 
 func (p *reproPoint) fraction() float64 { return float64(p.rec) / float64(p.runs) }
@@ -100,28 +105,24 @@ func incoherenceTable(set reproSettings) []incRow {
 
 // aggregate folds the task outcomes into points, in the order of the grids.
 func (r *reproReport) aggregate(tasks []reproTask, results [][]outcome) {
-	index := map[[3]int][]*reproPoint{}
-	methodsOf := func(exp int) []string {
-		if exp == expDiamond {
-			return []string{"ours"}
-		}
-		return gridMethods
-	}
+	index := map[[3]int]map[string]*reproPoint{}
 	r.took = map[string]time.Duration{}
-	r.runsCSV = [][]string{{"experiment", "param", "N", "run", "method", "recovered", "error", "missed", "false", "min_edge_weight", "max_nonedge_weight"}}
+	r.runsCSV = [][]string{{"experiment", "param", "N", "run", "method", "recovered", "error", "missed", "false", "min_edge_weight", "max_nonedge_weight",
+		"edge_norm_ratio", "nonedge_norm", "gap", "T", "seconds"}}
 	for x, t := range tasks {
 		key := [3]int{t.exp, t.param, t.n}
 		pts, ok := index[key]
 		if !ok {
-			for _, m := range methodsOf(t.exp) {
-				p := &reproPoint{exp: t.exp, param: t.param, n: t.n, method: m}
-				pts = append(pts, p)
-				r.points = append(r.points, p)
-			}
+			pts = map[string]*reproPoint{}
 			index[key] = pts
 		}
-		for y, o := range results[x] {
-			p := pts[y]
+		for _, o := range results[x] {
+			p, ok := pts[o.method]
+			if !ok {
+				p = &reproPoint{exp: t.exp, param: t.param, n: t.n, method: o.method, iters: o.iters}
+				pts[o.method] = p
+				r.points = append(r.points, p)
+			}
 			p.runs++
 			r.learnRuns++
 			r.took[expName(t.exp)+"/"+p.method] += o.took
@@ -134,8 +135,13 @@ func (r *reproReport) aggregate(tasks []reproTask, results [][]outcome) {
 			p.extra += o.extra
 			p.minEdge += o.minEdge
 			p.maxNon += o.maxNon
+			p.edgeNorm += o.edgeNorm
+			p.nonNorm += o.nonNorm
+			p.gap = math.Max(p.gap, o.gap)
+			p.took += o.took
 			r.runsCSV = append(r.runsCSV, []string{expName(t.exp), strconv.Itoa(t.param), strconv.Itoa(t.n), strconv.Itoa(t.run), p.method,
-				strconv.FormatBool(o.recovered), fmtF(o.err), strconv.Itoa(o.missed), strconv.Itoa(o.extra), fmtF(o.minEdge), fmtF(o.maxNon)})
+				strconv.FormatBool(o.recovered), fmtF(o.err), strconv.Itoa(o.missed), strconv.Itoa(o.extra), fmtF(o.minEdge), fmtF(o.maxNon),
+				fmtF(o.edgeNorm), fmtF(o.nonNorm), fmtF(o.gap), strconv.Itoa(o.iters), fmtF(o.took.Seconds())})
 		}
 	}
 }
@@ -256,14 +262,16 @@ func (r *reproReport) write(dir string) ([]string, error) {
 		}
 	}
 	if r.has(expGrid) {
-		rows := [][]string{{"k", "N", "method", "runs", "recovered", "fraction", "mean_error", "se_error", "mean_missed", "mean_false", "mean_min_edge_weight", "mean_max_nonedge_weight"}}
+		rows := [][]string{{"k", "N", "method", "runs", "recovered", "fraction", "mean_error", "se_error", "mean_missed", "mean_false", "mean_min_edge_weight", "mean_max_nonedge_weight",
+			"mean_edge_norm_ratio", "mean_nonedge_norm", "max_gap", "T"}}
 		for _, k := range set.gridK {
-			for _, m := range gridMethods {
+			for _, m := range append(slices.Clone(gridMethods), set.paperNames()...) {
 				for _, p := range r.series(expGrid, k, m) {
 					rows = append(rows, []string{strconv.Itoa(k), strconv.Itoa(p.n), m, strconv.Itoa(p.runs), strconv.Itoa(p.rec),
 						fmtF(p.fraction()), fmtF(p.meanErr()), fmtF(p.seErr()),
 						fmtF(float64(p.missed) / float64(p.runs)), fmtF(float64(p.extra) / float64(p.runs)),
-						fmtF(p.minEdge / float64(p.runs)), fmtF(p.maxNon / float64(p.runs))})
+						fmtF(p.minEdge / float64(p.runs)), fmtF(p.maxNon / float64(p.runs)),
+						fmtF(p.edgeNorm / float64(p.runs)), fmtF(p.nonNorm / float64(p.runs)), fmtF(p.gap), strconv.Itoa(p.iters)})
 				}
 			}
 		}
