@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
@@ -136,7 +137,7 @@ func paperSettings() reproSettings {
 		// Sparsitron, and fixed T an order of magnitude either side at one
 		// point (see docs/reproduce/paper-schedule.md).
 		paper: []paperLearner{
-			{t: 0, n: map[int][]int{4: {5000, 10000, 15000, 20000}, 6: {20000}}},
+			{t: 0, n: map[int][]int{4: {5000, 10000}, 6: {20000}}},
 			{t: 1000, n: map[int][]int{4: {10000}}},
 			{t: 10000, n: map[int][]int{4: {10000}}},
 		},
@@ -200,6 +201,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 	dpi := fs.Int("dpi", 150, "resolution of the PNG figures, in dots per inch")
 	ks := fs.String("k", "", "comma-separated alphabets k of Figure 2 (default 2,4,6)")
 	paperSpec := fs.String("paper", "", "where Algorithm 2 also runs with the paper's Algorithm 4 (fixed schedule): learners separated by ';', each T@k:N,N,...[@k:N,...], T a number or 'rule' (T = ⌈e·N/(3k)⌉); 'none' for none (default: see paper-schedule.md)")
+	replay := fs.String("replay", "", "render the figures and summary again from a `runs.csv` of an earlier run (give the same -figures, -k, -runs and -paper flags) instead of learning")
 	paperRuns := fs.Int("paper-runs", -1, "runs a point of the paper-schedule learners (the first ones of each point); -1 for 10, or 3 with -quick")
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
@@ -284,11 +286,38 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 	if fig1 {
 		rep.incoherence = incoherenceTable(set)
 	}
-	tasks := reproTasks(set, fig1, fig2)
-	bar := newProgress(stderr, "reproduce", len(tasks), *quiet)
-	results, err := runTasks(ctx, tasks, *seed, set, *workers, bar)
-	bar.Finish()
-	if err != nil {
+	var (
+		tasks   []reproTask
+		results [][]outcome
+		err     error
+	)
+	if *replay != "" {
+		tasks, results, err = readRuns(*replay)
+		if err != nil {
+			return fmt.Errorf("-replay: %v", err)
+		}
+		rep.replayed = *replay
+	} else {
+		tasks = reproTasks(set, fig1, fig2)
+		bar := newProgress(stderr, "reproduce", len(tasks), *quiet)
+		results, err = runTasks(ctx, tasks, *seed, set, *workers, bar)
+		bar.Finish()
+	}
+	if errors.Is(err, errInterrupted) {
+		// Write what the finished tasks say: runTasks starts every
+		// point's run r before any point's run r + 1, so the points
+		// have (nearly) equal numbers of runs.
+		for _, o := range results {
+			if o != nil {
+				rep.done++
+			}
+		}
+		if rep.done == 0 {
+			return err
+		}
+		rep.interrupted = len(tasks)
+		fmt.Fprintf(stderr, "reproduce: interrupted; writing the %d of %d tasks that finished\n", rep.done, len(tasks))
+	} else if err != nil {
 		return err
 	}
 	rep.aggregate(tasks, results)
@@ -300,6 +329,63 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "reproduce: %d learning runs in %v with %d workers; wrote %s to %s\n",
 		rep.learnRuns, rep.elapsed.Round(time.Second), *workers, strings.Join(files, ", "), dir)
 	return nil
+}
+
+// readRuns reads a runs.csv written by reproduce back into its tasks and
+// their outcomes, in the file's order. The file has no timings (it is the
+// same on every run), so the replayed outcomes have none.
+func readRuns(path string) ([]reproTask, [][]outcome, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(rows) < 2 || len(rows[0]) < 15 || rows[0][0] != "experiment" || rows[0][14] != "T" {
+		return nil, nil, fmt.Errorf("%s: not a runs.csv of this version of reproduce (want the 15 columns from \"experiment\" to \"T\")", path)
+	}
+	var tasks []reproTask
+	var results [][]outcome
+	index := map[reproTask]int{}
+	for line, row := range rows[1:] {
+		bad := func(col int) error {
+			return fmt.Errorf("%s:%d: column %s = %q", path, line+2, rows[0][col], row[col])
+		}
+		ints := make([]int, 16)
+		floats := make([]float64, 16)
+		for _, c := range []int{1, 2, 3, 7, 8, 14} {
+			if ints[c], err = strconv.Atoi(row[c]); err != nil {
+				return nil, nil, bad(c)
+			}
+		}
+		for _, c := range []int{6, 9, 10, 11, 12, 13} {
+			if floats[c], err = strconv.ParseFloat(row[c], 64); err != nil {
+				return nil, nil, bad(c)
+			}
+		}
+		t := reproTask{exp: expGrid, param: ints[1], n: ints[2], run: ints[3]}
+		switch row[0] {
+		case "diamond":
+			t.exp = expDiamond
+		case "grid":
+		default:
+			return nil, nil, bad(0)
+		}
+		o := outcome{method: row[4], recovered: row[5] == "true", err: floats[6], missed: ints[7], extra: ints[8],
+			minEdge: floats[9], maxNon: floats[10], edgeNorm: floats[11], nonNorm: floats[12], gap: floats[13], iters: ints[14]}
+		x, ok := index[t]
+		if !ok {
+			x = len(tasks)
+			index[t] = x
+			tasks = append(tasks, t)
+			results = append(results, nil)
+		}
+		results[x] = append(results[x], o)
+	}
+	return tasks, results, nil
 }
 
 // parsePaperSpec reads the -paper flag: learners separated by ';', each
@@ -490,9 +576,17 @@ func seedOf(parts ...int) uint64 {
 	return h
 }
 
-// runTasks runs the tasks on workers goroutines, the expensive ones first,
-// and returns their outcomes in task order. Each task's randomness comes from
-// its own seeds, so the outcomes do not depend on workers or scheduling.
+// errInterrupted reports that the caller's context ended before every task
+// finished; runTasks then returns the outcomes of the finished tasks (nil
+// for the others).
+var errInterrupted = errors.New("interrupted")
+
+// runTasks runs the tasks on workers goroutines and returns their outcomes
+// in task order. Runs go in order of their number, every point's run r
+// before any point's run r + 1, so that an interrupted study has about as
+// many runs at every point; within a run number the expensive tasks go
+// first. Each task's randomness comes from its own seeds, so the outcomes do
+// not depend on workers or scheduling.
 func runTasks(parent context.Context, tasks []reproTask, seed uint64, set reproSettings, workers int, bar *progress) ([][]outcome, error) {
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
@@ -501,6 +595,9 @@ func runTasks(parent context.Context, tasks []reproTask, seed uint64, set reproS
 		order[x] = x
 	}
 	slices.SortStableFunc(order, func(a, b int) int {
+		if ra, rb := tasks[a].run, tasks[b].run; ra != rb {
+			return ra - rb
+		}
 		ca, cb := tasks[a].cost(set), tasks[b].cost(set)
 		switch {
 		case ca > cb:
@@ -534,6 +631,10 @@ func runTasks(parent context.Context, tasks []reproTask, seed uint64, set reproS
 				mu.Unlock()
 				out, err := runTask(ctx, tasks[x], seed, set, samplers)
 				mu.Lock()
+				if err != nil && parent.Err() != nil {
+					mu.Unlock()
+					return // interrupted: the task did not finish
+				}
 				if err != nil && first == nil {
 					first = err
 					cancel()
@@ -546,8 +647,8 @@ func runTasks(parent context.Context, tasks []reproTask, seed uint64, set reproS
 		}()
 	}
 	wg.Wait()
-	if err := parent.Err(); err != nil {
-		return nil, err
+	if parent.Err() != nil {
+		return results, errInterrupted
 	}
 	return results, first
 }
