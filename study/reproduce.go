@@ -180,11 +180,21 @@ Markdown summary:
   Figure 1  the diamond graph: incoherence value at a hub against n and a (exact), and the
             fraction of runs in which LearnIsing recovers the graph against N (a = 0.2)
   Figure 2  the 3x3 grid, k = 2, 4, 6 (θ = 0.2): estimation error and exact recovery against
-            N, LearnPairwise against Sparsitron on the same samples
+            N, LearnPairwise against Sparsitron on the same samples; and at some points (see
+            -paper) Algorithm 2 solved by the paper's Algorithm 4 with its fixed schedule,
+            GroupMirror{Schedule: Paper, T}, on the first -paper-runs runs
+            (../docs/reproduce/paper-schedule.md)
+
+Ctrl-C stops the learning and writes what the finished runs say; -replay renders the figures
+and summary again from the runs.csv of a run.
 
 Examples:
   go run . reproduce                 the full run into ../docs/reproduce
   go run . reproduce -quick -out /tmp/r
+  go run . reproduce -figures 2 -k 4,6 -runs 30 -workers 2 -out ../docs/reproduce/paper-schedule
+                                     the run of paper-schedule.md
+  go run . reproduce -figures 2 -k 4 -paper 'rule@4:10000,20000;5000@4:10000' -paper-runs 20
+                                     Algorithm 4 with the rule's T at two points, T = 5000 at one
 `
 
 // runReproduce is the reproduce subcommand.

@@ -352,14 +352,32 @@ func (r *reproReport) has(exp int) bool {
 	return false
 }
 
+// withoutReplay returns the arguments without -replay and its value: a
+// replay's summary shows the command of the run it renders.
+func withoutReplay(args []string) []string {
+	var shown []string
+	for x := 0; x < len(args); x++ {
+		a := args[x]
+		if a == "-replay" || a == "--replay" {
+			x++
+			continue
+		}
+		if strings.HasPrefix(a, "-replay=") || strings.HasPrefix(a, "--replay=") {
+			continue
+		}
+		shown = append(shown, a)
+	}
+	return shown
+}
+
 // summary writes summary.md.
 func (r *reproReport) summary(w io.Writer) error {
 	set := r.settings
 	pf := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
 	pf("# Reproduction of the paper's experiments\n\n")
 	cmd := "cd study && go run . reproduce"
-	if len(r.args) > 0 {
-		cmd += " " + strings.Join(r.args, " ")
+	if shown := withoutReplay(r.args); len(shown) > 0 {
+		cmd += " " + strings.Join(shown, " ")
 	}
 	pf("Made by `%s`: %d runs a point, seed %d, exact samples, fixed seeds (the CSV files and figures are the same on every run with these flags).\n", cmd, set.runs, r.seed)
 	if r.replayed == "" {
