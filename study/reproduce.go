@@ -307,6 +307,9 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("-replay: %v", err)
 		}
 		rep.replayed = *replay
+		if all := len(reproTasks(set, fig1, fig2)); len(tasks) < all {
+			rep.interrupted, rep.done = all, len(tasks) // the run was stopped early
+		}
 	} else {
 		tasks = reproTasks(set, fig1, fig2)
 		bar := newProgress(stderr, "reproduce", len(tasks), *quiet)

@@ -370,6 +370,28 @@ func runsText(set reproSettings) string {
 	return fmt.Sprintf("%d runs a point (Algorithm 4: %d)", set.runs, set.paperRuns)
 }
 
+// runsSettings returns the settings with the run counts the report has: an
+// interrupted run's points have fewer runs than asked for.
+func (r *reproReport) runsSettings() reproSettings {
+	set := r.settings
+	if r.interrupted == 0 {
+		return set
+	}
+	base, paper := 0, 0
+	for _, p := range r.points {
+		if p.exp != expGrid {
+			continue
+		}
+		if strings.HasPrefix(p.method, "paper") {
+			paper = max(paper, p.runs)
+		} else {
+			base = max(base, p.runs)
+		}
+	}
+	set.runs, set.paperRuns = base, paper
+	return set
+}
+
 func shrinkageHeader(set reproSettings) *figureHeader {
 	return &figureHeader{
 		title:   fmt.Sprintf("The 3×3 grid (θ = %g): smallest true-edge weight (top), largest non-edge weight (bottom); %s", set.gridTheta, runsText(set)),
@@ -471,6 +493,25 @@ func (r *reproReport) gridPanel(k, metric int) (*plot.Plot, []legendItem, error)
 	return p, items, nil
 }
 
+// mergeLegend adds to a figure's legend the entries of one more panel that
+// it lacks (a method may run at one k only), keeping the level line last.
+func mergeLegend(have, more []legendItem) []legendItem {
+	var level []legendItem
+	var out []legendItem
+	for _, list := range [][]legendItem{have, more} {
+		for _, it := range list {
+			if strings.Contains(it.name, "level") || strings.Contains(it.name, "threshold") {
+				level = []legendItem{it}
+				continue
+			}
+			if !slices.ContainsFunc(out, func(o legendItem) bool { return o.name == it.name }) {
+				out = append(out, it)
+			}
+		}
+	}
+	return append(out, level...)
+}
+
 // gridKs returns the alphabets of the grid experiment that have points (an
 // interrupted run may have none at some k).
 func (r *reproReport) gridKs() []int {
@@ -495,7 +536,7 @@ func (r *reproReport) plotGridRecovery(w io.Writer) error {
 	if len(ks) == 0 {
 		ks = r.gridKs()
 	}
-	head := gridHeader(r.settings)
+	head := gridHeader(r.runsSettings())
 	row := make([]*plot.Plot, len(ks))
 	for i, k := range ks {
 		p, items, err := r.gridPanel(k, panelRecovery)
@@ -503,7 +544,7 @@ func (r *reproReport) plotGridRecovery(w io.Writer) error {
 			return err
 		}
 		row[i] = p
-		head.legend = items
+		head.legend = mergeLegend(head.legend, items)
 	}
 	return r.writePNG(w, head, [][]*plot.Plot{row}, vg.Length(len(ks))*panelWidth, 4*vg.Inch)
 }
@@ -512,16 +553,18 @@ func (r *reproReport) plotGridRecovery(w io.Writer) error {
 // exact recovery (bottom) against N, one column per k.
 func (r *reproReport) plotGridAppendix(w io.Writer) error {
 	ks := r.gridKs()
-	head := appendixHeader(r.settings)
+	head := appendixHeader(r.runsSettings())
 	rows := [][]*plot.Plot{make([]*plot.Plot, len(ks)), make([]*plot.Plot, len(ks))}
 	for i, k := range ks {
 		var err error
 		if rows[0][i], _, err = r.gridPanel(k, panelError); err != nil {
 			return err
 		}
-		if rows[1][i], head.legend, err = r.gridPanel(k, panelRecovery); err != nil {
+		var items []legendItem
+		if rows[1][i], items, err = r.gridPanel(k, panelRecovery); err != nil {
 			return err
 		}
+		head.legend = mergeLegend(head.legend, items)
 	}
 	return r.writePNG(w, head, rows, vg.Length(len(ks))*panelWidth, 8*vg.Inch)
 }
@@ -531,13 +574,15 @@ func (r *reproReport) plotGridAppendix(w io.Writer) error {
 // (bottom), against N, one column per k, with the threshold η/2.
 func (r *reproReport) plotGridShrinkage(w io.Writer) error {
 	ks := r.gridKs()
-	head := shrinkageHeader(r.settings)
+	head := shrinkageHeader(r.runsSettings())
 	rows := [][]*plot.Plot{make([]*plot.Plot, len(ks)), make([]*plot.Plot, len(ks))}
 	for i, k := range ks {
 		var err error
-		if rows[0][i], head.legend, err = r.gridPanel(k, panelMinEdge); err != nil {
+		var items []legendItem
+		if rows[0][i], items, err = r.gridPanel(k, panelMinEdge); err != nil {
 			return err
 		}
+		head.legend = mergeLegend(head.legend, items)
 		if rows[1][i], _, err = r.gridPanel(k, panelMaxNon); err != nil {
 			return err
 		}
