@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -46,8 +47,13 @@ func styleOf(x int) reproStyle {
 
 // methodLabel is the legend name of a grid method.
 func methodLabel(m string) string {
-	if m == "sparsitron" {
+	switch {
+	case m == "sparsitron":
 		return "Sparsitron (Klivans–Meka)"
+	case m == "paper":
+		return "ours, Algorithm 4 as in the paper, T = ⌈eN/(3k)⌉"
+	case strings.HasPrefix(m, "paper T="):
+		return "ours, Algorithm 4 as in the paper, T = " + strings.TrimPrefix(m, "paper T=")
 	}
 	return "ours (LearnPairwise)"
 }
@@ -344,15 +350,52 @@ func diamondHeader(set reproSettings) *figureHeader {
 
 func gridHeader(set reproSettings) *figureHeader {
 	return &figureHeader{
-		title:   fmt.Sprintf("Figure 2: exact recovery of the 3×3 grid (θ = %g), LearnPairwise against Sparsitron on the same samples; %d runs a point", set.gridTheta, set.runs),
+		title:   fmt.Sprintf("Figure 2: exact recovery of the 3×3 grid (θ = %g), Algorithm 2 against Sparsitron, same samples; %s", set.gridTheta, runsText(set)),
 		caption: "error bars: " + binomialBars(set.runs),
 	}
 }
 
 func appendixHeader(set reproSettings) *figureHeader {
 	return &figureHeader{
-		title:   fmt.Sprintf("Appendix figure: the 3×3 grid (θ = %g), estimation error (top) and exact recovery (bottom); %d runs a point", set.gridTheta, set.runs),
+		title:   fmt.Sprintf("Appendix figure: the 3×3 grid (θ = %g), estimation error (top) and exact recovery (bottom); %s", set.gridTheta, runsText(set)),
 		caption: "error bars: top, " + meanBars(set.runs) + "; bottom, " + binomialBars(set.runs),
+	}
+}
+
+// runsText says how many runs a point of the grid figures has.
+func runsText(set reproSettings) string {
+	if len(set.paperNames()) == 0 || set.paperRuns >= set.runs {
+		return fmt.Sprintf("%d runs a point", set.runs)
+	}
+	return fmt.Sprintf("%d runs a point (Algorithm 4: %d)", set.runs, set.paperRuns)
+}
+
+// runsSettings returns the settings with the run counts the report has: an
+// interrupted run's points have fewer runs than asked for.
+func (r *reproReport) runsSettings() reproSettings {
+	set := r.settings
+	if r.interrupted == 0 {
+		return set
+	}
+	base, paper := 0, 0
+	for _, p := range r.points {
+		if p.exp != expGrid {
+			continue
+		}
+		if strings.HasPrefix(p.method, "paper") {
+			paper = max(paper, p.runs)
+		} else {
+			base = max(base, p.runs)
+		}
+	}
+	set.runs, set.paperRuns = base, paper
+	return set
+}
+
+func shrinkageHeader(set reproSettings) *figureHeader {
+	return &figureHeader{
+		title:   fmt.Sprintf("The 3×3 grid (θ = %g): smallest true-edge weight (top), largest non-edge weight (bottom); %s", set.gridTheta, runsText(set)),
+		caption: fmt.Sprintf("means over the runs; a run recovers the graph when its top value is ≥ η/2 = %g and its bottom one is below; error bars: ±1 standard error of the mean", set.gridTheta/2),
 	}
 }
 
@@ -378,28 +421,63 @@ func (r *reproReport) plotDiamond(w io.Writer) error {
 	return r.writePNG(w, head, [][]*plot.Plot{{p}}, figure1Width, 4.5*vg.Inch)
 }
 
-// gridPanel returns the recovery (or, with errorPanel, the estimation error)
-// plot of one k of the grid experiment, and its legend entries for the
-// figure's header (the plot has no legend of its own).
-func (r *reproReport) gridPanel(k int, errorPanel bool) (*plot.Plot, []legendItem, error) {
+// Metrics of a grid panel.
+const (
+	panelRecovery = iota
+	panelError
+	panelMinEdge
+	panelMaxNon
+)
+
+// gridPanel returns the plot of one k of the grid experiment for one metric
+// (recovery, estimation error, or the smallest true-edge and largest
+// non-edge weights), and its legend entries for the figure's header (the
+// plot has no legend of its own). Every method that ran at k is drawn:
+// Algorithm 2 with exact solves, Sparsitron, and Algorithm 4 under the
+// paper's schedule.
+func (r *reproReport) gridPanel(k, metric int) (*plot.Plot, []legendItem, error) {
 	var p *plot.Plot
 	var level legendItem
-	if errorPanel {
+	hasLevel := true
+	switch metric {
+	case panelError:
 		p = newPlot(fmt.Sprintf("3×3 grid, k = %d: estimation error", k), "number of samples N", "mean of max_ij ‖W_ij − Ŵ_ij‖∞", true)
 		p.Y.Min = 0
-	} else {
+		hasLevel = false
+	case panelMinEdge, panelMaxNon:
+		name := "smallest true-edge weight"
+		if metric == panelMaxNon {
+			name = "largest non-edge weight"
+		}
+		p = newPlot(fmt.Sprintf("3×3 grid, k = %d: %s", k, name), "number of samples N", "mean of the "+name, true)
+		p.Y.Min = 0
+		half := r.settings.gridTheta / 2
+		l := plotter.NewFunction(func(float64) float64 { return half })
+		l.Color = color.Gray{Y: 0x80}
+		l.Dashes = []vg.Length{vg.Points(1), vg.Points(2)}
+		p.Add(l)
+		level = legendItem{name: fmt.Sprintf("η/2 = %g (the threshold)", half), thumbs: []plot.Thumbnailer{l}}
+	default:
 		p = newPlot(fmt.Sprintf("3×3 grid, k = %d: exact recovery", k), "number of samples N", "fraction of runs recovering the graph", true)
 		level = fractionAxis(p)
 	}
 	var items []legendItem
-	for x, m := range gridMethods {
+	for x, m := range append(slices.Clone(gridMethods), r.settings.paperNames()...) {
 		s := r.series(expGrid, k, m)
+		if len(s) == 0 {
+			continue
+		}
 		xs, ys, se := make([]float64, len(s)), make([]float64, len(s)), make([]float64, len(s))
 		for i, pt := range s {
 			xs[i] = float64(pt.n)
-			if errorPanel {
+			switch metric {
+			case panelError:
 				ys[i], se[i] = pt.meanErr(), pt.seErr()
-			} else {
+			case panelMinEdge:
+				ys[i], se[i] = pt.minEdge/float64(pt.runs), r.seOf(pt, func(o outcome) float64 { return o.minEdge })
+			case panelMaxNon:
+				ys[i], se[i] = pt.maxNon/float64(pt.runs), r.seOf(pt, func(o outcome) float64 { return o.maxNon })
+			default:
 				ys[i], se[i] = pt.fraction(), pt.seFraction()
 			}
 		}
@@ -409,33 +487,64 @@ func (r *reproReport) gridPanel(k int, errorPanel bool) (*plot.Plot, []legendIte
 		}
 		items = append(items, item)
 	}
-	if !errorPanel {
+	if hasLevel {
 		items = append(items, level)
 	}
 	return p, items, nil
+}
+
+// mergeLegend adds to a figure's legend the entries of one more panel that
+// it lacks (a method may run at one k only), keeping the level line last.
+func mergeLegend(have, more []legendItem) []legendItem {
+	var level []legendItem
+	var out []legendItem
+	for _, list := range [][]legendItem{have, more} {
+		for _, it := range list {
+			if strings.Contains(it.name, "level") || strings.Contains(it.name, "threshold") {
+				level = []legendItem{it}
+				continue
+			}
+			if !slices.ContainsFunc(out, func(o legendItem) bool { return o.name == it.name }) {
+				out = append(out, it)
+			}
+		}
+	}
+	return append(out, level...)
+}
+
+// gridKs returns the alphabets of the grid experiment that have points (an
+// interrupted run may have none at some k).
+func (r *reproReport) gridKs() []int {
+	var ks []int
+	for _, k := range r.settings.gridK {
+		if len(r.series(expGrid, k, "ours")) > 0 {
+			ks = append(ks, k)
+		}
+	}
+	return ks
 }
 
 // plotGridRecovery draws Figure 2 (middle and right): exact recovery against
 // N for the k > 2 of the run (every k when there is none).
 func (r *reproReport) plotGridRecovery(w io.Writer) error {
 	var ks []int
-	for _, k := range r.settings.gridK {
+	for _, k := range r.gridKs() {
 		if k > 2 {
 			ks = append(ks, k)
 		}
 	}
 	if len(ks) == 0 {
-		ks = r.settings.gridK
+		ks = r.gridKs()
 	}
-	head := gridHeader(r.settings)
+	head := gridHeader(r.runsSettings())
 	row := make([]*plot.Plot, len(ks))
 	for i, k := range ks {
-		p, items, err := r.gridPanel(k, false)
+		p, items, err := r.gridPanel(k, panelRecovery)
 		if err != nil {
 			return err
 		}
 		row[i] = p
-		head.legend = items
+		head.legend = mergeLegend(head.legend, items)
 	}
 	return r.writePNG(w, head, [][]*plot.Plot{row}, vg.Length(len(ks))*panelWidth, 4*vg.Inch)
 }
@@ -443,15 +552,38 @@ func (r *reproReport) plotGridRecovery(w io.Writer) error {
 // plotGridAppendix draws the appendix figure: estimation error (top) and
 // exact recovery (bottom) against N, one column per k.
 func (r *reproReport) plotGridAppendix(w io.Writer) error {
-	ks := r.settings.gridK
-	head := appendixHeader(r.settings)
+	ks := r.gridKs()
+	head := appendixHeader(r.runsSettings())
 	rows := [][]*plot.Plot{make([]*plot.Plot, len(ks)), make([]*plot.Plot, len(ks))}
 	for i, k := range ks {
 		var err error
-		if rows[0][i], _, err = r.gridPanel(k, true); err != nil {
+		if rows[0][i], _, err = r.gridPanel(k, panelError); err != nil {
 			return err
 		}
-		if rows[1][i], head.legend, err = r.gridPanel(k, false); err != nil {
+		var items []legendItem
+		if rows[1][i], items, err = r.gridPanel(k, panelRecovery); err != nil {
+			return err
+		}
+		head.legend = mergeLegend(head.legend, items)
+	}
+	return r.writePNG(w, head, rows, vg.Length(len(ks))*panelWidth, 8*vg.Inch)
+}
+
+// plotGridShrinkage draws the weights that decide recovery: the smallest
+// estimated true-edge weight (top) and the largest non-edge weight
+// (bottom), against N, one column per k, with the threshold η/2.
+func (r *reproReport) plotGridShrinkage(w io.Writer) error {
+	ks := r.gridKs()
+	head := shrinkageHeader(r.runsSettings())
+	rows := [][]*plot.Plot{make([]*plot.Plot, len(ks)), make([]*plot.Plot, len(ks))}
+	for i, k := range ks {
+		var err error
+		var items []legendItem
+		if rows[0][i], items, err = r.gridPanel(k, panelMinEdge); err != nil {
+			return err
+		}
+		head.legend = mergeLegend(head.legend, items)
+		if rows[1][i], _, err = r.gridPanel(k, panelMaxNon); err != nil {
 			return err
 		}
 	}

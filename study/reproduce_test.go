@@ -209,8 +209,10 @@ func TestFigureHeaders(t *testing.T) {
 	diamond := diamondHeader(set)
 	diamond.legend = series(sizes...)
 	grid, appendix := gridHeader(set), appendixHeader(set)
-	grid.legend = series(methodLabel("ours"), methodLabel("sparsitron"))
+	grid.legend = series(methodLabel("ours"), methodLabel("sparsitron"), methodLabel("paper"), methodLabel("paper T=1000"), methodLabel("paper T=10000"))
 	appendix.legend = grid.legend
+	shrink := shrinkageHeader(set)
+	shrink.legend = grid.legend
 	for _, c := range []struct {
 		name  string
 		head  *figureHeader
@@ -219,6 +221,7 @@ func TestFigureHeaders(t *testing.T) {
 		{"fig1_recovery", diamond, figure1Width},
 		{"fig2_recovery", grid, 2 * panelWidth}, // k = 4 and 6
 		{"figA_grid", appendix, vg.Length(len(set.gridK)) * panelWidth},
+		{"fig2_shrinkage", shrink, 2 * panelWidth}, // k = 4 and 6 in docs/reproduce/paper-schedule
 	} {
 		room := c.width - 2*headerPad
 		ts, ss := c.head.lines()
