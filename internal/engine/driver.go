@@ -162,7 +162,7 @@ type Driver struct {
 	// that the penalty weighs as much against a value pair with few rows
 	// as against one with many, as a prior does. The fast backend only.
 	Ridge float64
-	Work    *Work
+	Work  *Work
 }
 
 // design returns the coded design of node i over codes on the worker's
