@@ -9,6 +9,7 @@
 //	pairwise reproduce [flags]       rerun the paper's Figures 1 and 2 (with Sparsitron)
 //	pairwise tuning [flags]          measure the tuning-free learner against the oracle
 //	pairwise compare DATA TRUTH      time one ../shared/bench data file, as the baselines do
+//	pairwise contacts [flags] ALN    rank an alignment's column pairs by coupling score
 //
 // Without -lambda and -eta, learn chooses λ and η from the data (see the
 // package's Selection). Errors name the file, line and column; a progress
@@ -37,6 +38,7 @@ var commands = []command{
 	{"reproduce", "rerun the paper's experiments (Figures 1 and 2, with Sparsitron) and draw the figures", runReproduce},
 	{"tuning", "compare the tuning-free learner (no λ, no η) with the oracle and with CV baselines", runTuning},
 	{"compare", "learn a ../shared/bench data file with its true λ, η; print a JSON line like the baselines'", runCompare},
+	{"contacts", "rank the column pairs of a sequence alignment by coupling score (contact prediction)", runContacts},
 }
 
 func main() {
