@@ -17,7 +17,7 @@ const (
 	// effective sequences: each value-pair regression of a node minimises
 	// its weighted logistic loss plus (ρ/2)·‖w‖². It keeps the couplings
 	// of rare amino acids small.
-	DefaultContactRidge = 4.0
+	DefaultContactRidge = 64.0
 	// DefaultContactWidth is λ of WithWidth for LearnContacts: the l2,1
 	// radius 2λ√k of the value-pair regressions. With the ridge it is
 	// rarely active.

@@ -53,7 +53,7 @@ func ExampleLearnContacts() {
 		fmt.Printf("%s %s %.2f\n", names[c.I], names[c.J], c.Score)
 	}
 	// Output:
-	// col4 col9 2.16
-	// col2 col7 2.09
-	// col6 col8 0.29
+	// col4 col9 0.41
+	// col2 col7 0.40
+	// col1 col3 0.04
 }
