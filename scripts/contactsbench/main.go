@@ -3,8 +3,8 @@
 // pair lists against a truth or against each other.
 //
 //	contactsbench synth -alphabet A [-focus F] -seed S -out DIR/NAME ALIGNMENT
-//	    learn a model from the alignment (LearnPairwise with the contact
-//	    defaults' ridge and width), keep the couplings of its L best-scoring
+//	    learn a model from the alignment (LearnPairwise with ρ = 4, λ =
+//	    DefaultContactWidth), keep the couplings of its L best-scoring
 //	    pairs only (the truth, written to NAME.truth), and draw the
 //	    alignment's N sequences from that model with the Gibbs sampler
 //	    (NAME.fasta)
@@ -63,6 +63,7 @@ func synth(args []string) error {
 	seed := fs.Uint64("seed", 1, "seed of the sampler")
 	out := fs.String("out", "synth", "output prefix")
 	keepGap := fs.Bool("keep-gap", false, "state 0 is a state, not a gap")
+	ridge := fs.Float64("ridge", 4, "ridge ρ of the generating model's fit (docs/contacts used 4)")
 	fs.Parse(args)
 	var aopts []pairwise.AlignmentOption
 	aopts = append(aopts, pairwise.AlignAlphabet(*alphabet))
@@ -81,7 +82,7 @@ func synth(args []string) error {
 	if err != nil {
 		return err
 	}
-	res, err := pairwise.LearnPairwise(s, pairwise.WithRidge(pairwise.DefaultContactRidge),
+	res, err := pairwise.LearnPairwise(s, pairwise.WithRidge(*ridge),
 		pairwise.WithWidth(pairwise.DefaultContactWidth), pairwise.WithMinEdgeWeight(math.SmallestNonzeroFloat64))
 	if err != nil {
 		return err
