@@ -136,7 +136,11 @@
 // turns both into weighted Samples. From a learned model, ContactScores
 // gives the APC-corrected Frobenius norms that rank contacts (RankContacts,
 // ContactPrecision), and MutationEffects the log-odds of every single
-// substitution of a sequence.
+// substitution of a sequence. LearnContacts goes from the weighted samples
+// straight to the scores at alignment scale: Algorithm 2's value-pair
+// regressions with a ridge term (WithRidge) beside the constraint, the gap
+// ignored, node by node, without building a model or running the edge test
+// (docs/contacts compares it with plmc).
 //
 // # Errors
 //
@@ -155,6 +159,8 @@
 //   - The stopping rule (a duality-gap certificate) and the adaptive step
 //     schedule; the paper's T = O(λ² e^{12λ} ln n / ε⁴) is a proof device.
 //   - Weighted samples, for histograms and exact-probability tests.
+//   - A ridge term beside the constraint (WithRidge), the default of
+//     LearnContacts only: it keeps the couplings of rare states small.
 //   - The fields θ̂_i are estimated as well as the couplings.
 //   - Result.Model is symmetrised, (Ŵ_ij + Ŵ_ji^T)/2; the paper keeps node
 //     i's estimate for i < j. The raw per-node estimates stay available

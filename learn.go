@@ -147,6 +147,9 @@ func newRun(fn string, s *Samples, opts []Option, ising bool) (*run, error) {
 		return nil, &AlphabetError{Func: fn, K: s.k, Min: 2, Max: MaxLearnAlphabet}
 	}
 	r := &run{s: s, b: cfg.backend(), wantEta: math.IsNaN(cfg.eta), nodes: make([]nodeSelection, s.n)}
+	if cfg.ridge > 0 && !r.b.Fast {
+		return nil, fmt.Errorf("pairwise: %s: WithRidge needs the Accelerated backend (the default)", fn)
+	}
 	if r.wantEta && s.k > 2 {
 		if b := waldOneHotBytes(s.n, s.k); b > maxWaldBytes {
 			return nil, errorOf(ErrEdgeTestTooLarge, "pairwise: %s: the edge test that chooses the edges when η is not given needs about %.1f GB a worker at n = %d, k = %d (the inverse Hessians of a node's %d value pairs), more than the %.0f GB it may use: give the minimum edge weight with WithMinEdgeWeight",
@@ -209,7 +212,7 @@ func (r *run) eachNode(ctx context.Context, fit func(ctx context.Context, e *eng
 	return forEachNode(ctx, &sched, r.s.n, func(ctx context.Context, i int) error {
 		wk := r.pool.Get()
 		defer r.pool.Put(wk)
-		e := &engine.Driver{Backend: r.b, Data: r.d, Settings: solve.Settings{Tol: r.cfg.tol, MaxIter: r.cfg.maxIter}, Work: wk}
+		e := &engine.Driver{Backend: r.b, Data: r.d, Settings: solve.Settings{Tol: r.cfg.tol, MaxIter: r.cfg.maxIter}, Work: wk, Ridge: r.cfg.ridge}
 		return fit(ctx, e, i)
 	})
 }

@@ -39,6 +39,8 @@ type config struct {
 	widths    []float64    // WithNodeWidths: λ_i for each node; nil otherwise
 	split     engine.Split // when the engine splits rows among the workers
 	missing   MissingRule  // missing.go: WithMissing
+	ridge     float64      // ρ of WithRidge; 0 for none
+	gap       int          // contacts_learn.go: WithIgnoreGap
 
 	errs []error // problems found while applying options
 }
@@ -307,4 +309,32 @@ func WithEdgeMixture(on bool) Option {
 // or off: WaldTest.NoRefit = !on, keeping the test's other settings.
 func WithRefit(on bool) Option {
 	return optionFunc(func(c *config) { c.test.NoRefit = !on })
+}
+
+// WithRidge adds a ridge (L2) term (ρ/2)·‖w‖² to every per-node regression,
+// on all coefficients but the bias, beside the constraint: each regression
+// becomes
+//
+//	minimise Σ_m c_m ln(1 + exp(−y_m ⟨w, x_m⟩)) / Σ c + (ρ/Σ c)/2·‖w‖²   s.t. ‖w‖ ≤ radius,
+//
+// with ρ in the units of the sample weights (with alignment weights,
+// effective sequences), so that it acts as a Gaussian prior whose strength
+// does not depend on how many rows a regression has: a value pair of
+// Algorithm 2 whose values are rare is shrunk hard, one with many rows
+// hardly at all. The paper's estimator has no ridge (ρ = 0, the default);
+// the ridge is what keeps the couplings of rare states of sequence
+// alignments small (LearnContacts uses it by default, see
+// DefaultContactRidge and docs/contacts). The duality-gap certificate
+// bounds the penalised objective. ρ must be finite and non-negative. The
+// ridge needs the Accelerated backend (the default); other backends return
+// an error. With the edge test (η not given) the test treats the ridge's
+// estimates as unpenalised ones, so give η with WithMinEdgeWeight.
+func WithRidge(rho float64) Option {
+	return optionFunc(func(c *config) {
+		if math.IsNaN(rho) || math.IsInf(rho, 0) || rho < 0 {
+			c.optionError("WithRidge", rho, "the ridge ρ must be a finite non-negative number")
+			return
+		}
+		c.ridge = rho
+	})
 }

@@ -6,8 +6,6 @@
 //	pairwise learn [flags] FILE      learn the graph from a CSV of samples (- for stdin);
 //	                                 write edges (csv, json), Graphviz DOT or a model JSON
 //	pairwise sample [flags] MODEL    draw exact or Gibbs samples of a model JSON file
-//	pairwise network [flags] FILE    learn a network, print its centrality, draw it (PNG, SVG)
-//	pairwise bootstrap [flags] FILE  bootstrap a network: edge intervals, CS coefficients, plots
 //
 // Without -lambda and -eta, learn chooses λ and η from the data (see the
 // package's Selection). Errors name the file, line and column; a progress
@@ -34,9 +32,10 @@ type command = cli.Command
 var commands = []command{
 	{Name: "demo", Summary: "learn the paper's 3x3 grid from exact samples and report the result", Run: runDemo},
 	{Name: "learn", Summary: "learn the graph and couplings from a CSV file of samples; write edges, DOT or a model", Run: runLearn},
+	{Name: "sample", Summary: "draw samples of a model JSON file (exact, or Gibbs) and write them as CSV", Run: runSample},
+	{Name: "contacts", Summary: "rank the column pairs of a sequence alignment by coupling score (contact prediction)", Run: runContacts},
 	{Name: "network", Summary: "learn a network, print its centrality indices and draw it (PNG, SVG)", Run: runNetwork},
 	{Name: "bootstrap", Summary: "bootnet's bootstrap: edge intervals, case-dropping stability (CS), plots", Run: runBootstrap},
-	{Name: "sample", Summary: "draw samples of a model JSON file (exact, or Gibbs) and write them as CSV", Run: runSample},
 }
 
 func main() {

@@ -20,6 +20,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"math"
 	"sync"
 
@@ -172,6 +173,12 @@ type Driver struct {
 	// a binding constraint, wastes Newton's Hessians on steps that leave
 	// the ball.
 	NoNewton bool
+	// Ridge is ρ ≥ 0 of a ridge term (ρ/2)·‖w‖² on every coefficient but
+	// the bias, in the units of the row weights: Fit minimises
+	// Σ_m c_m ℓ_m(w)/Σ c + (ρ/Σ c)/2·‖w‖² (Regression.Ridge = ρ/Σ c), so
+	// that the penalty weighs as much against a value pair with few rows
+	// as against one with many, as a prior does. The fast backend only.
+	Ridge float64
 }
 
 // design returns the coded design of node i over codes on the worker's
@@ -206,65 +213,86 @@ func (e *Driver) SpinTask(i int) Task {
 	return t
 }
 
-// pairTasks returns node i's regressions of Algorithm 2 (equation (8)), one
-// for every value pair α < β of z_i with rows of both values, and counts
-// the pairs without rows (empty) and with rows of one value only (oneLabel
-// lists them, α*k+β, with the sign of the label they have).
-func (e *Driver) PairTasks(i int) (tasks []Task, empty int, oneLabel [][2]int) {
+// PairPlan is node i's value pairs of Algorithm 2, planned without their
+// designs: the rows of each value of z_i, and the pairs α < β to fit
+// (both values have rows), without rows (Empty) and with rows of one value
+// only (OneLabel, α*k+β with the sign of the label they have). Task builds
+// one pair's design when it is fitted, so that a worker holds the gathered
+// codes of one value pair at a time: at k = 21 all of a node's pairs hold
+// (k−1)·N·groups codes, about 2 GB at N = 10⁵ rows and 1000 variables.
+type PairPlan struct {
+	Node     int
+	Pairs    [][2]int // the value pairs (α, β) with rows of both values
+	Empty    int
+	OneLabel [][2]int
+	byValue  [][]int32 // the rows with z_i = a
+}
+
+// PlanPairs returns node i's plan. Values in skip (nil for none) are left
+// out of every pair, as if they had no rows (they are not counted in Empty
+// or OneLabel).
+func (e *Driver) PlanPairs(i int, skip []bool) *PairPlan {
 	e.Work.last, e.Work.lastDesign = nil, nil // a new node's tasks may reuse old addresses
 	s := e.Data.Rows
 	n, k := s.N, s.K
-	byValue := make([][]int32, k) // the rows with z_i = a
+	pl := &PairPlan{Node: i, byValue: make([][]int32, k)}
 	for m := 0; m < s.Count; m++ {
 		if s.Weights != nil && s.Weights[m] == 0 {
 			continue
 		}
 		a := s.States[m*n+i]
-		byValue[a] = append(byValue[a], int32(m))
-	}
-	// Every row enters the k−1 pairs of its value: one allocation each for
-	// the pairs' labels, rows and weights.
-	total := 0
-	for _, r := range byValue {
-		total += len(r) * (k - 1)
-	}
-	yb, rb := make([]float64, 0, total), make([]int32, 0, total)
-	var cb []float64
-	if s.Weights != nil {
-		cb = make([]float64, 0, total)
+		pl.byValue[a] = append(pl.byValue[a], int32(m))
 	}
 	for alpha := 0; alpha < k; alpha++ {
 		for beta := alpha + 1; beta < k; beta++ {
-			na, nb := len(byValue[alpha]), len(byValue[beta])
+			if skip != nil && (skip[alpha] || skip[beta]) {
+				continue
+			}
+			na, nb := len(pl.byValue[alpha]), len(pl.byValue[beta])
 			switch {
 			case na+nb == 0:
-				empty++
-				continue
+				pl.Empty++
 			case na == 0:
-				oneLabel = append(oneLabel, [2]int{alpha*k + beta, -1})
-				continue
+				pl.OneLabel = append(pl.OneLabel, [2]int{alpha*k + beta, -1})
 			case nb == 0:
-				oneLabel = append(oneLabel, [2]int{alpha*k + beta, 1})
-				continue
+				pl.OneLabel = append(pl.OneLabel, [2]int{alpha*k + beta, 1})
+			default:
+				pl.Pairs = append(pl.Pairs, [2]int{alpha, beta})
 			}
-			t := Task{Bias: i, Alpha: alpha, Beta: beta}
-			var z []uint8
-			z, t.Y, t.C, t.Rows = gatherRowsInto(s, byValue[alpha], byValue[beta], e.Data.gc == nil, yb, cb, rb)
-			yb, rb = yb[:len(yb)+len(t.Y)], rb[:len(rb)+len(t.Rows)]
-			if cb != nil {
-				cb = cb[:len(cb)+len(t.C)]
-			}
-			if e.Data.gc == nil {
-				t.OneHot = &solve.OneHot{Z: z, Groups: n, K: k, Bias: i}
-				t.X = *t.OneHot
-			}
-			// With codes, the design is gathered when the pair is fitted
-			// (Design): a node's pairs hold (k−1)·N row indices, not
-			// (k−1)·N rows of codes.
-			tasks = append(tasks, t)
 		}
 	}
-	return tasks, empty, oneLabel
+	return pl
+}
+
+// Task builds the regression of the plan's value pair p: its labels,
+// weights, rows and design (gathered codes with the fast backend).
+func (e *Driver) Task(pl *PairPlan, p int) Task {
+	s := e.Data.Rows
+	i, alpha, beta := pl.Node, pl.Pairs[p][0], pl.Pairs[p][1]
+	t := Task{Bias: i, Alpha: alpha, Beta: beta}
+	var z []uint8
+	z, t.Y, t.C, t.Rows = gatherRows(s, pl.byValue[alpha], pl.byValue[beta], e.Data.gc == nil)
+	if e.Data.gc == nil {
+		t.OneHot = &solve.OneHot{Z: z, Groups: s.N, K: s.K, Bias: i}
+		t.X = *t.OneHot
+	}
+	// With codes, the design is gathered when the pair is fitted (Design),
+	// on the worker's scratch.
+	return t
+}
+
+// PairTasks returns node i's regressions of Algorithm 2 (equation (8)), one
+// for every value pair α < β of z_i with rows of both values, all built at
+// once (the width search needs them together; PlanPairs and Task build them
+// one at a time), and counts the pairs without rows (empty) and with rows
+// of one value only (oneLabel lists them, α*k+β, with the sign of the
+// label they have).
+func (e *Driver) PairTasks(i int) (tasks []Task, empty int, oneLabel [][2]int) {
+	pl := e.PlanPairs(i, nil)
+	for p := range pl.Pairs {
+		tasks = append(tasks, e.Task(pl, p))
+	}
+	return tasks, pl.Empty, pl.OneLabel
 }
 
 // Design returns the design of task t: t.X, or, for a value pair on coded
@@ -305,6 +333,9 @@ func (e *Driver) fit(ctx context.Context, t *Task, c []float64, radius float64, 
 		return e.mle(ctx, t, w)
 	}
 	if !e.Backend.Fast {
+		if e.Ridge != 0 {
+			return solve.Stats{}, errors.New("pairwise: a ridge term needs the Accelerated backend")
+		}
 		if t.Spins != nil {
 			return e.Backend.Spins.Solve(ctx, &solve.Problem[solve.Spins]{X: *t.Spins, Y: t.Y, C: c, Radius: radius, Settings: e.Settings}, w)
 		}
@@ -331,11 +362,12 @@ func (e *Driver) fit(ctx context.Context, t *Task, c []float64, radius float64, 
 	wk.cw = cw
 	n := e.Data.Rows.N
 	x := e.Design(t)
-	p := &Regression{X: x, Y: t.Y, CW: cw, Radius: radius, Tol: e.Tol, MaxIter: e.MaxIter, Trace: float64(n)}
+	p := &Regression{X: x, Y: t.Y, CW: cw, Radius: radius, Tol: e.Tol, MaxIter: e.MaxIter, Trace: float64(n),
+		Ridge: e.Ridge / total, Free: t.Bias}
 	var pre solve.Stats
 	cd, coded := x.(*codedDesign)
 	switch {
-	case coded && cd.spins && e.Data.cov != nil && sameSlice(c, t.C) && isZero(w):
+	case coded && cd.spins && e.Data.cov != nil && sameSlice(c, t.C) && isZero(w) && e.Ridge == 0:
 		// A cold Ising node on its own weights: the moments describe its
 		// design, and majorise–minimise steps in their metric start it.
 		p.cov, p.mean, p.covN, p.bias = e.Data.cov, e.Data.mean, n, t.Bias

@@ -18,12 +18,23 @@ type Design interface {
 }
 
 // Regression is one constrained logistic regression for fista: minimise
-// Σ_m ĉ_m ln(1 + exp(−y_m ⟨w, x_m⟩)) subject to ‖w‖ ≤ radius, with the
-// normalised weights ĉ (Σ ĉ = 1) and trace = Σ ĉ_m ‖x_m‖₂².
+//
+//	F(w) = Σ_m ĉ_m ln(1 + exp(−y_m ⟨w, x_m⟩)) + (ρ/2)·‖w − w_free‖₂²
+//
+// subject to ‖w‖ ≤ radius, with the normalised weights ĉ (Σ ĉ = 1),
+// trace = Σ ĉ_m ‖x_m‖₂², and ρ = Ridge ≥ 0 a ridge (L2) term on every
+// coordinate but those of group Free (the bias: w_free is w on that group,
+// zero elsewhere). The ridge is part of the problem: the loss, the
+// gradient, the curvature bounds, the Newton Hessians and the duality-gap
+// certificate all include it, so the certificate bounds F(ŵ) − F* (the
+// Frank–Wolfe gap ⟨∇F(w), w⟩ + radius·‖∇F(w)‖_* is a bound for any convex
+// differentiable F on the ball).
 type Regression struct {
 	X       Design
 	Y, CW   []float64 // the labels ±1 and the normalised weights ĉ (Σ ĉ = 1)
 	Radius  float64
+	Ridge   float64 // ρ ≥ 0, in the units of the normalised loss
+	Free    int     // the group the ridge leaves out (the bias); −1 for none
 	Tol     float64 // the certificate's target
 	MaxIter int
 	Trace   float64 // Σ ĉ_m ‖x_m‖₂²: the bound (1/4)·Trace on the curvature
@@ -113,34 +124,39 @@ func FISTA(ctx context.Context, p *Regression, w []float64, ws *FistaWork) (solv
 	// The coded design fuses the residuals into its gradient and the
 	// Bregman bound into its margins (one pass over the rows for each).
 	cd, fused := p.X.(*codedDesign)
-	grad := func(g, sig, u []float64) {
+	// grad sets g = ∇F at the point w whose margins are u.
+	grad := func(g, sig, u, w []float64) {
 		if fused {
 			cd.residualGradient(g, res, sig, u, y, cw)
-			return
+		} else {
+			fastResiduals(res, sig, u, y, cw)
+			p.X.Gradient(g, res)
 		}
-		fastResiduals(res, sig, u, y, cw)
-		p.X.Gradient(g, res)
+		p.ridgeGradient(g, w)
 	}
 	// The row sums below, split over the rows with the design's passes
 	// when it splits them (rowsplit.go).
-	loss := func(u []float64) float64 {
+	loss := func(u, w []float64) float64 {
 		if fused {
-			return cd.loss(u, y, cw)
+			return cd.loss(u, y, cw) + p.ridgeValue(w)
 		}
-		return LogisticLoss(u, y, cw)
+		return LogisticLoss(u, y, cw) + p.ridgeValue(w)
 	}
-	bregman := func(a, b, sig []float64) float64 {
+	// bregman is the Bregman divergence of F between a and b: the
+	// logistic part's from the margins, plus (ρ/2)‖a − b‖² off the free
+	// group (rb).
+	bregman := func(a, b, sig []float64, rb float64) float64 {
 		if fused {
-			return cd.bregman(a, b, sig, y, cw)
+			return cd.bregman(a, b, sig, y, cw) + rb
 		}
-		return LogisticBregman(a, b, sig, y, cw)
+		return LogisticBregman(a, b, sig, y, cw) + rb
 	}
 	p.X.Margins(ux, x)
-	grad(gx, sx, ux)
+	grad(gx, sx, ux, x)
 	gap := solve.Gap(gx, x, gs, radius)
 	gxOK := true
 
-	lmax := 0.25 * p.Trace
+	lmax := 0.25*p.Trace + p.Ridge
 	lmin := lmax * 1e-12
 	lip := lmax
 	if g2 := Dot(gx, gx); g2 > 0 && gap > p.Tol {
@@ -151,6 +167,7 @@ func FISTA(ctx context.Context, p *Regression, w []float64, ws *FistaWork) (solv
 		} else {
 			c = Curvature(un, ux, y, cw)
 		}
+		c += 2 * p.ridgeDist(gx, nil)
 		lip = min(max(c/g2, lmin), lmax)
 	}
 	t := 1.0
@@ -163,7 +180,7 @@ func FISTA(ctx context.Context, p *Regression, w []float64, ws *FistaWork) (solv
 		if it%CtxEvery == CtxEvery-1 {
 			if err := ctx.Err(); err != nil {
 				CopyBack(w, x)
-				return solve.Stats{Iterations: it, Loss: loss(ux), Gap: math.Inf(1)}, err
+				return solve.Stats{Iterations: it, Loss: loss(ux, x), Gap: math.Inf(1)}, err
 			}
 		}
 		it++
@@ -182,7 +199,7 @@ func FISTA(ctx context.Context, p *Regression, w []float64, ws *FistaWork) (solv
 						copy(gy, gx)
 						copy(sy, sx)
 					} else {
-						grad(gy, sy, uy)
+						grad(gy, sy, uy, yv)
 					}
 				} else {
 					for j := range yv {
@@ -191,7 +208,7 @@ func FISTA(ctx context.Context, p *Regression, w []float64, ws *FistaWork) (solv
 					for m := range uy {
 						uy[m] = ux[m] + beta*(ux[m]-uxp[m])
 					}
-					grad(gy, sy, uy)
+					grad(gy, sy, uy, yv)
 				}
 				gyOK = true
 				// A free certificate: ∇L(y) is known, and when y is
@@ -200,7 +217,7 @@ func FISTA(ctx context.Context, p *Regression, w []float64, ws *FistaWork) (solv
 				if beta != 0 && solve.Norm(yv, gs) <= radius*(1+4*eps) {
 					if g := solve.Gap(gy, yv, gs, radius); g <= p.Tol {
 						CopyBack(w, yv)
-						return solve.Stats{Iterations: it, Loss: loss(uy), Gap: g, Converged: true}, nil
+						return solve.Stats{Iterations: it, Loss: loss(uy, yv), Gap: g, Converged: true}, nil
 					}
 				}
 			}
@@ -221,12 +238,15 @@ func FISTA(ctx context.Context, p *Regression, w []float64, ws *FistaWork) (solv
 				dx2 += (xn[j] - yv[j]) * (xn[j] - yv[j])
 			}
 			// The sufficient-decrease test, decided by bounds on the
-			// Bregman divergence where they suffice (see bregmanBound).
+			// Bregman divergence where they suffice (see bregmanBound);
+			// the ridge's divergence rb is exact.
 			if lt >= lmax {
 				break
 			}
+			rb := p.ridgeDist(xn, yv)
+			hi += rb
 			thr := 0.5 * lt * dx2
-			if hi <= thr || (hi <= thr*ratio && bregman(un, uy, sy) <= thr) {
+			if hi <= thr || (hi <= thr*ratio && bregman(un, uy, sy, rb) <= thr) {
 				break
 			}
 			lt = min(2*lt, lmax)
@@ -246,7 +266,7 @@ func FISTA(ctx context.Context, p *Regression, w []float64, ws *FistaWork) (solv
 		}
 		gxOK = false
 		if est <= p.Tol || it%GapEvery == 0 || it == p.MaxIter || (faceOK && est <= faceGap && it >= faceNext) {
-			grad(gx, sx, ux)
+			grad(gx, sx, ux, x)
 			gap = solve.Gap(gx, x, gs, radius)
 			gxOK = true
 			if math.IsNaN(gap) {
@@ -270,16 +290,64 @@ func FISTA(ctx context.Context, p *Regression, w []float64, ws *FistaWork) (solv
 		}
 	}
 	if !gxOK {
-		grad(gx, sx, ux)
+		grad(gx, sx, ux, x)
 		gap = solve.Gap(gx, x, gs, radius)
 	}
 	CopyBack(w, x)
 	return solve.Stats{
 		Iterations: it,
-		Loss:       loss(ux),
+		Loss:       loss(ux, x),
 		Gap:        gap,
 		Converged:  gap <= p.Tol,
 	}, nil
+}
+
+// ridgeGradient adds ρ·w, off the free group, to the gradient g.
+func (p *Regression) ridgeGradient(g, w []float64) {
+	if p.Ridge == 0 {
+		return
+	}
+	lo, hi := p.freeRange()
+	for j, v := range w {
+		if j < lo || j >= hi {
+			g[j] += p.Ridge * v
+		}
+	}
+}
+
+// ridgeValue returns (ρ/2)·‖w‖² off the free group.
+func (p *Regression) ridgeValue(w []float64) float64 {
+	return p.ridgeDist(w, nil)
+}
+
+// ridgeDist returns (ρ/2)·‖a − b‖² off the free group (b nil for 0): the
+// ridge's Bregman divergence between a and b.
+func (p *Regression) ridgeDist(a, b []float64) float64 {
+	if p.Ridge == 0 {
+		return 0
+	}
+	lo, hi := p.freeRange()
+	s := 0.0
+	for j, v := range a {
+		if j >= lo && j < hi {
+			continue
+		}
+		if b != nil {
+			v -= b[j]
+		}
+		s += v * v
+	}
+	return 0.5 * p.Ridge * s
+}
+
+// freeRange returns the coordinates [lo, hi) of the free group (empty when
+// Free < 0).
+func (p *Regression) freeRange() (lo, hi int) {
+	if p.Free < 0 {
+		return 0, 0
+	}
+	gs := p.X.GroupSize()
+	return p.Free * gs, (p.Free + 1) * gs
 }
 
 // fastResiduals is logisticResiduals with the exponential of expNeg

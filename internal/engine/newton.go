@@ -85,13 +85,14 @@ func newton(ctx context.Context, p *Regression, active []uint16, nv int, w []flo
 	factored := false
 	for step := 0; ; step++ {
 		if err := ctx.Err(); err != nil {
-			return solve.Stats{Iterations: step, Loss: LogisticLoss(u, y, cw), Gap: math.Inf(1)}, false, err
+			return solve.Stats{Iterations: step, Loss: LogisticLoss(u, y, cw) + p.ridgeValue(w), Gap: math.Inf(1)}, false, err
 		}
 		fastResiduals(res, sig, u, y, cw)
 		p.X.Gradient(g, res)
+		p.ridgeGradient(g, w)
 		gap := solve.Gap(g, w, gs, radius)
 		if gap <= p.Tol {
-			return solve.Stats{Iterations: step, Loss: LogisticLoss(u, y, cw), Gap: gap, Converged: true}, true, nil
+			return solve.Stats{Iterations: step, Loss: LogisticLoss(u, y, cw) + p.ridgeValue(w), Gap: gap, Converged: true}, true, nil
 		}
 		if step == maxNewtonSteps || step >= p.MaxIter {
 			return solve.Stats{Iterations: step}, false, nil
@@ -100,7 +101,7 @@ func newton(ctx context.Context, p *Regression, active []uint16, nv int, w []flo
 		// cutting the gap a hundredfold: near the optimum the Hessian
 		// barely changes, and the certificate guards the result.
 		if !factored || gap > 1e-2*prevGap {
-			hessian(h, active, nv, sig, cw, d)
+			hessian(h, active, nv, sig, cw, d, p)
 			if !cholesky(h, d) {
 				return solve.Stats{Iterations: step}, false, nil
 			}
@@ -138,8 +139,10 @@ func newton(ctx context.Context, p *Regression, active []uint16, nv int, w []flo
 				un[m] = u[m] + du[m]
 			}
 			thr := 0.75 * -Dot(g, v)
+			rb := p.ridgeDist(v, nil) // the ridge's exact part
 			hi, ratio := bregmanBound(un, u, sig, y, cw)
-			if hi <= thr || (hi <= thr*ratio && LogisticBregman(un, u, sig, y, cw) <= thr) {
+			hi += rb
+			if hi <= thr || (hi <= thr*ratio && LogisticBregman(un, u, sig, y, cw)+rb <= thr) {
 				accepted = true
 				break
 			}
@@ -167,7 +170,10 @@ func addTo(dst, a, b []float64) []float64 {
 // active[m·nv:(m+1)·nv] (increasing) and σ′_m = s(1 − s) with s = sig_m.
 // Coordinates that no row selects get a unit diagonal, which decouples
 // them (their gradient is zero).
-func hessian(h []float64, active []uint16, nv int, sig, cw []float64, d int) {
+//
+// With a ridge (p.Ridge > 0) the diagonal off p's free group gains ρ, and a
+// coordinate that no row selects then keeps ρ alone: the Hessian of F.
+func hessian(h []float64, active []uint16, nv int, sig, cw []float64, d int, p *Regression) {
 	clear(h)
 	for m, s := range sig {
 		c := cw[m] * s * (1 - s)
@@ -179,6 +185,14 @@ func hessian(h []float64, active []uint16, nv int, sig, cw []float64, d int) {
 			hr := h[int(ia)*d : int(ia+1)*d]
 			for _, ib := range row[a:] {
 				hr[ib] += c
+			}
+		}
+	}
+	if p != nil && p.Ridge > 0 {
+		lo, hi := p.freeRange()
+		for j := 0; j < d; j++ {
+			if j < lo || j >= hi {
+				h[j*d+j] += p.Ridge
 			}
 		}
 	}
@@ -411,6 +425,7 @@ func faceNewton(p *Regression, cd *codedDesign, x, ux, gx, sig []float64, fw *fa
 			fw.hr[m] = cw[m] * s * (1 - s) * fw.hu[m]
 		}
 		cd.Gradient(fw.gz, fw.hr)
+		p.ridgeGradient(fw.gz, b) // the ridge's Hessian ρI, off the free group
 		clear(out)
 		for x, g := range face {
 			lo, hi := g*gs, (g+1)*gs
@@ -516,8 +531,9 @@ func faceNewton(p *Regression, cd *codedDesign, x, ux, gx, sig []float64, fw *fa
 	}
 	uz := fw.uz
 	cd.Margins(uz, z)
-	// L(z) − L(x) = ⟨∇L(x), z − x⟩ + Σ ĉ D, accurate where it is tiny.
-	dec := cd.bregman(uz, ux, sig, y, cw)
+	// F(z) − F(x) = ⟨∇F(x), z − x⟩ + Σ ĉ D + (ρ/2)‖z − x‖² (the ridge's
+	// part off the free group), accurate where it is tiny.
+	dec := cd.bregman(uz, ux, sig, y, cw) + p.ridgeDist(z, x)
 	for j := range z {
 		dec += gx[j] * (z[j] - x[j])
 	}
@@ -525,6 +541,7 @@ func faceNewton(p *Regression, cd *codedDesign, x, ux, gx, sig []float64, fw *fa
 		return 0, false
 	}
 	cd.residualGradient(fw.gz, fw.hr, fw.sz, uz, y, cw)
+	p.ridgeGradient(fw.gz, z)
 	copy(x, z)
 	copy(ux, uz)
 	copy(gx, fw.gz)

@@ -1,0 +1,214 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/signal"
+	"strings"
+
+	"github.com/mrfkit/pairwise"
+	"gonum.org/v1/gonum/mat"
+)
+
+const contactsUsage = `Usage: pairwise contacts [flags] ALIGNMENT
+
+Learn a Potts model's couplings from a multiple sequence alignment (FASTA,
+A2M/A3M or Stockholm; - for standard input) and write every pair of columns
+ranked by its coupling score: the Frobenius norm of the pair's coupling block
+in the zero-sum gauge, gap state excluded, with the average product
+correction (APC), the contact predictor of direct coupling analysis.
+Sequences are reweighted by 1/(number of sequences at >= theta identity), as
+plmc does. The learner is pairwise.LearnContacts: Algorithm 2's nodewise
+value-pair regressions with a ridge term (see docs/contacts).
+
+Output (-o, standard output by default):
+  csv    i,j,score: the pairs ranked by score (the column names are the
+         focus residues with -focus, else col1, col2, ...), the best first
+  plmc   plmc's couplings-file layout: RES_I FOCUS_AI RES_J FOCUS_AJ 0 SCORE
+         for every pair i < j in column order (residue numbers are the focus
+         sequence's own; plmc counts from its first column instead, which
+         differs when the focus sequence has gaps)
+
+Examples:
+  pairwise contacts -focus DYR_ECOLI -top 159 DHFR.a2m
+  pairwise contacts -alphabet rna -o rf00162.csv RF00162.fasta
+  pairwise contacts -layout plmc -o dhfr.ec -png dhfr.png -focus DYR_ECOLI DHFR.a2m
+`
+
+// runContacts is the contacts subcommand.
+func runContacts(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("contacts", contactsUsage, stderr)
+	format := fs.String("format", "auto", "alignment format: auto, fasta, a2m (also A3M) or stockholm")
+	alphabet := fs.String("alphabet", "protein", "alphabet: protein, rna, dna, or the letters themselves with the gap first (e.g. -ACGU)")
+	focus := fs.String("focus", "", "focus sequence: keep its uppercase, non-gap columns and number them by its residues")
+	theta := fs.Float64("theta", pairwise.DefaultIdentity, "identity threshold of the sequence reweighting, in (0, 1]; 0 for no reweighting")
+	maxSeqGaps := fs.Float64("max-seq-gaps", 1, "drop sequences with more than this fraction of gaps")
+	maxColGaps := fs.Float64("max-col-gaps", 1, "drop columns with more than this fraction of gaps")
+	ignoreGap := fs.Bool("ignore-gap", true, "leave the gap state out of the fits and the scores (as plmc -g)")
+	apc := fs.Bool("apc", true, "apply the average product correction")
+	top := fs.Int("top", 0, "write only the best this many pairs (csv; 0 for all)")
+	minSep := fs.Int("min-sep", 1, "rank only pairs whose columns are at least this far apart (csv)")
+	layout := fs.String("layout", "csv", "output layout: csv (ranked i,j,score) or plmc (couplings file)")
+	out := fs.String("o", "", "output file (standard output when empty or -)")
+	png := fs.String("png", "", "also draw the score matrix as a PNG heat map, the top pairs marked")
+	ridge := fs.Float64("ridge", pairwise.DefaultContactRidge, "ridge ρ of every regression, in effective sequences")
+	lambda := fs.Float64("lambda", pairwise.DefaultContactWidth, "width λ: l2,1 radius 2λ√k of every regression")
+	workers := fs.Int("workers", 0, "goroutines (0 for every core)")
+	quiet := fs.Bool("quiet", false, "no progress bar and no summary on standard error")
+	if _, err := parseOneFile(fs, args, "contacts", "ALIGNMENT file"); err != nil {
+		return err
+	}
+	switch {
+	case *layout != "csv" && *layout != "plmc":
+		return usageError("-layout %q: want csv or plmc", *layout)
+	case *top < 0:
+		return usageError("-top %d: want 0 (all) or more", *top)
+	case *minSep < 1:
+		return usageError("-min-sep %d: want at least 1", *minSep)
+	case !(*theta >= 0 && *theta <= 1):
+		return usageError("-theta %v: want a number in [0, 1] (0 for no reweighting)", *theta)
+	case *workers < 0:
+		return usageError("-workers %d: want 0 (every core) or more", *workers)
+	}
+	var aopts []pairwise.AlignmentOption
+	switch strings.ToLower(*format) {
+	case "auto":
+	case "fasta":
+		aopts = append(aopts, pairwise.AlignFormat(pairwise.FormatFASTA))
+	case "a2m", "a3m":
+		aopts = append(aopts, pairwise.AlignFormat(pairwise.FormatA2M))
+	case "stockholm", "sto":
+		aopts = append(aopts, pairwise.AlignFormat(pairwise.FormatStockholm))
+	default:
+		return usageError("-format %q: want auto, fasta, a2m or stockholm", *format)
+	}
+	switch strings.ToLower(*alphabet) {
+	case "protein":
+		aopts = append(aopts, pairwise.AlignAlphabet(pairwise.ProteinAlphabet))
+	case "rna":
+		aopts = append(aopts, pairwise.AlignAlphabet(pairwise.RNAAlphabet))
+	case "dna":
+		aopts = append(aopts, pairwise.AlignAlphabet(pairwise.DNAAlphabet))
+	default:
+		aopts = append(aopts, pairwise.AlignAlphabet(*alphabet))
+	}
+	if *focus != "" {
+		aopts = append(aopts, pairwise.AlignFocus(*focus))
+	}
+	aopts = append(aopts, pairwise.AlignMaxSequenceGaps(*maxSeqGaps), pairwise.AlignMaxColumnGaps(*maxColGaps))
+
+	name := fs.Arg(0)
+	in, err := openInput(name, os.Stdin)
+	if err != nil {
+		return err
+	}
+	a, err := pairwise.ReadAlignment(in.r, aopts...)
+	in.Close()
+	if err != nil {
+		return fileError(in.name, err)
+	}
+	if a.Vars() < 2 {
+		return fmt.Errorf("%s: %d column(s) left after the filters, need at least 2", in.name, a.Vars())
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	var weights []float64
+	neff := float64(a.Len())
+	if *theta > 0 {
+		w, err := pairwise.ReweightContext(ctx, a, pairwise.ReweightIdentity(*theta))
+		if err != nil {
+			if errors.Is(err, context.Canceled) {
+				return errors.New("interrupted")
+			}
+			return err
+		}
+		weights, neff = w.Weights, w.Neff
+	}
+	s, err := a.Samples(weights)
+	if err != nil {
+		return fileError(in.name, err)
+	}
+	bar := newProgress(stderr, "contacts", a.Vars(), *quiet)
+	lopts := []pairwise.Option{
+		pairwise.WithRidge(*ridge), pairwise.WithWidth(*lambda),
+		pairwise.WithIgnoreGap(*ignoreGap), pairwise.WithProgress(bar.Func()),
+	}
+	if *workers > 0 {
+		lopts = append(lopts, pairwise.WithWorkers(*workers))
+	}
+	cm, err := pairwise.LearnContactsContext(ctx, s, lopts...)
+	bar.Finish()
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return errors.New("interrupted")
+		}
+		return err
+	}
+	scores := cm.Scores
+	if !*apc {
+		scores = cm.Raw
+	}
+	names := a.VarNames()
+	if !*quiet {
+		fmt.Fprintf(stderr, "%s: %d sequences, %d columns, k = %d, Neff = %.1f\n", in.name, a.Len(), a.Vars(), len(a.Alphabet()), neff)
+	}
+	ranked := pairwise.RankContacts(scores, *minSep)
+	if *png != "" {
+		marks := len(ranked)
+		if *top > 0 {
+			marks = min(marks, *top)
+		} else {
+			marks = min(marks, a.Vars())
+		}
+		if err := writeContactPNG(*png, scores, ranked[:marks]); err != nil {
+			return err
+		}
+	}
+	return writeOutput(*out, stdout, func(w io.Writer) error {
+		if *layout == "plmc" {
+			return writePlmcCouplings(w, a, scores)
+		}
+		if *top > 0 && *top < len(ranked) {
+			ranked = ranked[:*top]
+		}
+		if _, err := fmt.Fprintln(w, "i,j,score"); err != nil {
+			return err
+		}
+		for _, c := range ranked {
+			if _, err := fmt.Fprintf(w, "%s,%s,%.6g\n", names[c.I], names[c.J], c.Score); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// writePlmcCouplings writes every pair i < j in plmc's couplings-file
+// layout: RES_I FOCUS_AI RES_J FOCUS_AJ 0 SCORE, the focus letters '-'
+// without a focus.
+func writePlmcCouplings(w io.Writer, a *pairwise.Alignment, s mat.Symmetric) error {
+	num := a.Columns()
+	letter := func(i int) string {
+		if f := a.Focus(); f >= 0 {
+			return string(a.Alphabet()[a.At(f, i)])
+		}
+		return "-"
+	}
+	n := s.SymmetricDim()
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			v := s.At(i, j)
+			if math.IsNaN(v) {
+				v = 0
+			}
+			if _, err := fmt.Fprintf(w, "%d %s %d %s 0 %f\n", num[i], letter(i), num[j], letter(j), v); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

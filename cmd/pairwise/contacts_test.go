@@ -1,0 +1,100 @@
+package main
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// contactsFASTA returns an aligned FASTA of count RNA sequences of length
+// l in which column i+1 copies column i in most sequences for even i, so
+// that the pairs (i, i+1), i even, are coupled.
+func contactsFASTA(count, l int, seed uint64) string {
+	r := rand.New(rand.NewPCG(seed, 3))
+	const letters = "ACGU"
+	var b strings.Builder
+	for s := 0; s < count; s++ {
+		fmt.Fprintf(&b, ">seq%d\n", s)
+		row := make([]byte, l)
+		for i := 0; i < l; i++ {
+			row[i] = letters[r.IntN(4)]
+			if i%2 == 1 && r.Float64() < 0.8 {
+				row[i] = row[i-1]
+			}
+		}
+		b.Write(row)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// TestContactsCommand runs the command on a small RNA alignment with a
+// known coupling pattern: the CSV ranks the coupled pairs first, the plmc
+// layout lists every pair once, and the PNG is written.
+func TestContactsCommand(t *testing.T) {
+	dir := t.TempDir()
+	aln := writeFile(t, dir, "toy.fasta", contactsFASTA(400, 8, 1))
+	out := runOK(t, "contacts", "-quiet", "-alphabet", "rna", "-top", "4", aln)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if lines[0] != "i,j,score" || len(lines) != 5 {
+		t.Fatalf("csv output:\n%s", out)
+	}
+	want := map[string]bool{"col1,col2": true, "col3,col4": true, "col5,col6": true, "col7,col8": true}
+	for _, ln := range lines[1:] {
+		f := strings.Split(ln, ",")
+		if !want[f[0]+","+f[1]] {
+			t.Errorf("ranked pair %s is not one of the coupled pairs", ln)
+		}
+	}
+	png := filepath.Join(dir, "map.png")
+	out = runOK(t, "contacts", "-quiet", "-alphabet", "-ACGU", "-layout", "plmc", "-png", png, aln)
+	if n := len(strings.Split(strings.TrimSpace(out), "\n")); n != 8*7/2 {
+		t.Errorf("plmc layout: %d lines, want %d", n, 8*7/2)
+	}
+	if f := strings.Fields(strings.Split(out, "\n")[0]); len(f) != 6 || f[0] != "1" || f[1] != "-" || f[2] != "2" || f[4] != "0" {
+		t.Errorf("plmc layout line %q, want 1 - 2 - 0 SCORE", f)
+	}
+	if b, err := os.ReadFile(png); err != nil || !strings.HasPrefix(string(b), "\x89PNG") {
+		t.Errorf("PNG not written: %v", err)
+	}
+}
+
+// TestContactsErrors checks that bad alignments and flags exit 1 with one
+// line naming the file and, inside it, the line.
+func TestContactsErrors(t *testing.T) {
+	dir := t.TempDir()
+	file := func(name, content string) string { return writeFile(t, dir, name, content) }
+	ragged := file("ragged.fasta", ">a\nACGU\n>b\nACG\n")
+	nameOnly := file("name.fasta", ">a\nACGU\n>b\n")
+	good := file("good.fasta", ">a\nACGU\n>b\nAGGU\n>c\nUCGA\n")
+	cases := []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"contacts", "-alphabet", "rna", ragged}, []string{"ragged.fasta", "line"}},
+		{[]string{"contacts", "-alphabet", "rna", nameOnly}, []string{"name.fasta", "line 3"}},
+		{[]string{"contacts", "-alphabet", "rna", "-focus", "zz", good}, []string{"good.fasta", "zz"}},
+		{[]string{"contacts", "-format", "nexus", good}, []string{"-format"}},
+		{[]string{"contacts", "-layout", "xml", good}, []string{"-layout"}},
+		{[]string{"contacts", "-theta", "2", good}, []string{"-theta"}},
+		{[]string{"contacts", filepath.Join(dir, "missing.fasta")}, []string{"missing.fasta", "no such file"}},
+		{[]string{"contacts"}, []string{"missing the ALIGNMENT file"}},
+	}
+	for _, c := range cases {
+		code, _, stderr := runCmd(t, c.args...)
+		if code != 1 && code != 2 {
+			t.Errorf("%v: exit %d, want 1", c.args, code)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(stderr, w) {
+				t.Errorf("%v: stderr %q does not mention %q", c.args, stderr, w)
+			}
+		}
+		if strings.Contains(stderr, "goroutine") || strings.Count(strings.TrimSpace(stderr), "\n") > 0 && !strings.Contains(stderr, "Usage") {
+			t.Errorf("%v: stderr is not one line: %q", c.args, stderr)
+		}
+	}
+}

@@ -1,0 +1,236 @@
+package pairwise
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/mrfkit/pairwise/internal/engine"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Defaults of LearnContacts, chosen by measurement on the synthetic and
+// real families of docs/contacts (README.md there has the numbers).
+const (
+	// DefaultContactRidge is ρ of WithRidge for LearnContacts, in
+	// effective sequences: each value-pair regression of a node minimises
+	// its weighted logistic loss plus (ρ/2)·‖w‖². It keeps the couplings
+	// of rare amino acids small.
+	DefaultContactRidge = 64.0
+	// DefaultContactWidth is λ of WithWidth for LearnContacts: the l2,1
+	// radius 2λ√k of the value-pair regressions. With the ridge it is
+	// rarely active.
+	DefaultContactWidth = 8.0
+)
+
+// WithIgnoreGap sets how LearnContacts treats state 0, the gap of an
+// alignment's alphabet: when on (the default of LearnContacts), the value
+// pairs of a node that involve the gap are not fitted (the rows where
+// z_i is a gap take no part in node i's regressions, as plmc's -g ignores
+// them) and the gap's row and column are left out of the scores; when off,
+// state 0 is a state like any other. Learn and LearnPairwise ignore it.
+func WithIgnoreGap(on bool) Option {
+	return optionFunc(func(c *config) {
+		if on {
+			c.gap = gapIgnore
+		} else {
+			c.gap = gapKeep
+		}
+	})
+}
+
+// How LearnContacts treats state 0 (config.gap).
+const (
+	gapDefault = iota // not set: ignored
+	gapIgnore
+	gapKeep
+)
+
+// ContactMap is what LearnContacts learned: the coupling scores of every
+// pair of columns.
+type ContactMap struct {
+	// Scores holds the APC-corrected scores S_ij - S_i· S_j· / S_··
+	// (see ContactScores), Raw the scores before the correction. Rank
+	// them with RankContacts.
+	Scores, Raw *mat.SymDense
+	// Nodes holds each node's fit: regressions solved, iterations, the
+	// largest certificate.
+	Nodes []NodeFit
+	// Ridge and Width are the ρ and λ used; Neff is the total weight of
+	// the samples (the effective number of sequences with alignment
+	// weights).
+	Ridge, Width, Neff float64
+	// IgnoreGap reports whether state 0 was left out.
+	IgnoreGap bool
+}
+
+// LearnContacts is LearnContactsContext without cancellation.
+func LearnContacts(s *Samples, opts ...Option) (*ContactMap, error) {
+	return LearnContactsContext(context.Background(), s, opts...)
+}
+
+// LearnContactsContext learns the coupling scores that predict contacts
+// from the samples of a sequence alignment (Alignment.Samples with the
+// weights of Reweight), the estimator of direct coupling analysis built on
+// Algorithm 2's nodewise value-pair regressions, and never builds a Model.
+//
+// For every node i and value pair α < β of z_i it solves Algorithm 2's
+// logistic regression (equation (8)) with a ridge term beside the l2,1
+// constraint (WithRidge; DefaultContactRidge unless given) at the width λ
+// (WithWidth; DefaultContactWidth unless given), and estimates the
+// coupling blocks Ŵ_ij from the centred solutions as LearnPairwise does.
+// What goes beyond the paper, and why, is in docs/contacts: without the
+// ridge, a rare state's value pairs have few rows and get huge couplings
+// that rank above the true contacts. Node i's score of column j is the
+// Frobenius norm of Ŵ_ij in the zero-sum gauge (rows and columns centred
+// over the states scored: 1..k-1 with WithIgnoreGap, the default, else
+// all k); the score of a pair is the mean of its two nodes' scores, and
+// Scores applies the average product correction to it. Nothing chooses
+// an edge set: there is no edge test and no width search, whatever
+// WithSelection or WithMinEdgeWeight say.
+//
+// Memory: the samples as one byte a state, their group codes (two bytes
+// per few columns a row), one value pair's gathered codes and the
+// solutions of one node's value pairs (k(k-1)/2 vectors of n·k numbers)
+// per worker, and the n×n scores: linear in the alignment, never
+// n²k² couplings. Time: each node fits k(k-1)/2 regressions (with the gap
+// ignored, (k-1)(k-2)/2), each over the rows where z_i takes one of its
+// two values.
+//
+// It returns an error for nil or empty samples, k < 3 with the gap
+// ignored, an invalid option, a backend other than Accelerated, and
+// ctx.Err() once ctx is done (checked every few solver iterations).
+func LearnContactsContext(ctx context.Context, s *Samples, opts ...Option) (*ContactMap, error) {
+	const fn = "LearnContacts"
+	if s == nil {
+		return nil, errors.New("pairwise: LearnContacts: nil samples")
+	}
+	defaults := []Option{
+		WithWidth(DefaultContactWidth),
+		WithRidge(DefaultContactRidge),
+		WithMinEdgeWeight(math.SmallestNonzeroFloat64), // no edge test
+	}
+	r, err := newRun(fn, s, append(defaults, opts...), false)
+	if err != nil {
+		return nil, err
+	}
+	defer r.stop()
+	n, k := s.n, s.k
+	ignoreGap := r.cfg.gap != gapKeep
+	if ignoreGap && k < 3 {
+		return nil, fmt.Errorf("pairwise: %s: alphabet size k = %d: with the gap (state 0) ignored at least 3 states are needed (use WithIgnoreGap(false))", fn, k)
+	}
+	var skip []bool
+	first := 0 // the first state scored and fitted
+	if ignoreGap {
+		skip = make([]bool, k)
+		skip[0] = true
+		first = 1
+	}
+	kk := k * k
+	radius := r.cfg.regressionRadius(k, true)
+	raw := make([]float64, n*n) // raw[i*n+j]: node i's score of column j
+	nodes := make([]NodeFit, n)
+	err = r.eachNode(ctx, func(ctx context.Context, e *engine.Driver, i int) error {
+		pl := e.PlanPairs(i, skip)
+		fit := NodeFit{Node: i, Converged: true, EmptyPairs: pl.Empty, OneLabelPairs: len(pl.OneLabel)}
+		// sumU[j*kk + α*k + b] accumulates Σ_β U^{α,β}(j, b).
+		sumU := make([]float64, n*kk)
+		// base[β] is w^{first,β}, the warm start of the pairs (α, β)
+		// with α > first: w^{first,β} − w^{first,α}.
+		base := make([][]float64, k)
+		for p, ab := range pl.Pairs {
+			alpha, beta := ab[0], ab[1]
+			t := e.Task(pl, p)
+			w := make([]float64, e.Design(&t).Dim())
+			if alpha > first && base[alpha] != nil && base[beta] != nil {
+				for x := range w {
+					w[x] = base[beta][x] - base[alpha][x]
+				}
+			}
+			st, err := e.Fit(ctx, &t, t.C, radius, w)
+			if err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				return fmt.Errorf("pairwise: %s: node %d, values (%d, %d): %w", fn, i, alpha, beta, err)
+			}
+			fit.noteStats(st)
+			if alpha == first {
+				base[beta] = append([]float64(nil), w...)
+			}
+			centreRows(w, n, k, i)
+			for j := 0; j < n; j++ {
+				if j == i {
+					continue
+				}
+				for b := 0; b < k; b++ {
+					u := w[j*k+b]
+					sumU[j*kk+alpha*k+b] += u
+					sumU[j*kk+beta*k+b] -= u
+				}
+			}
+		}
+		nodes[i] = fit
+		// Ŵ_ij(α, b) = (1/k') Σ_β U^{α,β}(j, b) over the k' states fitted;
+		// its norm in the zero-sum gauge over the states scored.
+		states := float64(k - first)
+		block := make([]float64, kk)
+		row, col := make([]float64, k), make([]float64, k)
+		for j := 0; j < n; j++ {
+			if j == i {
+				continue
+			}
+			for x := range block {
+				block[x] = sumU[j*kk+x] / states
+			}
+			raw[i*n+j] = zeroSumNorm(block, k, first, row, col)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	rawSym := mat.NewSymDense(n, nil)
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			rawSym.SetSym(i, j, (raw[i*n+j]+raw[j*n+i])/2)
+		}
+	}
+	scores := mat.NewSymDense(n, nil)
+	scores.CopySym(rawSym)
+	applyAPC(scores)
+	return &ContactMap{
+		Scores: scores, Raw: rawSym, Nodes: nodes,
+		Ridge: r.cfg.ridge, Width: r.cfg.lambda, Neff: s.total, IgnoreGap: ignoreGap,
+	}, nil
+}
+
+// zeroSumNorm returns the Frobenius norm of the k×k block w (row-major)
+// restricted to the states first..k-1 and centred over them: w(a, b) −
+// r_a − c_b + g with the row, column and grand means over those states.
+// row and col are scratch of length k.
+func zeroSumNorm(w []float64, k, first int, row, col []float64) float64 {
+	q := float64(k - first)
+	clear(row)
+	clear(col)
+	g := 0.0
+	for a := first; a < k; a++ {
+		for b := first; b < k; b++ {
+			v := w[a*k+b]
+			row[a] += v
+			col[b] += v
+			g += v
+		}
+	}
+	g /= q * q
+	s := 0.0
+	for a := first; a < k; a++ {
+		for b := first; b < k; b++ {
+			v := w[a*k+b] - row[a]/q - col[b]/q + g
+			s += v * v
+		}
+	}
+	return math.Sqrt(s)
+}

@@ -1,0 +1,170 @@
+package pairwise
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// contactFamily returns a synthetic family with known contacts: n columns
+// over k = 5 states (state 0 the gap, rare: field −2), with couplings on
+// the pairs (i, i+3) for even i only, each a random k×k block of scale
+// 0.8 on the states 1..4, and fields that make state 4 rare (−2.5) in every
+// third column, so that the regressions meet rare states. It returns the
+// model and the true pairs.
+func contactFamily(t *testing.T, n int, seed uint64) (*Model, map[[2]int]bool) {
+	t.Helper()
+	const k = 5
+	rng := rand.New(rand.NewPCG(seed, 11))
+	m, err := NewModel(n, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	truth := map[[2]int]bool{}
+	for i := 0; i+3 < n; i += 2 {
+		w := mat.NewDense(k, k, nil)
+		for a := 1; a < k; a++ {
+			for b := 1; b < k; b++ {
+				w.Set(a, b, 0.8*rng.NormFloat64())
+			}
+		}
+		if err := m.SetCoupling(i, i+3, w); err != nil {
+			t.Fatal(err)
+		}
+		truth[[2]int{i, i + 3}] = true
+	}
+	for i := 0; i < n; i++ {
+		f := []float64{-2, 0, 0, 0, 0}
+		if i%3 == 0 {
+			f[4] = -2.5
+		}
+		if err := m.SetField(i, f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return m, truth
+}
+
+// TestLearnContactsRanksTruePairs learns a small synthetic family back
+// from Gibbs samples and checks that the top-T ranked pairs (T the number
+// of true pairs) are mostly true. The seeds are fixed; the bound 0.8 is
+// below what the defaults reach here (all of them) by two pairs of slack
+// for the sampler's noise, and far above chance (T of n(n−1)/2 pairs, 0.07).
+func TestLearnContactsRanksTruePairs(t *testing.T) {
+	const n, count = 16, 3000
+	m, truth := contactFamily(t, n, 3)
+	g, err := NewGibbsSampler(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := g.Sample(rand.NewPCG(5, 6), count)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm, err := LearnContacts(s, WithWorkers(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cm.Ridge != DefaultContactRidge || cm.Width != DefaultContactWidth || !cm.IgnoreGap || cm.Neff != count {
+		t.Errorf("ContactMap reports ρ %v, λ %v, gap ignored %v, Neff %v; want the defaults and %d", cm.Ridge, cm.Width, cm.IgnoreGap, cm.Neff, count)
+	}
+	for _, nf := range cm.Nodes {
+		if !nf.Converged {
+			t.Errorf("node %d did not converge: %+v", nf.Node, nf)
+		}
+	}
+	ranked := RankContacts(cm.Scores, 1)
+	top := len(truth)
+	p := ContactPrecision(ranked, top, func(i, j int) bool { return truth[[2]int{i, j}] })
+	if p < 0.8 {
+		t.Errorf("top-%d precision %.2f, want at least 0.8", top, p)
+	}
+	// Raw and Scores differ by the correction only.
+	if mat.EqualApprox(cm.Raw, cm.Scores, 1e-12) {
+		t.Error("Scores equal Raw: the APC was not applied")
+	}
+}
+
+// TestLearnContactsMatchesLearnPairwise checks LearnContacts's raw scores,
+// computed node by node without a model, against the per-node estimates
+// that LearnPairwise keeps (Result.Estimate) with the same options and the
+// gap kept: the raw score of (i, j) must be the mean of the zero-sum norms
+// of node i's Ŵ_ij and node j's Ŵ_ji.
+func TestLearnContactsMatchesLearnPairwise(t *testing.T) {
+	const n, count = 8, 800
+	m, _ := contactFamily(t, n, 4)
+	g, err := NewGibbsSampler(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := g.Sample(rand.NewPCG(7, 8), count)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := []Option{WithRidge(3), WithWidth(5), WithIgnoreGap(false), WithTolerance(1e-10), WithWorkers(1)}
+	cm, err := LearnContacts(s, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := LearnPairwise(s, append(opts, WithMinEdgeWeight(math.SmallestNonzeroFloat64))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := 5
+	row, col := make([]float64, k), make([]float64, k)
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			eij := res.Estimate(i, j) // node i's Ŵ_ij
+			eji := res.Estimate(j, i)
+			want := (zeroSumNorm(eij.RawMatrix().Data, k, 0, row, col) + zeroSumNorm(eji.RawMatrix().Data, k, 0, row, col)) / 2
+			if got := cm.Raw.At(i, j); math.Abs(got-want) > 1e-5*(1+want) {
+				t.Errorf("raw score (%d, %d) = %v, LearnPairwise's estimates give %v", i, j, got, want)
+			}
+		}
+	}
+}
+
+func TestLearnContactsErrors(t *testing.T) {
+	s2, err := NewSamples(2, [][]int{{0, 1, 1}, {1, 0, 1}, {1, 1, 0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LearnContacts(nil); err == nil {
+		t.Error("nil samples: no error")
+	}
+	if _, err := LearnContacts(s2); err == nil {
+		t.Error("k = 2 with the gap ignored: no error")
+	}
+	if _, err := LearnContacts(s2, WithIgnoreGap(false)); err != nil {
+		t.Errorf("k = 2 with the gap kept: %v", err)
+	}
+	if _, err := LearnContacts(s2, WithIgnoreGap(false), WithRidge(-1)); err == nil {
+		t.Error("negative ridge: no error")
+	}
+	if _, err := LearnContacts(s2, WithIgnoreGap(false), WithSolver(GroupMirror{})); err == nil {
+		t.Error("ridge with another backend: no error")
+	}
+	// Cancellation: a family large enough to take a while returns
+	// promptly once the context is cancelled.
+	m, _ := contactFamily(t, 40, 9)
+	g, _ := NewGibbsSampler(m)
+	s, err := g.Sample(rand.NewPCG(1, 2), 4000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { time.Sleep(50 * time.Millisecond); cancel() }()
+	start := time.Now()
+	_, err = LearnContactsContext(ctx, s, WithWorkers(1))
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: err = %v, want context.Canceled", err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("cancelled after 50 ms, returned after %v", d)
+	}
+}
