@@ -53,9 +53,16 @@ func hc1Factor(total, p float64) float64 {
 // told apart.
 const maxNormalScore = 37.5
 
+// normalDF is the number of degrees of freedom from which tScore and
+// tQuantile use the normal law: Student's t then differs from it by less
+// than 10⁻⁶ relative in the quantiles the test uses, and gonum's t law is
+// not defined for astronomically many (weights of 1e300).
+const normalDF = 1e8
+
 // tScore returns the normal score of a Wald statistic t ≥ 0 with df degrees
 // of freedom: z with 1 − Φ(z) = 1 − T_df(t), T_df Student's t distribution
-// function. It returns t when df is +Inf (the asymptotic test), 0 when
+// function. It returns t when df is +Inf or at least normalDF (the
+// asymptotic test), 0 when
 // df ≤ 0 (no degrees of freedom: the data cannot measure the error) or
 // t ≤ 0, and NaN for a NaN t. z < t for finite df, and z → t as df grows.
 func tScore(t, df float64) float64 {
@@ -64,7 +71,7 @@ func tScore(t, df float64) float64 {
 		return t
 	case t <= 0 || !(df > 0):
 		return 0
-	case math.IsInf(df, 1):
+	case df >= normalDF:
 		return t
 	}
 	p := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Survival(t)
@@ -76,12 +83,12 @@ func tScore(t, df float64) float64 {
 
 // tQuantile is the inverse of tScore in t: the t ≥ 0 whose normal score
 // with df degrees of freedom is z ≥ 0; +Inf when df ≤ 0, z when df is
-// +Inf.
+// at least normalDF.
 func tQuantile(z, df float64) float64 {
 	switch {
 	case !(df > 0):
 		return math.Inf(1)
-	case math.IsInf(df, 1) || z <= 0:
+	case df >= normalDF || z <= 0:
 		return z
 	}
 	p := distuv.UnitNormal.CDF(-z)
