@@ -75,6 +75,8 @@ type Partial struct {
 	shard, of int // of is 0 for LearnNodes
 	data      string
 	names     []string
+	total     float64 // Samples.TotalWeight
+	rows      int     // Samples.Len
 	set       partialSettings
 	nodes     []partialNode // sorted by node
 }
@@ -118,6 +120,12 @@ func (p *Partial) Nodes() []int {
 	}
 	return nodes
 }
+
+// TotalWeight returns the total weight of the samples (Samples.TotalWeight).
+func (p *Partial) TotalWeight() float64 { return p.total }
+
+// Len returns the number of stored rows of the samples (Samples.Len).
+func (p *Partial) Len() int { return p.rows }
 
 // Names returns the variable names of the samples (Samples.Names), or nil.
 func (p *Partial) Names() []string { return slices.Clone(p.names) }
@@ -222,6 +230,8 @@ func learnNodes(ctx context.Context, fn string, s *Samples, nodes []int, opts []
 		k:         s.k,
 		data:      fingerprint(s),
 		names:     slices.Clone(s.names),
+		total:     s.total,
+		rows:      s.rows,
 		set:       settingsOf(r, f.radius),
 		nodes:     make([]partialNode, len(nodes)),
 	}
@@ -283,14 +293,18 @@ func fingerprint(s *Samples) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
+// ErrRefitNeedsSamples is the error MergePartials wraps when the edge
+// test's refit stage is due and no samples were given.
+var ErrRefitNeedsSamples = errors.New("the edge test's refit stage needs the samples: merge with MergePartialsContext and the samples, or learn with WithRefit(false) or WithMinEdgeWeight")
+
 // MergePartials assembles the Partials of every node into the Result that
 // Learn returns with the options the shards were given: the per-node
 // estimates are symmetrised and, when η was not given, the edge test
 // chooses the graph. It returns an error when the parts were learned from
 // different samples or with different options, when a node is missing or
-// held twice, and when the edge test's refit stage is due (k = 2, η not
-// given, WithRefit not turned off), which needs the samples: use
-// MergePartialsContext then.
+// held twice, and, wrapping ErrRefitNeedsSamples, when the edge test's
+// refit stage is due (k = 2, η not given, WithRefit not turned off), which
+// needs the samples: use MergePartialsContext then.
 func MergePartials(parts ...*Partial) (*Result, error) {
 	return MergePartialsContext(context.Background(), nil, 0, parts...)
 }
@@ -360,7 +374,7 @@ func MergePartialsContext(ctx context.Context, s *Samples, workers int, parts ..
 	r.wantEta = math.IsNaN(set.eta)
 	if r.wantEta && k == 2 && !set.test.NoRefit {
 		if s == nil {
-			return nil, fmt.Errorf("pairwise: %s: the edge test's refit stage needs the samples: merge with MergePartialsContext and the samples, or learn with WithRefit(false) or WithMinEdgeWeight", fn)
+			return nil, fmt.Errorf("pairwise: %s: %w", fn, ErrRefitNeedsSamples)
 		}
 	}
 	if s != nil && fingerprint(s) != first.data {

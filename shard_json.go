@@ -28,6 +28,8 @@ type partialJSON struct {
 	Of        int          `json:"of"`
 	Data      string       `json:"data"`
 	Names     []string     `json:"names,omitempty"`
+	Total     jsonFloat    `json:"samples"`
+	Rows      int          `json:"rows"`
 	Settings  settingsJSON `json:"settings"`
 	Nodes     []nodeJSON   `json:"nodes"`
 }
@@ -172,6 +174,8 @@ func (p *Partial) MarshalJSON() ([]byte, error) {
 		Of:        p.of,
 		Data:      p.data,
 		Names:     p.names,
+		Total:     jsonFloat(p.total),
+		Rows:      p.rows,
 		Settings: settingsJSON{
 			Width:          jsonFloat(set.width),
 			MinEdgeWeight:  jsonFloat(set.eta),
@@ -245,7 +249,7 @@ func (p *Partial) UnmarshalJSON(data []byte) error {
 	kk := k * k
 	sj := w.Settings
 	q := Partial{
-		algorithm: w.Algorithm, n: n, k: k, shard: w.Shard, of: w.Of, data: w.Data, names: w.Names,
+		algorithm: w.Algorithm, n: n, k: k, shard: w.Shard, of: w.Of, data: w.Data, names: w.Names, total: float64(w.Total), rows: w.Rows,
 		set: partialSettings{
 			width: float64(sj.Width), eta: float64(sj.MinEdgeWeight), radius: float64(sj.Radius),
 			symmetric: Symmetrization(sj.Symmetrization),

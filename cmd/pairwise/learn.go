@@ -72,6 +72,7 @@ func runLearn(args []string, stdout, stderr io.Writer) error {
 	maxIter := fs.Int("max-iter", pairwise.DefaultMaxIterations, "iteration `cap` of every regression")
 	sym := fs.String("sym", "average", "the `rule` combining a pair's two estimates into an edge: average, and (both) or or (either)")
 	quiet := fs.Bool("quiet", false, "no progress bar and no summary on standard error")
+	shard := fs.String("shard", "", shardHelp)
 	set, err := parseOneFile(fs, args, "learn", "input FILE")
 	if err != nil {
 		return err
@@ -91,6 +92,9 @@ func runLearn(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	opts = append(opts, sel...)
+	if set["shard"] {
+		return runLearnShard(*shard, set, fs.Arg(0), *histogram, *merge, opts, *out, stdout, stderr, *quiet) // shard.go
+	}
 
 	if os.Getenv("GOGC") == "" {
 		// The samples are a few large allocations without pointers,

@@ -5,6 +5,7 @@
 //	pairwise demo [flags]            learn the paper's 3x3 grid from exact samples
 //	pairwise learn [flags] FILE      learn the graph from a CSV of samples (- for stdin);
 //	                                 write edges (csv, json), Graphviz DOT or a model JSON
+//	pairwise merge [flags] PART...   merge the partial results of learn -shard i/m
 //	pairwise sample [flags] MODEL    draw exact or Gibbs samples of a model JSON file
 //	pairwise reproduce [flags]       rerun the paper's Figures 1 and 2 (with Sparsitron)
 //	pairwise tuning [flags]          measure the tuning-free learner against the oracle
@@ -33,6 +34,7 @@ type command struct {
 var commands = []command{
 	{"demo", "learn the paper's 3x3 grid from exact samples and report the result", runDemo},
 	{"learn", "learn the graph and couplings from a CSV file of samples; write edges, DOT or a model", runLearn},
+	{"merge", "merge the partial results of 'learn -shard i/m' into the result of one process", runMerge},
 	{"sample", "draw samples of a model JSON file (exact, or Gibbs) and write them as CSV", runSample},
 	{"reproduce", "rerun the paper's experiments (Figures 1 and 2, with Sparsitron) and draw the figures", runReproduce},
 	{"tuning", "compare the tuning-free learner (no λ, no η) with the oracle and with CV baselines", runTuning},
