@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strconv"
@@ -31,7 +32,7 @@ var shardEnv = []string{"PAIRWISE_SHARD", "JOB_COMPLETION_INDEX", "SLURM_ARRAY_T
 
 // shardHelp documents -shard in the flags of "pairwise learn".
 const shardHelp = "learn only shard `i/m` of the nodes (every m-th node from i, 0 ≤ i < m) and write a partial result\n" +
-	"as JSON for 'pairwise merge' (gzip-compressed when -o ends in .gz); \"auto/m\" or \"auto\" read i from\n" +
+	"as JSON for 'pairwise merge' (gzip-compressed when -o ends in .gz; {shard} in -o is replaced by i); \"auto/m\" or \"auto\" read i from\n" +
 	"the first of PAIRWISE_SHARD, JOB_COMPLETION_INDEX (Kubernetes), SLURM_ARRAY_TASK_ID (Slurm, counted from\n" +
 	"SLURM_ARRAY_TASK_MIN in steps of SLURM_ARRAY_TASK_STEP) and AWS_BATCH_JOB_ARRAY_INDEX (AWS Batch) that is set,\n" +
 	"and m, when not given, from PAIRWISE_SHARDS or SLURM_ARRAY_TASK_COUNT"
@@ -147,6 +148,9 @@ func runLearnShard(v string, set map[string]bool, path string, histogram, merge 
 		fmt.Fprintf(stderr, "%s: shard %d of %d (index from %s): %d of %d nodes learned in %v\n",
 			name, shard, of, source, len(nodes), s.Vars(), time.Since(t0).Round(time.Millisecond))
 	}
+	// {shard} in the path is the shard's index, so that one command line
+	// serves every task of an array job.
+	out = strings.ReplaceAll(out, "{shard}", strconv.Itoa(shard))
 	return writeOutput(out, stdout, func(w io.Writer) error { return writePartial(w, p, out) })
 }
 
@@ -214,7 +218,8 @@ Examples:
   pairwise learn -lambda 2.5 -eta 0.4 -shard 0/2 -o part0.json data.csv
   pairwise learn -lambda 2.5 -eta 0.4 -shard 1/2 -o part1.json data.csv
   pairwise merge -o edges.csv part0.json part1.json
-  pairwise merge -data data.csv -format json -o edges.json part*.json.gz
+  pairwise learn -shard auto/8 -o "part-{shard}.json.gz" data.csv   (in each task of an array job)
+  pairwise merge -data data.csv -format json -o edges.json "part-*.json.gz"
 `
 
 // runMerge is "pairwise merge".
@@ -240,8 +245,12 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 	if *workers < 1 {
 		return usageError("-workers %d: want at least 1", *workers)
 	}
-	parts := make([]*pairwise.Partial, fs.NArg())
-	for x, path := range fs.Args() {
+	paths, err := partPaths(fs.Args())
+	if err != nil {
+		return err
+	}
+	parts := make([]*pairwise.Partial, len(paths))
+	for x, path := range paths {
 		p, err := readPartial(path)
 		if err != nil {
 			return err
@@ -250,7 +259,6 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 	}
 	var s *pairwise.Samples
 	if *data != "" {
-		var err error
 		if s, _, err = readSamples(*data, *histogram, *merge, stderr, *quiet); err != nil {
 			return err
 		}
@@ -302,4 +310,26 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 type sampleCounts interface {
 	TotalWeight() float64
 	Len() int
+}
+
+// partPaths returns the files that merge's arguments name: a path, or a
+// pattern of path/filepath.Match (quoted, for a container or a job script
+// that runs without a shell) that matches at least one file.
+func partPaths(args []string) ([]string, error) {
+	var paths []string
+	for _, a := range args {
+		if _, err := os.Stat(a); err == nil || !strings.ContainsAny(a, "*?[") {
+			paths = append(paths, a)
+			continue
+		}
+		m, err := filepath.Glob(a)
+		if err != nil {
+			return nil, usageError("%s: %v", a, err)
+		}
+		if len(m) == 0 {
+			return nil, fmt.Errorf("%s: no file matches", a)
+		}
+		paths = append(paths, m...)
+	}
+	return paths, nil
 }
