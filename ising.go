@@ -44,10 +44,22 @@ func LearnIsingContext(ctx context.Context, s *Samples, opts ...Option) (*Result
 	if s != nil && s.incomplete {
 		return learnIncomplete(ctx, fn, s, opts) // missing.go
 	}
+	f, err := fitIsing(ctx, "LearnIsing", s, opts, nil)
+	if err != nil {
+		return nil, err
+	}
+	return f.r.assemble(ctx, 2, f.est, f.fields, f.nodes, f.radius)
+}
+
+// fitIsing is the per-node stage of LearnIsing: it fits the nodes only (all
+// of them when only is nil) and returns their estimates, before the stages
+// that look at all nodes.
+func fitIsing(ctx context.Context, fn string, s *Samples, opts []Option, only []int) (*fitted, error) {
 	r, err := newRun(fn, s, opts, true)
 	if err != nil {
 		return nil, err
 	}
+	r.only = only
 	defer r.stop()
 	n := s.n
 	radius := r.cfg.regressionRadius(2, false)
@@ -81,5 +93,5 @@ func LearnIsingContext(ctx context.Context, s *Samples, opts ...Option) (*Result
 		return nil, err
 	}
 	foldConstant(s, est, fields, nodes) // degenerate.go
-	return r.assemble(ctx, 2, est, fields, nodes, radius)
+	return &fitted{r: r, k: 2, est: est, fields: fields, nodes: nodes, radius: radius}, nil
 }

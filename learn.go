@@ -100,6 +100,9 @@ type run struct {
 	widths []float64
 	nodes  []nodeSelection
 	pool   engine.Pool
+	// only lists the nodes to fit when a shard learns a subset of them
+	// (shard.go); nil fits every node.
+	only []int
 	// testDone reports the edge test's stage finished to WithProgress's
 	// function (see progressStages); nil when nothing is to report.
 	testDone func()
@@ -209,7 +212,14 @@ func (r *run) eachNode(ctx context.Context, fit func(ctx context.Context, e *eng
 	if r.d.Split() {
 		sched.workers = 1
 	}
-	return forEachNode(ctx, &sched, r.s.n, func(ctx context.Context, i int) error {
+	count := r.s.n
+	if r.only != nil {
+		count = len(r.only)
+	}
+	return forEachNode(ctx, &sched, count, func(ctx context.Context, i int) error {
+		if r.only != nil {
+			i = r.only[i]
+		}
 		wk := r.pool.Get()
 		defer r.pool.Put(wk)
 		e := &engine.Driver{Backend: r.b, Data: r.d, Settings: solve.Settings{Tol: r.cfg.tol, MaxIter: r.cfg.maxIter}, Work: wk, Ridge: r.cfg.ridge}
@@ -290,9 +300,10 @@ func (r *run) fitNode(ctx context.Context, e *engine.Driver, i int, tasks []engi
 // estimates into the Result, records the chosen widths, and picks the
 // graph: the pairs whose weight reaches η/2 when η was given, else those
 // the edge test keeps. radius is the regressions' radius when the width was
-// given. fields[i*k+a] holds θ̂_i(a).
+// given. fields[i*k+a] holds θ̂_i(a). It reads the samples r.s only in the
+// edge test's refit stage, so that MergePartials can run it without them.
 func (r *run) assemble(ctx context.Context, k int, est [][]float64, fields []float64, nodes []NodeFit, radius float64) (*Result, error) {
-	n := r.s.n
+	n := len(r.nodes)
 	lambda, eta, sym := r.cfg.lambda, r.cfg.eta, r.cfg.symmetric
 	var tun *Tuning
 	if r.spec != nil || r.wantEta {
@@ -319,9 +330,11 @@ func (r *run) assemble(ctx context.Context, k int, est [][]float64, fields []flo
 		eta, sym = math.SmallestNonzeroFloat64, Average
 	}
 	res := symmetrise(n, k, est, fields, nodes, eta, sym)
-	res.Model.names = r.s.names // the samples' names, for WriteModel
 	res.Width, res.Radius, res.Tuning = lambda, radius, tun
-	res.Warnings = sampleWarnings(r.s, nodes, r.wantEta) // small_samples.go
+	if r.s != nil { // a merge of partials may come without the samples
+		res.Model.names = r.s.names                          // the samples' names, for WriteModel
+		res.Warnings = sampleWarnings(r.s, nodes, r.wantEta) // small_samples.go
+	}
 	if r.wantEta {
 		debias, stdErrs, dfs := make([][]float64, n), make([][]float64, n), make([][]float64, n)
 		for i, ns := range r.nodes {

@@ -63,10 +63,22 @@ func LearnPairwiseContext(ctx context.Context, s *Samples, opts ...Option) (*Res
 	if s != nil && s.incomplete {
 		return learnIncomplete(ctx, fn, s, opts) // missing.go
 	}
+	f, err := fitPairwise(ctx, "LearnPairwise", s, opts, nil)
+	if err != nil {
+		return nil, err
+	}
+	return f.r.assemble(ctx, f.k, f.est, f.fields, f.nodes, f.radius)
+}
+
+// fitPairwise is the per-node stage of LearnPairwise: it fits the nodes
+// only (all of them when only is nil) and returns their estimates, before
+// the stages that look at all nodes.
+func fitPairwise(ctx context.Context, fn string, s *Samples, opts []Option, only []int) (*fitted, error) {
 	r, err := newRun(fn, s, opts, false)
 	if err != nil {
 		return nil, err
 	}
+	r.only = only
 	defer r.stop()
 	n, k := s.n, s.k
 	kk := k * k
@@ -139,7 +151,7 @@ func LearnPairwiseContext(ctx context.Context, s *Samples, opts ...Option) (*Res
 		return nil, err
 	}
 	foldConstant(s, est, fields, nodes) // degenerate.go
-	return r.assemble(ctx, k, est, fields, nodes, radius)
+	return &fitted{r: r, k: k, est: est, fields: fields, nodes: nodes, radius: radius}, nil
 }
 
 // centreRows turns w (n×k, row i the bias row) into U of equation (9):

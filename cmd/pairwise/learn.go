@@ -90,6 +90,7 @@ func runLearn(args []string, stdout, stderr io.Writer) error {
 	states := fs.String("states", "", "the `list` of states as written, comma-separated, in order: -states 1,2,3,4,5 reads a scale written 1..5 as states 0..4")
 	na := fs.String("na", "NA,", "the missing-value `markers`, comma-separated (the default is NA and the empty field; \"none\" for none)")
 	missing := fs.String("missing", "state", "how to learn from rows with missing values: `rule` state (a missing value is a state of its own) or listwise (drop the rows)")
+	shard := fs.String("shard", "", shardHelp)
 	set, err := parseOneFile(fs, args, "learn", "input FILE")
 	if err != nil {
 		return err
@@ -125,6 +126,10 @@ func runLearn(args []string, stdout, stderr io.Writer) error {
 		if err := checkOutput(path); err != nil {
 			return err
 		}
+	}
+	if set["shard"] {
+		ro.Histogram, ro.Compact = *histogram, *merge
+		return runLearnShard(*shard, set, fs.Arg(0), ro, opts, *out, stdout, stderr, *quiet) // shard.go
 	}
 
 	if os.Getenv("GOGC") == "" {

@@ -5,6 +5,7 @@
 //	pairwise demo [flags]            learn the paper's 3x3 grid from exact samples
 //	pairwise learn [flags] FILE      learn the graph from a CSV of samples (- for stdin);
 //	                                 write edges (csv, json), Graphviz DOT or a model JSON
+//	pairwise merge [flags] PART...   merge the partial results of learn -shard i/m
 //	pairwise sample [flags] MODEL    draw exact or Gibbs samples of a model JSON file
 //
 // Without -lambda and -eta, learn chooses λ and η from the data (see the
@@ -32,6 +33,7 @@ type command = cli.Command
 var commands = []command{
 	{Name: "demo", Summary: "learn the paper's 3x3 grid from exact samples and report the result", Run: runDemo},
 	{Name: "learn", Summary: "learn the graph and couplings from a CSV file of samples; write edges, DOT or a model", Run: runLearn},
+	{Name: "merge", Summary: "merge the partial results of 'learn -shard i/m' into the result of one process", Run: runMerge},
 	{Name: "sample", Summary: "draw samples of a model JSON file (exact, or Gibbs) and write them as CSV", Run: runSample},
 	{Name: "contacts", Summary: "rank the column pairs of a sequence alignment by coupling score (contact prediction)", Run: runContacts},
 	{Name: "network", Summary: "learn a network, print its centrality indices and draw it (PNG, SVG)", Run: runNetwork},

@@ -105,7 +105,7 @@ type mixJSON struct {
 // with the variable names and indices, the weight, the signed coupling Â_ij
 // (k = 2) or the matrix Ŵ_ij (k > 2), and the edge test's statistic when
 // the test chose the graph.
-func writeEdgesJSON(w io.Writer, res *pairwise.Result, names []string, s *pairwise.Samples) error {
+func writeEdgesJSON(w io.Writer, res *pairwise.Result, names []string, s sampleCounts) error {
 	k := res.Model.Alphabet()
 	var b []byte
 	add := func(key string, v any) error {

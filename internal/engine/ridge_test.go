@@ -153,7 +153,7 @@ func TestRidgeMatchesReference(t *testing.T) {
 		// The same problem by FISTA alone (the coded kernels, face
 		// Newton steps) from zero.
 		w2 := make([]float64, n*k)
-		p := &Regression{X: task.X, Y: task.Y, CW: cw, Radius: 100, Tol: tol, MaxIter: 100000, Trace: n, Ridge: rhoN, Free: i}
+		p := &Regression{X: e.Design(&task), Y: task.Y, CW: cw, Radius: 100, Tol: tol, MaxIter: 100000, Trace: n, Ridge: rhoN, Free: i}
 		if st, err := FISTA(context.Background(), p, w2, new(FistaWork)); err != nil || !st.Converged {
 			t.Fatalf("ρ = %v: FISTA %+v, %v", rho, st, err)
 		}

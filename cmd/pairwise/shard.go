@@ -1,0 +1,335 @@
+package main
+
+import (
+	"bufio"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mrfkit/pairwise"
+)
+
+// Sharded learning on a cluster: "pairwise learn -shard i/m" learns every
+// m-th node (pairwise.LearnShard) and writes a partial result; "pairwise
+// merge PARTS..." assembles them (pairwise.MergePartials). docs/cluster
+// has a Kubernetes Indexed Job and a Slurm array script that run them.
+
+// shardEnv lists, in order of precedence, the environment variables from
+// which "-shard auto" reads the shard's index: our own, then those that
+// Kubernetes Indexed Jobs, Slurm job arrays and AWS Batch array jobs set.
+var shardEnv = []string{"PAIRWISE_SHARD", "JOB_COMPLETION_INDEX", "SLURM_ARRAY_TASK_ID", "AWS_BATCH_JOB_ARRAY_INDEX"}
+
+// shardHelp documents -shard in the flags of "pairwise learn".
+const shardHelp = "learn only shard `i/m` of the nodes (every m-th node from i, 0 ≤ i < m) and write a partial result\n" +
+	"as JSON for 'pairwise merge' (gzip-compressed when -o ends in .gz; {shard} in -o is replaced by i); \"auto/m\" or \"auto\" read i from\n" +
+	"the first of PAIRWISE_SHARD, JOB_COMPLETION_INDEX (Kubernetes), SLURM_ARRAY_TASK_ID (Slurm, counted from\n" +
+	"SLURM_ARRAY_TASK_MIN in steps of SLURM_ARRAY_TASK_STEP) and AWS_BATCH_JOB_ARRAY_INDEX (AWS Batch) that is set,\n" +
+	"and m, when not given, from PAIRWISE_SHARDS or SLURM_ARRAY_TASK_COUNT"
+
+// resolveShard returns the shard index and count that the -shard value v
+// names: "i/m" explicitly (the environment is not read), "auto/m" with
+// the index from the environment, "auto" with both from it (see
+// shardHelp). source says where the index came from.
+func resolveShard(v string, getenv func(string) string) (shard, of int, source string, err error) {
+	index, count, hasCount := strings.Cut(v, "/")
+	if hasCount {
+		if of, err = strconv.Atoi(count); err != nil || of < 1 {
+			return 0, 0, "", usageError("-shard %q: the number of shards %q is not a positive integer", v, count)
+		}
+	}
+	if index != "auto" {
+		if !hasCount {
+			return 0, 0, "", usageError("-shard %q: want i/m (shard i of m), auto/m or auto", v)
+		}
+		if shard, err = strconv.Atoi(index); err != nil || shard < 0 || shard >= of {
+			return 0, 0, "", usageError("-shard %q: want a shard index i with 0 ≤ i < %d", v, of)
+		}
+		return shard, of, "-shard", nil
+	}
+	if !hasCount {
+		for _, name := range []string{"PAIRWISE_SHARDS", "SLURM_ARRAY_TASK_COUNT"} {
+			if e := getenv(name); e != "" {
+				if of, err = strconv.Atoi(e); err != nil || of < 1 {
+					return 0, 0, "", usageError("-shard auto: %s=%q is not a positive integer", name, e)
+				}
+				break
+			}
+		}
+		if of == 0 {
+			return 0, 0, "", usageError("-shard auto: the number of shards is not known: give it as -shard auto/m or in PAIRWISE_SHARDS")
+		}
+	}
+	for _, name := range shardEnv {
+		e := getenv(name)
+		if e == "" {
+			continue
+		}
+		if shard, err = strconv.Atoi(e); err != nil {
+			return 0, 0, "", usageError("-shard auto: %s=%q is not an integer", name, e)
+		}
+		source = name
+		if name == "SLURM_ARRAY_TASK_ID" {
+			// --array=1-8 or --array=0-14:2 number the tasks from MIN
+			// in steps of STEP.
+			lo, step := 0, 1
+			if m := getenv("SLURM_ARRAY_TASK_MIN"); m != "" {
+				if lo, err = strconv.Atoi(m); err != nil {
+					return 0, 0, "", usageError("-shard auto: SLURM_ARRAY_TASK_MIN=%q is not an integer", m)
+				}
+			}
+			if st := getenv("SLURM_ARRAY_TASK_STEP"); st != "" {
+				if step, err = strconv.Atoi(st); err != nil || step < 1 {
+					return 0, 0, "", usageError("-shard auto: SLURM_ARRAY_TASK_STEP=%q is not a positive integer", st)
+				}
+			}
+			if (shard-lo)%step != 0 {
+				return 0, 0, "", usageError("-shard auto: SLURM_ARRAY_TASK_ID=%d is not MIN %d plus a multiple of STEP %d", shard, lo, step)
+			}
+			shard = (shard - lo) / step
+		}
+		if shard < 0 || shard >= of {
+			return 0, 0, "", usageError("-shard auto: %s gives shard %d, want 0 ≤ shard < %d shards", name, shard, of)
+		}
+		return shard, of, source, nil
+	}
+	return 0, 0, "", usageError("-shard auto: none of %s is set", strings.Join(shardEnv, ", "))
+}
+
+// runLearnShard is "pairwise learn -shard": it learns the shard's nodes
+// with opts and writes the partial result to out. set holds the flags
+// given, of which -format and -model-out do not apply.
+func runLearnShard(v string, set map[string]bool, path string, ro pairwise.CSVOptions, opts []pairwise.Option, out string, stdout, stderr io.Writer, quiet bool) error {
+	for _, name := range []string{"format", "model-out"} {
+		if set[name] {
+			return usageError("-%s does not apply with -shard: a shard writes a partial result; 'pairwise merge' writes the output", name)
+		}
+	}
+	shard, of, source, err := resolveShard(v, os.Getenv)
+	if err != nil {
+		return err
+	}
+	if os.Getenv("GOGC") == "" {
+		defer debug.SetGCPercent(debug.SetGCPercent(25)) // as runLearn
+	}
+	s, name, err := readSamples(path, ro, stderr, quiet)
+	if err != nil {
+		return err
+	}
+	debug.FreeOSMemory()
+	nodes, err := pairwise.ShardNodes(s.Vars(), shard, of)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	bar := newProgress(stderr, "learning", len(nodes), quiet)
+	opts = append(opts, pairwise.WithProgress(bar.Func()))
+	t0 := time.Now()
+	p, err := pairwise.LearnShardContext(ctx, s, shard, of, opts...)
+	bar.Finish()
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return errors.New("interrupted")
+		}
+		return flagHint(err)
+	}
+	if !quiet {
+		fmt.Fprintf(stderr, "%s: shard %d of %d (index from %s): %d of %d nodes learned in %v\n",
+			name, shard, of, source, len(nodes), s.Vars(), time.Since(t0).Round(time.Millisecond))
+	}
+	// {shard} in the path is the shard's index, so that one command line
+	// serves every task of an array job.
+	out = strings.ReplaceAll(out, "{shard}", strconv.Itoa(shard))
+	return writeOutput(out, stdout, func(w io.Writer) error { return writePartial(w, p, out) })
+}
+
+// writePartial writes p as JSON, gzip-compressed when path ends in .gz.
+func writePartial(w io.Writer, p *pairwise.Partial, path string) error {
+	b, err := json.Marshal(p)
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	if !strings.HasSuffix(path, ".gz") {
+		_, err = w.Write(b)
+		return err
+	}
+	zw := gzip.NewWriter(w)
+	if _, err := zw.Write(b); err != nil {
+		return err
+	}
+	return zw.Close()
+}
+
+// readPartial reads a partial result written by "pairwise learn -shard",
+// compressed or not (gzip is recognised by its magic number).
+func readPartial(path string) (*pairwise.Partial, error) {
+	in, err := openInput(path, stdin)
+	if err != nil {
+		return nil, err
+	}
+	defer in.Close()
+	br := bufio.NewReaderSize(in.r, 1<<16)
+	var r io.Reader = br
+	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", in.name, err)
+		}
+		r = zr
+	}
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", in.name, err)
+	}
+	p := new(pairwise.Partial)
+	if err := json.Unmarshal(b, p); err != nil {
+		return nil, fileError(in.name, err)
+	}
+	return p, nil
+}
+
+// mergeUsage is the help of "pairwise merge".
+const mergeUsage = `Usage: pairwise merge [flags] PART...
+
+Merges the partial results that "pairwise learn -shard i/m" wrote, one a
+shard, into the result "pairwise learn" writes with the same flags: the
+per-node estimates are symmetrised and, without -eta, the edge test chooses
+the graph. The result is identical, bit for bit, to the one-process run.
+
+Without -eta, for k = 2, the edge test's refit stage needs the samples
+(every node is refitted on the pairs the first stage screened, which needs
+every pair's statistic): give them with -data, read as "pairwise learn"
+reads them. With -refit=false or -eta at learning time, the partials are
+enough.
+
+Examples:
+  pairwise learn -lambda 2.5 -eta 0.4 -shard 0/2 -o part0.json data.csv
+  pairwise learn -lambda 2.5 -eta 0.4 -shard 1/2 -o part1.json data.csv
+  pairwise merge -o edges.csv part0.json part1.json
+  pairwise learn -shard auto/8 -o "part-{shard}.json.gz" data.csv   (in each task of an array job)
+  pairwise merge -data data.csv -format json -o edges.json "part-*.json.gz"
+`
+
+// runMerge is "pairwise merge".
+func runMerge(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("merge", mergeUsage, stderr)
+	format := fs.String("format", "csv", "output `format`: csv (edges), json (edges and matrices, and without -eta the edge test and each edge's statistic), dot (Graphviz), model (the learned model as JSON)")
+	out := fs.String("o", "", "write the output to `FILE` (default standard output)")
+	modelOut := fs.String("model-out", "", "also write the learned model as JSON to `FILE`, for 'pairwise sample'")
+	data := fs.String("data", "", "the samples `FILE` the shards learned from; needed by the edge test's refit stage (k = 2 without -eta)")
+	histogram := fs.Bool("histogram", false, `with -data: the input is a histogram, lines "count,z_1,...,z_n"`)
+	merge := fs.Bool("merge", true, "with -data: merge identical rows while reading (as 'pairwise learn' did)")
+	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "`goroutines` of the refit stage; results do not depend on it")
+	quiet := fs.Bool("quiet", false, "no summary on standard error")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		return usageError("missing the partial results PART...; see 'pairwise merge -h'")
+	}
+	if !oneOf(*format, learnFormats) {
+		return usageError("-format %q: want one of %s", *format, strings.Join(learnFormats, ", "))
+	}
+	if *workers < 1 {
+		return usageError("-workers %d: want at least 1", *workers)
+	}
+	paths, err := partPaths(fs.Args())
+	if err != nil {
+		return err
+	}
+	parts := make([]*pairwise.Partial, len(paths))
+	for x, path := range paths {
+		p, err := readPartial(path)
+		if err != nil {
+			return err
+		}
+		parts[x] = p
+	}
+	var s *pairwise.Samples
+	if *data != "" {
+		if s, _, err = readSamples(*data, pairwise.CSVOptions{Histogram: *histogram, Compact: *merge}, stderr, *quiet); err != nil {
+			return err
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	t0 := time.Now()
+	res, err := pairwise.MergePartialsContext(ctx, s, *workers, parts...)
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return errors.New("interrupted")
+		}
+		if errors.Is(err, pairwise.ErrRefitNeedsSamples) {
+			return errors.New("without -eta, for k = 2, the edge test's refit stage needs the samples: give them with -data FILE (or learn with -refit=false)")
+		}
+		return err
+	}
+	names := parts[0].Names()
+	if names == nil {
+		names = defaultNames(parts[0].N())
+	}
+	if err := res.Model.SetNames(names); err != nil {
+		return err
+	}
+	if !*quiet {
+		fmt.Fprintf(stderr, "merged %d partial results of %d variables: %d edges in %v\n", len(parts), parts[0].N(), len(res.Edges), time.Since(t0).Round(time.Millisecond))
+	}
+	if err := writeOutput(*out, stdout, func(w io.Writer) error {
+		switch *format {
+		case "json":
+			return writeEdgesJSON(w, res, names, parts[0])
+		case "dot":
+			return writeDOT(w, res, names)
+		case "model":
+			return res.Model.WriteModel(w)
+		}
+		return writeEdgesCSV(w, res, names)
+	}); err != nil {
+		return err
+	}
+	if *modelOut != "" {
+		return writeOutput(*modelOut, stdout, res.Model.WriteModel)
+	}
+	return nil
+}
+
+// sampleCounts is what writeEdgesJSON reports about the samples: a
+// *pairwise.Samples, or the *pairwise.Partial that recorded them.
+type sampleCounts interface {
+	TotalWeight() float64
+	Len() int
+}
+
+// partPaths returns the files that merge's arguments name: a path, or a
+// pattern of path/filepath.Match (quoted, for a container or a job script
+// that runs without a shell) that matches at least one file.
+func partPaths(args []string) ([]string, error) {
+	var paths []string
+	for _, a := range args {
+		if _, err := os.Stat(a); err == nil || !strings.ContainsAny(a, "*?[") {
+			paths = append(paths, a)
+			continue
+		}
+		m, err := filepath.Glob(a)
+		if err != nil {
+			return nil, usageError("%s: %v", a, err)
+		}
+		if len(m) == 0 {
+			return nil, fmt.Errorf("%s: no file matches", a)
+		}
+		paths = append(paths, m...)
+	}
+	return paths, nil
+}

@@ -1,0 +1,412 @@
+package pairwise
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+)
+
+// Sharded learning.
+//
+// Every node's regressions are independent of the other nodes': they read
+// the samples and nothing else. A learner call therefore splits into a
+// per-node stage, which can run on many machines, and the stages that look
+// at all nodes (symmetrisation, the edge test), which run once:
+//
+//	LearnShard(s, 0, m) ─┐
+//	LearnShard(s, 1, m) ─┼─ Partial ×m ─ MergePartials ─ Result
+//	     ⋮               │
+//	LearnShard(s, m-1, m)┘
+//
+// Each shard fits its nodes exactly as the one-process learner does (the
+// width search of a Selection and the edge test's debiased estimates
+// included) and returns them as a Partial, which encodes to JSON without
+// loss: every float64 is written in its shortest exact form, and NaN, ±Inf
+// and the sign of zero are kept. MergePartials puts the nodes back in
+// order and runs the same global stages on them, so its Result is
+// identical, bit for bit, to the one Learn returns with the same options,
+// whatever the number of shards and however the nodes were spread over
+// them (the test checks m = 1, 2 and 7, with λ and η given and without).
+//
+// The refit stage of the edge test (WithRefit, on by default for k = 2
+// when η is not given) needs the first stage's statistics of every pair,
+// so it cannot run inside a shard. The merge runs it, on the samples
+// given to MergePartialsContext: it is one unconstrained fit per node on
+// the spins that passed the first stage's screen, without the width search,
+// and costs a small part of the shards' work (see BENCHMARKS.md,
+// Sharding). A merge without samples reports an error when the refit is
+// due; WithRefit(false) or WithMinEdgeWeight make the merge need nothing
+// but the partials.
+
+// fitted is what a learner's per-node stage leaves for the global stages:
+// the run, the per-node estimates laid out like Result.est (nil for the
+// nodes not fitted), the fields (θ̂_i(a) at i*k+a) and fits of the nodes,
+// and the regressions' radius when the width was given.
+type fitted struct {
+	r      *run
+	k      int
+	est    [][]float64
+	fields []float64
+	nodes  []NodeFit
+	radius float64
+}
+
+// Partial is the part of a learner's result that one shard computes: for
+// each of its nodes, the estimates of the node's own regressions (before
+// symmetrisation), its fields and NodeFit, the width λ_i and criterion
+// path a Selection chose, and, when η is not given, the edge test's
+// debiased estimates and standard errors. It also records the learner's
+// settings and a fingerprint of the samples, so that MergePartials can
+// refuse parts that do not belong together.
+//
+// A Partial encodes to JSON with encoding/json (MarshalJSON) and decodes
+// back (UnmarshalJSON) without loss. Its size is dominated by the
+// estimates: about n numbers a node for k = 2 with η given, 3n with the
+// edge test, and k² times that for k > 2.
+type Partial struct {
+	algorithm string // "ising" or "pairwise"
+	n, k      int
+	shard, of int // of is 0 for LearnNodes
+	data      string
+	names     []string
+	total     float64 // Samples.TotalWeight
+	rows      int     // Samples.Len
+	set       partialSettings
+	nodes     []partialNode // sorted by node
+}
+
+// partialSettings are the settings the global stages read, and a
+// description of those the per-node fits read (fit), which the parts of
+// one merge must share.
+type partialSettings struct {
+	width, eta, radius float64 // as the run's config; NaN when not given
+	symmetric          Symmetrization
+	test               WaldTest
+	selection          Selection // nil when the width was given
+	fit                string
+}
+
+// partialNode is one node's share of a Partial.
+type partialNode struct {
+	node   int
+	est    []float64 // laid out like Result.est[node]
+	fields []float64 // θ̂_node(a), a = 0..k-1
+	fit    NodeFit
+	sel    nodeSelection
+}
+
+// N returns the number of variables of the samples the Partial was learned
+// from.
+func (p *Partial) N() int { return p.n }
+
+// K returns the alphabet size of the samples.
+func (p *Partial) K() int { return p.k }
+
+// Shard returns the shard's index and the number of shards (LearnShard's
+// shard and of); of is 0 for a Partial made by LearnNodes.
+func (p *Partial) Shard() (shard, of int) { return p.shard, p.of }
+
+// Nodes returns the nodes the Partial holds, in increasing order.
+func (p *Partial) Nodes() []int {
+	nodes := make([]int, len(p.nodes))
+	for x, pn := range p.nodes {
+		nodes[x] = pn.node
+	}
+	return nodes
+}
+
+// TotalWeight returns the total weight of the samples (Samples.TotalWeight).
+func (p *Partial) TotalWeight() float64 { return p.total }
+
+// Len returns the number of stored rows of the samples (Samples.Len).
+func (p *Partial) Len() int { return p.rows }
+
+// Names returns the variable names of the samples (Samples.Names), or nil.
+func (p *Partial) Names() []string { return slices.Clone(p.names) }
+
+// ShardNodes returns the nodes that shard shard of of learns among n
+// variables: shard, shard+of, shard+2·of, ... Taking every of-th node
+// rather than a block spreads nodes of similar cost (neighbours in a
+// lattice, columns of one region of an alignment) over the shards. A shard
+// may get no node when of > n. It returns an error unless 0 ≤ shard < of
+// and n ≥ 0.
+func ShardNodes(n, shard, of int) ([]int, error) {
+	if of < 1 || shard < 0 || shard >= of {
+		return nil, fmt.Errorf("pairwise: ShardNodes: shard %d of %d, want 0 ≤ shard < of", shard, of)
+	}
+	if n < 0 {
+		return nil, fmt.Errorf("pairwise: ShardNodes: n = %d, want n ≥ 0", n)
+	}
+	nodes := make([]int, 0, (n-shard+of-1)/of)
+	for i := shard; i < n; i += of {
+		nodes = append(nodes, i)
+	}
+	return nodes, nil
+}
+
+// LearnShard learns the nodes of shard shard of of (ShardNodes) as Learn
+// would with the same options, and returns them as a Partial for
+// MergePartials: Algorithm 1 for k = 2, Algorithm 2 for k > 2. The options
+// must be the same in every shard of one merge (WithWorkers and
+// WithProgress excepted; progress counts the shard's nodes).
+func LearnShard(s *Samples, shard, of int, opts ...Option) (*Partial, error) {
+	return LearnShardContext(context.Background(), s, shard, of, opts...)
+}
+
+// LearnShardContext is LearnShard with cancellation: it returns ctx.Err()
+// promptly once ctx is done.
+func LearnShardContext(ctx context.Context, s *Samples, shard, of int, opts ...Option) (*Partial, error) {
+	if s == nil {
+		return nil, errors.New("pairwise: LearnShard: nil samples")
+	}
+	nodes, err := ShardNodes(s.n, shard, of)
+	if err != nil {
+		return nil, fmt.Errorf("pairwise: LearnShard: shard %d of %d, want 0 ≤ shard < of", shard, of)
+	}
+	p, err := learnNodes(ctx, "LearnShard", s, nodes, opts)
+	if err != nil {
+		return nil, err
+	}
+	p.shard, p.of = shard, of
+	return p, nil
+}
+
+// LearnNodes learns the given nodes as Learn would with the same options
+// and returns them as a Partial for MergePartials; every node of the
+// samples must be in exactly one of the Partials merged. nodes must be in
+// [0, n) and distinct; their order does not matter. An empty list gives a
+// Partial with no node.
+func LearnNodes(s *Samples, nodes []int, opts ...Option) (*Partial, error) {
+	return LearnNodesContext(context.Background(), s, nodes, opts...)
+}
+
+// LearnNodesContext is LearnNodes with cancellation: it returns ctx.Err()
+// promptly once ctx is done.
+func LearnNodesContext(ctx context.Context, s *Samples, nodes []int, opts ...Option) (*Partial, error) {
+	if s == nil {
+		return nil, errors.New("pairwise: LearnNodes: nil samples")
+	}
+	sorted := slices.Clone(nodes)
+	slices.Sort(sorted)
+	for x, i := range sorted {
+		if i < 0 || i >= s.n {
+			return nil, fmt.Errorf("pairwise: LearnNodes: node %d out of range [0, %d)", i, s.n)
+		}
+		if x > 0 && sorted[x-1] == i {
+			return nil, fmt.Errorf("pairwise: LearnNodes: node %d listed twice", i)
+		}
+	}
+	return learnNodes(ctx, "LearnNodes", s, sorted, opts)
+}
+
+// learnNodes runs the per-node stage of the learner for s (LearnIsing's
+// for k = 2, LearnPairwise's otherwise) on nodes, sorted and distinct, and
+// packs what it learned into a Partial.
+func learnNodes(ctx context.Context, fn string, s *Samples, nodes []int, opts []Option) (*Partial, error) {
+	var (
+		f   *fitted
+		err error
+	)
+	algorithm := "ising"
+	if s.k == 2 {
+		f, err = fitIsing(ctx, fn, s, opts, nodes)
+	} else {
+		algorithm = "pairwise"
+		f, err = fitPairwise(ctx, fn, s, opts, nodes)
+	}
+	if err != nil {
+		return nil, err
+	}
+	r := f.r
+	p := &Partial{
+		algorithm: algorithm,
+		n:         s.n,
+		k:         s.k,
+		data:      fingerprint(s),
+		names:     slices.Clone(s.names),
+		total:     s.total,
+		rows:      s.rows,
+		set:       settingsOf(r, f.radius),
+		nodes:     make([]partialNode, len(nodes)),
+	}
+	for x, i := range nodes {
+		p.nodes[x] = partialNode{
+			node:   i,
+			est:    f.est[i],
+			fields: f.fields[i*s.k : (i+1)*s.k],
+			fit:    f.nodes[i],
+			sel:    r.nodes[i],
+		}
+	}
+	return p, nil
+}
+
+// settingsOf returns the settings of run r that the global stages and the
+// check of a merge read; radius is the regressions' radius.
+func settingsOf(r *run, radius float64) partialSettings {
+	c := &r.cfg
+	set := partialSettings{
+		width:     c.lambda,
+		eta:       c.eta,
+		radius:    radius,
+		symmetric: c.symmetric,
+		test:      c.test,
+		fit:       fmt.Sprintf("tolerance %v, max iterations %d, solver %v, spins %T, one-hot %T", c.tol, c.maxIter, c.solver, c.spins, c.oneHot),
+	}
+	if r.spec != nil {
+		set.selection = r.rule
+		set.width = math.NaN() // the placeholder the run put there
+	}
+	return set
+}
+
+// fingerprint returns a digest of the samples' content (sizes, states and
+// weights; not the names), which the parts of one merge must share.
+func fingerprint(s *Samples) string {
+	h := sha256.New()
+	var buf [8]byte
+	for _, v := range []int{s.n, s.k, s.rows} {
+		binary.LittleEndian.PutUint64(buf[:], uint64(v))
+		h.Write(buf[:])
+	}
+	if s.b8 != nil {
+		h.Write(s.b8[:s.rows*s.n])
+	} else {
+		for _, v := range s.b16[:s.rows*s.n] {
+			binary.LittleEndian.PutUint16(buf[:2], v)
+			h.Write(buf[:2])
+		}
+	}
+	if s.weights != nil {
+		h.Write([]byte{1})
+		for _, w := range s.weights {
+			binary.LittleEndian.PutUint64(buf[:], math.Float64bits(w))
+			h.Write(buf[:])
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// ErrRefitNeedsSamples is the error MergePartials wraps when the edge
+// test is due (η not given) and no samples were given.
+var ErrRefitNeedsSamples = errors.New("the edge test needs the samples (its refit stage and its small-sample rule read them): merge with MergePartialsContext and the samples, or learn with WithMinEdgeWeight")
+
+// MergePartials assembles the Partials of every node into the Result that
+// Learn returns with the options the shards were given: the per-node
+// estimates are symmetrised and, when η was not given, the edge test
+// chooses the graph. It returns an error when the parts were learned from
+// different samples or with different options, when a node is missing or
+// held twice, and, wrapping ErrRefitNeedsSamples, when the edge test's
+// refit stage is due (k = 2, η not given, WithRefit not turned off), which
+// needs the samples: use MergePartialsContext then.
+func MergePartials(parts ...*Partial) (*Result, error) {
+	return MergePartialsContext(context.Background(), nil, 0, parts...)
+}
+
+// MergePartialsContext is MergePartials with cancellation, the samples the
+// parts were learned from (nil when the refit stage is not due; checked
+// against the parts' fingerprint when given) and the goroutines of the
+// refit stage (0 means GOMAXPROCS; the result does not depend on it). It
+// returns ctx.Err() promptly once ctx is done.
+func MergePartialsContext(ctx context.Context, s *Samples, workers int, parts ...*Partial) (*Result, error) {
+	const fn = "MergePartials"
+	if len(parts) == 0 {
+		return nil, fmt.Errorf("pairwise: %s: no partial to merge", fn)
+	}
+	for x, p := range parts {
+		if p == nil {
+			return nil, fmt.Errorf("pairwise: %s: partial %d is nil", fn, x)
+		}
+	}
+	first := parts[0]
+	for x, p := range parts[1:] {
+		switch {
+		case p.data != first.data || p.n != first.n || p.k != first.k:
+			return nil, fmt.Errorf("pairwise: %s: partial %d was learned from other samples than partial 0", fn, x+1)
+		case p.algorithm != first.algorithm:
+			return nil, fmt.Errorf("pairwise: %s: partial %d ran %s, partial 0 %s", fn, x+1, p.algorithm, first.algorithm)
+		case !sameSettings(p.set, first.set):
+			return nil, fmt.Errorf("pairwise: %s: partial %d was learned with other options than partial 0", fn, x+1)
+		}
+	}
+	n, k := first.n, first.k
+	kk := k * k
+	owner := make([]int, n)
+	for i := range owner {
+		owner[i] = -1
+	}
+	est := make([][]float64, n)
+	fields := make([]float64, n*k)
+	nodes := make([]NodeFit, n)
+	r := &run{nodes: make([]nodeSelection, n)}
+	for x, p := range parts {
+		for _, pn := range p.nodes {
+			i := pn.node
+			if owner[i] >= 0 {
+				return nil, fmt.Errorf("pairwise: %s: node %d is in partials %d and %d", fn, i, owner[i], x)
+			}
+			owner[i] = x
+			if len(pn.est) != n*kk || len(pn.fields) != k {
+				return nil, fmt.Errorf("pairwise: %s: partial %d: node %d has %d estimates and %d fields, want %d and %d", fn, x, i, len(pn.est), len(pn.fields), n*kk, k)
+			}
+			est[i] = pn.est
+			copy(fields[i*k:], pn.fields)
+			nodes[i] = pn.fit
+			r.nodes[i] = pn.sel
+		}
+	}
+	var missing []int
+	for i, o := range owner {
+		if o < 0 {
+			missing = append(missing, i)
+		}
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("pairwise: %s: %d of %d nodes are in no partial, the first %d", fn, len(missing), n, missing[0])
+	}
+	set := first.set
+	r.wantEta = math.IsNaN(set.eta)
+	if r.wantEta && s == nil {
+		// The edge test reads the samples: the Ising refit refits on
+		// them, and the small-sample rule counts their values.
+		return nil, fmt.Errorf("pairwise: %s: %w", fn, ErrRefitNeedsSamples)
+	}
+	if s != nil && fingerprint(s) != first.data {
+		return nil, fmt.Errorf("pairwise: %s: the samples given are not those the partials were learned from", fn)
+	}
+	for i := range nodes {
+		if r.wantEta && !nodes[i].Constant && !nodes[i].emptyFits() && r.nodes[i].d == nil {
+			return nil, fmt.Errorf("pairwise: %s: node %d has no debiased estimates for the edge test", fn, i)
+		}
+	}
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	r.s = s
+	r.cfg = config{lambda: set.width, eta: set.eta, radius: math.NaN(), symmetric: set.symmetric, test: set.test, workers: workers}
+	if set.selection != nil {
+		r.spec, r.rule = &selSpec{}, set.selection
+	}
+	return r.assemble(ctx, k, est, fields, nodes, set.radius)
+}
+
+// emptyFits reports whether a node solved no regression (every value pair
+// without rows of both values), so that it has no debiased estimate.
+func (f *NodeFit) emptyFits() bool { return f.Regressions == 0 }
+
+// sameSettings reports whether two parts' settings agree, NaN matching NaN.
+func sameSettings(a, b partialSettings) bool {
+	same := func(x, y float64) bool { return math.Float64bits(x) == math.Float64bits(y) }
+	sel := (a.selection == nil) == (b.selection == nil)
+	if sel && a.selection != nil {
+		sel = a.selection.String() == b.selection.String()
+	}
+	return same(a.width, b.width) && same(a.eta, b.eta) && same(a.radius, b.radius) &&
+		a.symmetric == b.symmetric && a.test == b.test && a.fit == b.fit && sel
+}

@@ -1,0 +1,426 @@
+package pairwise
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/mrfkit/pairwise/solve"
+)
+
+// partialFormat names the JSON layout of a Partial; a reader refuses
+// others.
+const partialFormat = "pairwise-partial/1"
+
+// The JSON form of a Partial. Every float64 is written in its shortest form
+// that reads back to the same bits (strconv's 'g', -1), -0 as "-0", and NaN,
+// +Inf and -Inf as the strings "NaN", "+Inf" and "-Inf", which JSON numbers
+// cannot hold. A node's estimates are written one block of k² numbers per
+// other node; when every block has the form of the Ising path (the
+// estimates [[a, -a], [-a, a]], the standard errors [[s, s], [s, s]], bit
+// for bit), "form" gives the signs and one number a block is written.
+type partialJSON struct {
+	Format    string       `json:"format"`
+	Algorithm string       `json:"algorithm"`
+	N         int          `json:"n"`
+	K         int          `json:"k"`
+	Shard     int          `json:"shard"`
+	Of        int          `json:"of"`
+	Data      string       `json:"data"`
+	Names     []string     `json:"names,omitempty"`
+	Total     shardFloat   `json:"samples"`
+	Rows      int          `json:"rows"`
+	Settings  settingsJSON `json:"settings"`
+	Nodes     []nodeJSON   `json:"nodes"`
+}
+
+type settingsJSON struct {
+	Width          shardFloat     `json:"width"`
+	MinEdgeWeight  shardFloat     `json:"min_edge_weight"`
+	Radius         shardFloat     `json:"radius"`
+	Symmetrization int            `json:"symmetrization"`
+	EdgeTest       edgeTestJSON   `json:"edge_test"`
+	Selection      *selectionJSON `json:"selection,omitempty"`
+	Fit            string         `json:"fit"`
+}
+
+type edgeTestJSON struct {
+	FalseEdgeRate shardFloat `json:"false_edge_rate"`
+	NoRefit       bool       `json:"no_refit,omitempty"`
+	NoMixture     bool       `json:"no_mixture,omitempty"`
+	NoGap         bool       `json:"no_gap,omitempty"`
+}
+
+type selectionJSON struct {
+	Rule   string      `json:"rule"` // "EBIC" or "CrossValidation"
+	Gamma  shardFloat  `json:"gamma"`
+	Folds  int         `json:"folds"`
+	Widths shardFloats `json:"widths"` // null for the default grid
+}
+
+type nodeJSON struct {
+	Node     int         `json:"node"`
+	Fields   shardFloats `json:"fields"`
+	Est      blocksJSON  `json:"estimates"`
+	Fit      fitJSON     `json:"fit"`
+	Width    shardFloat  `json:"width"`
+	Path     *pathJSON   `json:"path,omitempty"`
+	Debiased *blocksJSON `json:"debiased,omitempty"`
+	StdErr   *blocksJSON `json:"std_err,omitempty"`
+	// DF are the degrees of freedom of the node's statistics, one a value
+	// of z_i (the small-sample rule of the edge test).
+	DF shardFloats `json:"df,omitempty"`
+}
+
+type fitJSON struct {
+	Regressions   int        `json:"regressions"`
+	Iterations    int        `json:"iterations"`
+	Loss          shardFloat `json:"loss"`
+	Gap           shardFloat `json:"gap"`
+	Converged     bool       `json:"converged"`
+	Width         shardFloat `json:"width"`
+	EmptyPairs    int        `json:"empty_pairs,omitempty"`
+	OneLabelPairs int        `json:"one_label_pairs,omitempty"`
+	Constant      bool       `json:"constant,omitempty"`
+	Status        int        `json:"status"` // a solve.Status
+}
+
+type pathJSON struct {
+	Widths shardFloats `json:"widths"`
+	Scores shardFloats `json:"criterion"`
+}
+
+// blocksJSON is one node's estimates, k² numbers a block: with Form, one
+// number v a block stands for the block Form[x]·v (a sign flip, exact).
+type blocksJSON struct {
+	Form []int8      `json:"form,omitempty"`
+	V    shardFloats `json:"v"`
+}
+
+// The forms of the Ising path's blocks.
+var (
+	isingForm = []int8{1, -1, -1, 1} // Â_ij in [[a, -a], [-a, a]]
+	seForm    = []int8{1, 1, 1, 1}   // its standard error
+)
+
+// packBlocks writes v (blocks of len(form) numbers) with form when every
+// block has it bit for bit, in full otherwise. The block of the node
+// itself (own) is never written by the learners and is zero: with form it
+// must be +0 throughout and is read back so.
+func packBlocks(v []float64, form []int8, own int) blocksJSON {
+	if form != nil && len(v)%len(form) == 0 && hasForm(v, form, own) {
+		one := make([]float64, len(v)/len(form))
+		for b := range one {
+			one[b] = v[b*len(form)]
+		}
+		return blocksJSON{Form: form, V: one}
+	}
+	return blocksJSON{V: v}
+}
+
+func hasForm(v []float64, form []int8, own int) bool {
+	const sign = 1 << 63
+	for b := 0; b < len(v); b += len(form) {
+		first := math.Float64bits(v[b])
+		for x, f := range form {
+			want := first
+			switch {
+			case b == own*len(form):
+				want = 0
+			case f < 0:
+				want ^= sign
+			}
+			if math.Float64bits(v[b+x]) != want {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// unpack returns the numbers b stands for; own is the node's own block.
+func (b blocksJSON) unpack(own int) ([]float64, error) {
+	if b.Form == nil {
+		return b.V, nil
+	}
+	v := make([]float64, len(b.V)*len(b.Form))
+	for x, a := range b.V {
+		if x == own {
+			continue // +0
+		}
+		for y, f := range b.Form {
+			switch f {
+			case 1:
+				v[x*len(b.Form)+y] = a
+			case -1:
+				v[x*len(b.Form)+y] = -a
+			default:
+				return nil, fmt.Errorf("form entry %d, want 1 or -1", f)
+			}
+		}
+	}
+	return v, nil
+}
+
+// MarshalJSON encodes the Partial (see the package's sharded learning).
+func (p *Partial) MarshalJSON() ([]byte, error) {
+	var estForm, seF []int8
+	if p.algorithm == "ising" {
+		estForm, seF = isingForm, seForm
+	}
+	set := p.set
+	w := partialJSON{
+		Format:    partialFormat,
+		Algorithm: p.algorithm,
+		N:         p.n,
+		K:         p.k,
+		Shard:     p.shard,
+		Of:        p.of,
+		Data:      p.data,
+		Names:     p.names,
+		Total:     shardFloat(p.total),
+		Rows:      p.rows,
+		Settings: settingsJSON{
+			Width:          shardFloat(set.width),
+			MinEdgeWeight:  shardFloat(set.eta),
+			Radius:         shardFloat(set.radius),
+			Symmetrization: int(set.symmetric),
+			EdgeTest: edgeTestJSON{
+				FalseEdgeRate: shardFloat(set.test.FalseEdgeRate),
+				NoRefit:       set.test.NoRefit,
+				NoMixture:     set.test.NoMixture,
+				NoGap:         set.test.NoGap,
+			},
+			Fit: set.fit,
+		},
+		Nodes: make([]nodeJSON, len(p.nodes)),
+	}
+	switch sel := set.selection.(type) {
+	case nil:
+	case EBIC:
+		w.Settings.Selection = &selectionJSON{Rule: "EBIC", Gamma: shardFloat(sel.Gamma), Widths: sel.Widths}
+	case CrossValidation:
+		w.Settings.Selection = &selectionJSON{Rule: "CrossValidation", Folds: sel.Folds, Widths: sel.Widths}
+	default:
+		return nil, fmt.Errorf("pairwise: Partial: unknown selection %v", sel)
+	}
+	for x, pn := range p.nodes {
+		f := pn.fit
+		nj := nodeJSON{
+			Node:   pn.node,
+			Fields: pn.fields,
+			Est:    packBlocks(pn.est, estForm, pn.node),
+			Fit: fitJSON{
+				Regressions: f.Regressions, Iterations: f.Iterations,
+				Loss: shardFloat(f.Loss), Gap: shardFloat(f.Gap), Converged: f.Converged,
+				Width: shardFloat(f.Width), EmptyPairs: f.EmptyPairs, OneLabelPairs: f.OneLabelPairs,
+				Constant: f.Constant, Status: int(f.Status),
+			},
+			Width: shardFloat(pn.sel.lambda),
+		}
+		if c := pn.sel.curve; c.widths != nil || c.scores != nil {
+			nj.Path = &pathJSON{Widths: c.widths, Scores: c.scores}
+		}
+		if pn.sel.d != nil {
+			d, se := packBlocks(pn.sel.d, estForm, pn.node), packBlocks(pn.sel.se, seF, pn.node)
+			nj.Debiased, nj.StdErr = &d, &se
+			nj.DF = pn.sel.df
+		}
+		w.Nodes[x] = nj
+	}
+	return json.Marshal(w)
+}
+
+// UnmarshalJSON decodes a Partial written by MarshalJSON. It returns an
+// error for another format, for sizes that do not fit n and k, and for
+// nodes out of range, repeated or out of order.
+func (p *Partial) UnmarshalJSON(data []byte) error {
+	var w partialJSON
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&w); err != nil {
+		return fmt.Errorf("pairwise: Partial: %w", err)
+	}
+	if w.Format != partialFormat {
+		return fmt.Errorf("pairwise: Partial: format %q, want %q", w.Format, partialFormat)
+	}
+	if w.Algorithm != "ising" && w.Algorithm != "pairwise" {
+		return fmt.Errorf("pairwise: Partial: algorithm %q, want ising or pairwise", w.Algorithm)
+	}
+	if w.N < 1 || w.K < 2 || w.K > 256 || float64(w.N)*float64(w.N)*float64(w.K*w.K) > MaxLearnEntries {
+		return fmt.Errorf("pairwise: Partial: n = %d, k = %d out of range", w.N, w.K)
+	}
+	n, k := w.N, w.K
+	kk := k * k
+	sj := w.Settings
+	q := Partial{
+		algorithm: w.Algorithm, n: n, k: k, shard: w.Shard, of: w.Of, data: w.Data, names: w.Names, total: float64(w.Total), rows: w.Rows,
+		set: partialSettings{
+			width: float64(sj.Width), eta: float64(sj.MinEdgeWeight), radius: float64(sj.Radius),
+			symmetric: Symmetrization(sj.Symmetrization),
+			test: WaldTest{
+				FalseEdgeRate: float64(sj.EdgeTest.FalseEdgeRate),
+				NoRefit:       sj.EdgeTest.NoRefit, NoMixture: sj.EdgeTest.NoMixture, NoGap: sj.EdgeTest.NoGap,
+			},
+			fit: sj.Fit,
+		},
+		nodes: make([]partialNode, len(w.Nodes)),
+	}
+	if sel := sj.Selection; sel != nil {
+		switch sel.Rule {
+		case "EBIC":
+			q.set.selection = EBIC{Gamma: float64(sel.Gamma), Widths: sel.Widths}
+		case "CrossValidation":
+			q.set.selection = CrossValidation{Folds: sel.Folds, Widths: sel.Widths}
+		default:
+			return fmt.Errorf("pairwise: Partial: selection rule %q, want EBIC or CrossValidation", sel.Rule)
+		}
+	}
+	for x, nj := range w.Nodes {
+		i := nj.Node
+		if i < 0 || i >= n || (x > 0 && i <= w.Nodes[x-1].Node) {
+			return fmt.Errorf("pairwise: Partial: node %d out of range or order", i)
+		}
+		blocks := func(what string, b *blocksJSON) ([]float64, error) {
+			v, err := b.unpack(i)
+			if err == nil && len(v) != n*kk {
+				err = fmt.Errorf("%d numbers, want %d", len(v), n*kk)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("pairwise: Partial: node %d: %s: %v", i, what, err)
+			}
+			return v, nil
+		}
+		est, err := blocks("estimates", &nj.Est)
+		if err != nil {
+			return err
+		}
+		if len(nj.Fields) != k {
+			return fmt.Errorf("pairwise: Partial: node %d: %d fields, want %d", i, len(nj.Fields), k)
+		}
+		f := nj.Fit
+		pn := partialNode{
+			node:   i,
+			est:    est,
+			fields: nj.Fields,
+			fit: NodeFit{
+				Node: i, Regressions: f.Regressions, Iterations: f.Iterations,
+				Loss: float64(f.Loss), Gap: float64(f.Gap), Converged: f.Converged,
+				Width: float64(f.Width), EmptyPairs: f.EmptyPairs, OneLabelPairs: f.OneLabelPairs,
+				Constant: f.Constant, Status: solve.Status(f.Status),
+			},
+			sel: nodeSelection{lambda: float64(nj.Width)},
+		}
+		if nj.Path != nil {
+			pn.sel.curve = curve{widths: nj.Path.Widths, scores: nj.Path.Scores}
+		}
+		if (nj.Debiased == nil) != (nj.StdErr == nil) {
+			return fmt.Errorf("pairwise: Partial: node %d: debiased estimates and standard errors go together", i)
+		}
+		if nj.Debiased != nil {
+			if pn.sel.d, err = blocks("debiased", nj.Debiased); err != nil {
+				return err
+			}
+			if pn.sel.se, err = blocks("std_err", nj.StdErr); err != nil {
+				return err
+			}
+			pn.sel.df = nj.DF
+		}
+		q.nodes[x] = pn
+	}
+	*p = q
+	return nil
+}
+
+// shardFloat is a float64 that encodes exactly, NaN and ±Inf as strings.
+type shardFloat float64
+
+func appendFloat(b []byte, v float64) []byte {
+	switch {
+	case math.IsNaN(v):
+		return append(b, `"NaN"`...)
+	case math.IsInf(v, 1):
+		return append(b, `"+Inf"`...)
+	case math.IsInf(v, -1):
+		return append(b, `"-Inf"`...)
+	}
+	return strconv.AppendFloat(b, v, 'g', -1, 64)
+}
+
+func parseFloat(b []byte) (float64, error) {
+	switch string(b) {
+	case `"NaN"`:
+		return math.NaN(), nil
+	case `"+Inf"`:
+		return math.Inf(1), nil
+	case `"-Inf"`:
+		return math.Inf(-1), nil
+	}
+	return strconv.ParseFloat(string(b), 64)
+}
+
+func (f shardFloat) MarshalJSON() ([]byte, error) { return appendFloat(nil, float64(f)), nil }
+
+func (f *shardFloat) UnmarshalJSON(b []byte) error {
+	v, err := parseFloat(b)
+	*f = shardFloat(v)
+	return err
+}
+
+// shardFloats is a []float64 that encodes exactly (see shardFloat); nil
+// encodes as null.
+type shardFloats []float64
+
+func (fs shardFloats) MarshalJSON() ([]byte, error) {
+	if fs == nil {
+		return []byte("null"), nil
+	}
+	b := make([]byte, 0, 2+len(fs)*8)
+	b = append(b, '[')
+	for x, v := range fs {
+		if x > 0 {
+			b = append(b, ',')
+		}
+		b = appendFloat(b, v)
+	}
+	return append(b, ']'), nil
+}
+
+func (fs *shardFloats) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	if string(b) == "null" {
+		*fs = nil
+		return nil
+	}
+	if len(b) < 2 || b[0] != '[' || b[len(b)-1] != ']' {
+		return fmt.Errorf("want an array of numbers")
+	}
+	body := bytes.TrimSpace(b[1 : len(b)-1])
+	out := make([]float64, 0, bytes.Count(body, []byte{','})+1)
+	if len(body) == 0 {
+		*fs = out
+		return nil
+	}
+	for len(body) > 0 {
+		end := bytes.IndexByte(body, ',')
+		if end < 0 {
+			end = len(body)
+		}
+		v, err := parseFloat(bytes.TrimSpace(body[:end]))
+		if err != nil {
+			return err
+		}
+		out = append(out, v)
+		if end == len(body) {
+			break
+		}
+		body = body[end+1:]
+		if len(bytes.TrimSpace(body)) == 0 {
+			return fmt.Errorf("trailing comma")
+		}
+	}
+	*fs = out
+	return nil
+}
