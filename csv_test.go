@@ -1003,7 +1003,18 @@ func FuzzReadCSVWith(f *testing.F) {
 		if err := s.WriteCSV(&buf); err != nil {
 			t.Fatal(err)
 		}
-		back, err := ReadCSVWith(&buf, CSVOptions{Histogram: s.Weighted(), Alphabet: s.Alphabet()})
+		// Read back with the markers it was read with; WriteCSV writes a
+		// missing value as NA, so NA is one more when there are any. A
+		// variable named NA and a missing value NA would be the same text:
+		// such a file is not written back.
+		markers := append([]string(nil), o.Missing...)
+		if s.Incomplete() {
+			if slices.Contains(s.Names(), "NA") {
+				return
+			}
+			markers = append(markers, "NA")
+		}
+		back, err := ReadCSVWith(&buf, CSVOptions{Histogram: s.Weighted(), Alphabet: s.Alphabet(), Missing: markers})
 		if err != nil {
 			t.Fatalf("round trip: %v\n%s", err, buf.Bytes())
 		}
