@@ -192,7 +192,7 @@ func LearnNodesContext(ctx context.Context, s *Samples, nodes []int, opts ...Opt
 	if s == nil {
 		return nil, errors.New("pairwise: LearnNodes: nil samples")
 	}
-	sorted := slices.Clone(nodes)
+	sorted := append([]int{}, nodes...) // not nil: nil would mean every node
 	slices.Sort(sorted)
 	for x, i := range sorted {
 		if i < 0 || i >= s.n {

@@ -264,6 +264,9 @@ func TestMergePartialsErrors(t *testing.T) {
 	if _, err := LearnNodes(s, []int{3, 3}, opts...); err == nil {
 		t.Fatal("node listed twice: no error")
 	}
+	if p, err := LearnNodes(s, nil, opts...); err != nil || len(p.Nodes()) != 0 {
+		t.Fatalf("no node: %v nodes, error %v", p.Nodes(), err)
+	}
 	if _, err := LearnNodes(s, []int{10}, opts...); err == nil {
 		t.Fatal("node out of range: no error")
 	}
