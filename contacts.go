@@ -99,18 +99,7 @@ func ContactScores(m *Model, opts ...ContactOption) (*mat.SymDense, error) {
 // k×k row-major block w with its rows and columns centred over all k
 // states. row and col are scratch of length k.
 func centredNorm(w []float64, k, first int, row, col []float64) float64 {
-	for a := range row {
-		row[a], col[a] = 0, 0
-	}
-	g := 0.0
-	for a := 0; a < k; a++ {
-		for b := 0; b < k; b++ {
-			v := w[a*k+b]
-			row[a] += v
-			col[b] += v
-			g += v
-		}
-	}
+	g := blockSums(w, k, row, col)
 	fk := float64(k)
 	g /= fk * fk
 	for a := range row {
@@ -248,4 +237,21 @@ func MutationEffects(m *Model, z []int) (*mat.Dense, error) {
 		out.SetRow(i, row)
 	}
 	return out, nil
+}
+
+// blockSums sets row[a] and col[b] to the row and column sums of the k×k
+// row-major block w and returns the sum of all its entries.
+func blockSums(w []float64, k int, row, col []float64) float64 {
+	clear(row)
+	clear(col)
+	g := 0.0
+	for a := 0; a < k; a++ {
+		for b := 0; b < k; b++ {
+			v := w[a*k+b]
+			row[a] += v
+			col[b] += v
+			g += v
+		}
+	}
+	return g
 }

@@ -389,15 +389,7 @@ func centreBlock(w []float64, k int) {
 		return
 	}
 	row, col := make([]float64, k), make([]float64, k)
-	g := 0.0
-	for a := 0; a < k; a++ {
-		for b := 0; b < k; b++ {
-			v := w[a*k+b]
-			row[a] += v
-			col[b] += v
-			g += v
-		}
-	}
+	g := blockSums(w, k, row, col) // contacts.go
 	fk := float64(k)
 	for a := 0; a < k; a++ {
 		for b := 0; b < k; b++ {
