@@ -406,10 +406,7 @@ func waldOneHot(s *Samples, i int, tasks []engine.Task, ws [][]float64, design f
 	q := make([]float64, dim)
 	all := 0.0
 	for m := 0; m < s.rows; m++ {
-		c := 1.0
-		if s.weights != nil {
-			c = s.weights[m]
-		}
+		c := s.Weight(m)
 		if c == 0 {
 			continue
 		}

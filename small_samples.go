@@ -161,10 +161,7 @@ func valueWeights(s *Samples) [][]float64 {
 	n, k := s.n, s.k
 	flat := make([]float64, n*k)
 	for m := 0; m < s.rows; m++ {
-		c := 1.0
-		if s.weights != nil {
-			c = s.weights[m]
-		}
+		c := s.Weight(m)
 		if c == 0 {
 			continue
 		}
