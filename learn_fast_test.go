@@ -33,6 +33,7 @@ func plainOptions() []Option {
 // rows (n = 4, where merging rows matters), the pairwise path with and
 // without Newton steps, and weighted samples.
 func TestFastPathMatchesReference(t *testing.T) {
+	skipUnderRace(t) // one goroutine's numbers against a reference: see skipUnderRace
 	const tol = 1e-9
 	cases := []struct {
 		name     string

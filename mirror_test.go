@@ -634,6 +634,7 @@ func TestAcceleratedMatchesReference(t *testing.T) {
 // [L*, L* + 1e-8] and any two differ by at most 1e-8 + 1e-10; with the
 // Paper schedules they agree within the sum of their Lemma 4 bounds.
 func TestGroupMirrorSpinsEqualsEntropic(t *testing.T) {
+	skipUnderRace(t) // one goroutine's numbers against a reference: see skipUnderRace
 	rng := rand.New(rand.NewPCG(6, 6))
 	for _, radius := range []float64{0.5, 2, 40} {
 		p := mdSpins(rng, 200, 10, 0, 3, radius, true)

@@ -13,6 +13,27 @@ func withRowSplit(minRows, chunk int) Option {
 	return optionFunc(func(c *config) { c.split = engine.Split{Min: minRows, Chunk: chunk} })
 }
 
+// splitSize returns the samples and the lowered row-splitting thresholds of
+// the row-split tests: 6000 rows split from 1000 rows in chunks of 250, or,
+// under the race detector, which makes these tests several times slower
+// and needs only some chunks and workers to run at once to watch them,
+// 1000 rows split from 250 in chunks of 250 (4 chunks: enough for 3
+// workers to run at once, with a quarter of the synchronisations).
+//
+// splitTol is the tolerance they learn with: 1e-9, so that the split and
+// the node-parallel learner, which certify L(ŵ) − L* ≤ splitTol each,
+// agree closely; under the race detector the default's 1e-6, since the
+// agreement was checked in the run without it and the bits of 1, 2 and 3
+// workers must be the same at any tolerance.
+func splitSize() (N, minRows int, split Option) {
+	if raceEnabled {
+		return 1000, 250, withRowSplit(250, 250)
+	}
+	return 6000, 1000, withRowSplit(1000, 250)
+}
+
+var splitTol = map[bool]float64{false: 1e-9, true: DefaultTolerance}[raceEnabled]
+
 // TestLearnIsingRowSplit learns with the rows split among the workers
 // (lowered thresholds) and checks that the estimates are the same bits for
 // 1, 2 and 3 workers, that every node is certified, and that they agree
@@ -22,20 +43,20 @@ func withRowSplit(minRows, chunk int) Option {
 // the paper's algorithm (λ and η given) and for the tuning-free default.
 func TestLearnIsingRowSplit(t *testing.T) {
 	m := gridIsing(4, 5, rand.New(rand.NewPCG(21, 2)), 0.2, 0.5)
-	s := drawExact(t, m, 6000, rand.NewPCG(22, 2))
+	N, _, split := splitSize()
+	s := drawExact(t, m, N, rand.NewPCG(22, 2))
 	for _, tc := range []struct {
 		name string
 		opts []Option
 	}{
-		{"oracle", []Option{WithWidth(m.Width()), WithMinEdgeWeight(m.MinEdgeWeight()), WithTolerance(1e-9)}},
-		{"default", []Option{WithTolerance(1e-9)}},
+		{"oracle", []Option{WithWidth(m.Width()), WithMinEdgeWeight(m.MinEdgeWeight()), WithTolerance(splitTol)}},
+		{"default", []Option{WithTolerance(splitTol)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ref, err := LearnIsing(s, append(tc.opts, WithWorkers(2))...)
 			if err != nil {
 				t.Fatal(err)
 			}
-			split := withRowSplit(1000, 250)
 			r, err := newRun("test", s, []Option{split}, true)
 			if err != nil {
 				t.Fatal(err)
@@ -62,14 +83,14 @@ func TestLearnPairwiseRowSplit(t *testing.T) {
 	}{{"grid=3x3 (Newton)", 3, 3}, {"grid=5x5 (FISTA)", 5, 5}} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := gridPotts(tc.rows, tc.cols, 3, 0.3, rand.New(rand.NewPCG(23, 3)))
-			s := drawExact(t, m, 6000, rand.NewPCG(24, 3))
-			opts := []Option{WithWidth(m.Width()), WithMinEdgeWeight(m.MinEdgeWeight()), WithTolerance(1e-9)}
+			N, minRows, split := splitSize()
+			s := drawExact(t, m, N, rand.NewPCG(24, 3))
+			opts := []Option{WithWidth(m.Width()), WithMinEdgeWeight(m.MinEdgeWeight()), WithTolerance(splitTol)}
 			ref, err := LearnPairwise(s, append(opts, WithWorkers(2))...)
 			if err != nil {
 				t.Fatal(err)
 			}
-			split := withRowSplit(1000, 250)
-			if m, _ := mergeRows(s); m.rows < 1000 {
+			if m, _ := mergeRows(s); m.rows < minRows {
 				t.Fatalf("%d merged rows: the learner would not split them", m.rows)
 			}
 			checkSplitWorkers(t, ref, LearnPairwise, s, append(opts, split))
