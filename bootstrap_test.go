@@ -327,15 +327,35 @@ func TestBootstrapDeterministic(t *testing.T) {
 	}
 }
 
+// TestBootstrapFixTuning: with the widths fixed, the resamples and the
+// full-data refit reuse the full data's λ̂_i, and the full-data network is
+// the learner's own (the edge test still runs), not the η̂/2 cut of a refit.
+//
+// The 25-item questionnaire model at N = 1500 is where the two differ: the
+// edge test and the η̂/2 cut of a refit keep different pairs there.
 func TestBootstrapFixTuning(t *testing.T) {
-	s := bootSamples(t, bootModel(t), 400, 2)
+	skipUnderRace(t) // a statistical check of one setting; TestBootstrapCancel and TestBootstrapDeterministic watch the goroutines
+	s := bootSamples(t, questionnaireModel(t, 1), 1500, 2)
+	plain, err := Learn(s)
+	if err != nil {
+		t.Fatal(err)
+	}
 	res, err := Bootstrap(context.Background(), s, rand.NewPCG(1, 1), BootstrapOptions{Resamples: 4, CaseDrops: -1, FixTuning: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Fit.Tuning != nil {
-		t.Errorf("FixTuning: the reference fit chose its tuning from the data (%+v)", res.Fit.Tuning)
+	for i, f := range res.Fit.Nodes {
+		if f.Width != plain.Nodes[i].Width {
+			t.Errorf("node %d: width %g, want the full data's %g", i, f.Width, plain.Nodes[i].Width)
+		}
 	}
+	if res.Fit.Tuning != nil && res.Fit.Tuning.Selection != nil {
+		t.Errorf("FixTuning: the reference fit searched the widths again (%+v)", res.Fit.Tuning)
+	}
+	if len(plain.Edges) == 0 {
+		t.Fatal("no edge on the full data: the test would not see a change of network")
+	}
+	checkGraph(t, plain.Edges, res.Fit.Edges)
 }
 
 func TestBootstrapCancel(t *testing.T) {
