@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mrfkit/pairwise"
+	"github.com/mrfkit/pairwise/internal/cli"
 )
 
 // demoUsage is the help of "pairwise demo".
@@ -24,13 +25,13 @@ Example:
 // runDemo draws exact samples from the paper's 3x3 grid (k = 4 by default),
 // learns it with LearnPairwise and prints what it found.
 func runDemo(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("demo", demoUsage, stderr)
+	fs := cli.NewFlagSet("demo", demoUsage, stderr)
 	k := fs.Int("k", 4, "alphabet size (even)")
 	n := fs.Int("n", 20000, "number of exact samples")
 	theta := fs.Float64("theta", 0.2, "coupling strength θ of the checkerboard W_ij")
 	seed := fs.Uint64("seed", 1, "random seed (model signs and samples)")
 	workers := fs.Int("workers", 2, "goroutines")
-	if err := parseNoArgs(fs, args); err != nil {
+	if err := cli.ParseNoArgs(fs, args, fmt.Errorf); err != nil {
 		return err
 	}
 	if *n < 1 {

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
@@ -18,6 +17,7 @@ import (
 	"time"
 
 	"github.com/mrfkit/pairwise"
+	"github.com/mrfkit/pairwise/internal/cli"
 )
 
 // Sharded learning on a cluster: "pairwise learn -shard i/m" learns every
@@ -45,15 +45,15 @@ func resolveShard(v string, getenv func(string) string) (shard, of int, source s
 	index, count, hasCount := strings.Cut(v, "/")
 	if hasCount {
 		if of, err = strconv.Atoi(count); err != nil || of < 1 {
-			return 0, 0, "", usageError("-shard %q: the number of shards %q is not a positive integer", v, count)
+			return 0, 0, "", fmt.Errorf("-shard %q: the number of shards %q is not a positive integer", v, count)
 		}
 	}
 	if index != "auto" {
 		if !hasCount {
-			return 0, 0, "", usageError("-shard %q: want i/m (shard i of m), auto/m or auto", v)
+			return 0, 0, "", fmt.Errorf("-shard %q: want i/m (shard i of m), auto/m or auto", v)
 		}
 		if shard, err = strconv.Atoi(index); err != nil || shard < 0 || shard >= of {
-			return 0, 0, "", usageError("-shard %q: want a shard index i with 0 ≤ i < %d", v, of)
+			return 0, 0, "", fmt.Errorf("-shard %q: want a shard index i with 0 ≤ i < %d", v, of)
 		}
 		return shard, of, "-shard", nil
 	}
@@ -61,13 +61,13 @@ func resolveShard(v string, getenv func(string) string) (shard, of int, source s
 		for _, name := range []string{"PAIRWISE_SHARDS", "SLURM_ARRAY_TASK_COUNT"} {
 			if e := getenv(name); e != "" {
 				if of, err = strconv.Atoi(e); err != nil || of < 1 {
-					return 0, 0, "", usageError("-shard auto: %s=%q is not a positive integer", name, e)
+					return 0, 0, "", fmt.Errorf("-shard auto: %s=%q is not a positive integer", name, e)
 				}
 				break
 			}
 		}
 		if of == 0 {
-			return 0, 0, "", usageError("-shard auto: the number of shards is not known: give it as -shard auto/m or in PAIRWISE_SHARDS")
+			return 0, 0, "", fmt.Errorf("-shard auto: the number of shards is not known: give it as -shard auto/m or in PAIRWISE_SHARDS")
 		}
 	}
 	for _, name := range shardEnv {
@@ -76,7 +76,7 @@ func resolveShard(v string, getenv func(string) string) (shard, of int, source s
 			continue
 		}
 		if shard, err = strconv.Atoi(e); err != nil {
-			return 0, 0, "", usageError("-shard auto: %s=%q is not an integer", name, e)
+			return 0, 0, "", fmt.Errorf("-shard auto: %s=%q is not an integer", name, e)
 		}
 		source = name
 		if name == "SLURM_ARRAY_TASK_ID" {
@@ -85,25 +85,25 @@ func resolveShard(v string, getenv func(string) string) (shard, of int, source s
 			lo, step := 0, 1
 			if m := getenv("SLURM_ARRAY_TASK_MIN"); m != "" {
 				if lo, err = strconv.Atoi(m); err != nil {
-					return 0, 0, "", usageError("-shard auto: SLURM_ARRAY_TASK_MIN=%q is not an integer", m)
+					return 0, 0, "", fmt.Errorf("-shard auto: SLURM_ARRAY_TASK_MIN=%q is not an integer", m)
 				}
 			}
 			if st := getenv("SLURM_ARRAY_TASK_STEP"); st != "" {
 				if step, err = strconv.Atoi(st); err != nil || step < 1 {
-					return 0, 0, "", usageError("-shard auto: SLURM_ARRAY_TASK_STEP=%q is not a positive integer", st)
+					return 0, 0, "", fmt.Errorf("-shard auto: SLURM_ARRAY_TASK_STEP=%q is not a positive integer", st)
 				}
 			}
 			if (shard-lo)%step != 0 {
-				return 0, 0, "", usageError("-shard auto: SLURM_ARRAY_TASK_ID=%d is not MIN %d plus a multiple of STEP %d", shard, lo, step)
+				return 0, 0, "", fmt.Errorf("-shard auto: SLURM_ARRAY_TASK_ID=%d is not MIN %d plus a multiple of STEP %d", shard, lo, step)
 			}
 			shard = (shard - lo) / step
 		}
 		if shard < 0 || shard >= of {
-			return 0, 0, "", usageError("-shard auto: %s gives shard %d, want 0 ≤ shard < %d shards", name, shard, of)
+			return 0, 0, "", fmt.Errorf("-shard auto: %s gives shard %d, want 0 ≤ shard < %d shards", name, shard, of)
 		}
 		return shard, of, source, nil
 	}
-	return 0, 0, "", usageError("-shard auto: none of %s is set", strings.Join(shardEnv, ", "))
+	return 0, 0, "", fmt.Errorf("-shard auto: none of %s is set", strings.Join(shardEnv, ", "))
 }
 
 // runLearnShard is "pairwise learn -shard": it learns the shard's nodes
@@ -112,37 +112,29 @@ func resolveShard(v string, getenv func(string) string) (shard, of int, source s
 func runLearnShard(v string, set map[string]bool, path string, ro pairwise.CSVOptions, opts []pairwise.Option, out string, stdout, stderr io.Writer, quiet bool) error {
 	for _, name := range []string{"format", "model-out"} {
 		if set[name] {
-			return usageError("-%s does not apply with -shard: a shard writes a partial result; 'pairwise merge' writes the output", name)
+			return fmt.Errorf("-%s does not apply with -shard: a shard writes a partial result; 'pairwise merge' writes the output", name)
 		}
 	}
 	shard, of, source, err := resolveShard(v, os.Getenv)
 	if err != nil {
 		return err
 	}
-	if os.Getenv("GOGC") == "" {
-		defer debug.SetGCPercent(debug.SetGCPercent(25)) // as runLearn
-	}
 	s, name, err := readSamples(path, ro, stderr, quiet)
 	if err != nil {
 		return err
 	}
-	debug.FreeOSMemory()
+	debug.FreeOSMemory() // as learnFile
 	nodes, err := pairwise.ShardNodes(s.Vars(), shard, of)
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	bar := newProgress(stderr, "learning", len(nodes), quiet)
-	opts = append(opts, pairwise.WithProgress(bar.Func()))
+	var p *pairwise.Partial
 	t0 := time.Now()
-	p, err := pairwise.LearnShardContext(ctx, s, shard, of, opts...)
-	bar.Finish()
-	if err != nil {
-		if errors.Is(err, context.Canceled) {
-			return errors.New("interrupted")
-		}
-		return flagHint(err)
+	if err := during(stderr, "learning", len(nodes), quiet, func(ctx context.Context, progress func(int, int)) (err error) {
+		p, err = pairwise.LearnShardContext(ctx, s, shard, of, append(opts, pairwise.WithProgress(progress))...)
+		return err
+	}); err != nil {
+		return err
 	}
 	if !quiet {
 		fmt.Fprintf(stderr, "%s: shard %d of %d (index from %s): %d of %d nodes learned in %v\n",
@@ -224,10 +216,8 @@ Examples:
 
 // runMerge is "pairwise merge".
 func runMerge(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("merge", mergeUsage, stderr)
-	format := fs.String("format", "csv", "output `format`: csv (edges), json (edges and matrices, and without -eta the edge test and each edge's statistic), dot (Graphviz), model (the learned model as JSON)")
-	out := fs.String("o", "", "write the output to `FILE` (default standard output)")
-	modelOut := fs.String("model-out", "", "also write the learned model as JSON to `FILE`, for 'pairwise sample'")
+	fs := cli.NewFlagSet("merge", mergeUsage, stderr)
+	format, out, modelOut := addResultFlags(fs)
 	data := fs.String("data", "", "the samples `FILE` the shards learned from; needed by the edge test's refit stage (k = 2 without -eta)")
 	histogram := fs.Bool("histogram", false, `with -data: the input is a histogram, lines "count,z_1,...,z_n"`)
 	merge := fs.Bool("merge", true, "with -data: merge identical rows while reading (as 'pairwise learn' did)")
@@ -237,13 +227,13 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if fs.NArg() == 0 {
-		return usageError("missing the partial results PART...; see 'pairwise merge -h'")
+		return errors.New("missing the partial results PART...; see 'pairwise merge -h'")
 	}
-	if !oneOf(*format, learnFormats) {
-		return usageError("-format %q: want one of %s", *format, strings.Join(learnFormats, ", "))
+	if err := checkFormat(*format, learnFormats...); err != nil {
+		return err
 	}
 	if *workers < 1 {
-		return usageError("-workers %d: want at least 1", *workers)
+		return fmt.Errorf("-workers %d: want at least 1", *workers)
 	}
 	paths, err := partPaths(fs.Args())
 	if err != nil {
@@ -251,11 +241,9 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 	}
 	parts := make([]*pairwise.Partial, len(paths))
 	for x, path := range paths {
-		p, err := readPartial(path)
-		if err != nil {
+		if parts[x], err = readPartial(path); err != nil {
 			return err
 		}
-		parts[x] = p
 	}
 	var s *pairwise.Samples
 	if *data != "" {
@@ -263,17 +251,15 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
+	var res *pairwise.Result
 	t0 := time.Now()
-	res, err := pairwise.MergePartialsContext(ctx, s, *workers, parts...)
-	if err != nil {
-		if errors.Is(err, context.Canceled) {
-			return errors.New("interrupted")
-		}
+	if err := during(stderr, "merging", 0, true, func(ctx context.Context, _ func(int, int)) (err error) {
+		res, err = pairwise.MergePartialsContext(ctx, s, *workers, parts...)
 		if errors.Is(err, pairwise.ErrRefitNeedsSamples) {
 			return errors.New("without -eta, for k = 2, the edge test's refit stage needs the samples: give them with -data FILE (or learn with -refit=false)")
 		}
+		return err
+	}); err != nil {
 		return err
 	}
 	names := parts[0].Names()
@@ -286,30 +272,7 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 	if !*quiet {
 		fmt.Fprintf(stderr, "merged %d partial results of %d variables: %d edges in %v\n", len(parts), parts[0].N(), len(res.Edges), time.Since(t0).Round(time.Millisecond))
 	}
-	if err := writeOutput(*out, stdout, func(w io.Writer) error {
-		switch *format {
-		case "json":
-			return writeEdgesJSON(w, res, names, parts[0])
-		case "dot":
-			return writeDOT(w, res, names)
-		case "model":
-			return res.Model.WriteModel(w)
-		}
-		return writeEdgesCSV(w, res, names)
-	}); err != nil {
-		return err
-	}
-	if *modelOut != "" {
-		return writeOutput(*modelOut, stdout, res.Model.WriteModel)
-	}
-	return nil
-}
-
-// sampleCounts is what writeEdgesJSON reports about the samples: a
-// *pairwise.Samples, or the *pairwise.Partial that recorded them.
-type sampleCounts interface {
-	TotalWeight() float64
-	Len() int
+	return writeResult(*format, *out, *modelOut, stdout, res, parts[0])
 }
 
 // partPaths returns the files that merge's arguments name: a path, or a
@@ -324,7 +287,7 @@ func partPaths(args []string) ([]string, error) {
 		}
 		m, err := filepath.Glob(a)
 		if err != nil {
-			return nil, usageError("%s: %v", a, err)
+			return nil, fmt.Errorf("%s: %v", a, err)
 		}
 		if len(m) == 0 {
 			return nil, fmt.Errorf("%s: no file matches", a)
