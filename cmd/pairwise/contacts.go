@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strings"
 
 	"github.com/mrfkit/pairwise"
@@ -94,17 +93,17 @@ func runContacts(args []string, stdout, stderr io.Writer) error {
 	if *focus != "" {
 		aopts = append(aopts, pairwise.AlignFocus(*focus))
 	}
-	in, err := openInput(fs.Arg(0), os.Stdin)
+	in, err := cli.Open(fs.Arg(0), stdin)
 	if err != nil {
 		return err
 	}
-	a, err := pairwise.ReadAlignment(in.r, aopts...)
+	a, err := pairwise.ReadAlignment(in.R, aopts...)
 	in.Close()
 	if err != nil {
-		return fileError(in.name, err)
+		return cli.FileError(in.Name, err)
 	}
 	if a.Vars() < 2 {
-		return fmt.Errorf("%s: %d column(s) left after the filters, need at least 2", in.name, a.Vars())
+		return fmt.Errorf("%s: %d column(s) left after the filters, need at least 2", in.Name, a.Vars())
 	}
 	neff := float64(a.Len())
 	var cm *pairwise.ContactMap
@@ -119,7 +118,7 @@ func runContacts(args []string, stdout, stderr io.Writer) error {
 		}
 		s, err := a.Samples(weights)
 		if err != nil {
-			return fileError(in.name, err)
+			return cli.FileError(in.Name, err)
 		}
 		lopts := []pairwise.Option{pairwise.WithRidge(*ridge), pairwise.WithWidth(*lambda), pairwise.WithIgnoreGap(*ignoreGap), pairwise.WithProgress(progress)}
 		if *workers > 0 {
@@ -136,7 +135,7 @@ func runContacts(args []string, stdout, stderr io.Writer) error {
 	}
 	names := a.VarNames()
 	if !*quiet {
-		fmt.Fprintf(stderr, "%s: %d sequences, %d columns, k = %d, Neff = %.1f\n", in.name, a.Len(), a.Vars(), len(a.Alphabet()), neff)
+		fmt.Fprintf(stderr, "%s: %d sequences, %d columns, k = %d, Neff = %.1f\n", in.Name, a.Len(), a.Vars(), len(a.Alphabet()), neff)
 	}
 	ranked := pairwise.RankContacts(scores, *minSep)
 	if *png != "" {
@@ -148,7 +147,7 @@ func runContacts(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	return writeOutput(*out, stdout, func(w io.Writer) error {
+	return cli.WriteFile(*out, stdout, func(w io.Writer) error {
 		if *layout == "plmc" {
 			return writePlmcCouplings(w, a, scores)
 		}

@@ -8,6 +8,7 @@ import (
 	"math"
 
 	"github.com/mrfkit/pairwise"
+	"github.com/mrfkit/pairwise/internal/cli"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -49,5 +50,5 @@ func writeContactPNG(path string, s mat.Symmetric, marks []pairwise.Contact) err
 	for _, m := range marks {
 		fill(m.I, m.J, color.RGBA{220, 30, 30, 255})
 	}
-	return writeOutput(path, io.Discard, func(w io.Writer) error { return png.Encode(w, img) })
+	return cli.WriteFile(path, io.Discard, func(w io.Writer) error { return png.Encode(w, img) })
 }

@@ -103,7 +103,7 @@ func addResultFlags(fs *flag.FlagSet) (format, out, modelOut *string) {
 // counts of the samples for the json format.
 func writeResult(format, out, modelOut string, stdout io.Writer, res *pairwise.Result, s sampleCounts) error {
 	names := res.Model.Names()
-	if err := writeOutput(out, stdout, func(w io.Writer) error {
+	if err := cli.WriteFile(out, stdout, func(w io.Writer) error {
 		switch format {
 		case "json":
 			return writeEdgesJSON(w, res, names, s)
@@ -116,7 +116,7 @@ func writeResult(format, out, modelOut string, stdout io.Writer, res *pairwise.R
 	}); err != nil || modelOut == "" {
 		return err
 	}
-	return writeOutput(modelOut, stdout, res.Model.WriteModel)
+	return cli.WriteFile(modelOut, stdout, res.Model.WriteModel)
 }
 
 // sampleCounts is what writeEdgesJSON reports about the samples: a

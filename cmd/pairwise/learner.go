@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mrfkit/pairwise"
+	"github.com/mrfkit/pairwise/internal/cli"
 )
 
 // learnerFlags are the flags of the reader and of the learner that every
@@ -202,7 +203,7 @@ func (lf *learnerFlags) complete(s *pairwise.Samples, name string, stderr io.Wri
 	}
 	c, _, err := s.DropIncomplete()
 	if err != nil {
-		return nil, fileError(name, err)
+		return nil, cli.FileError(name, err)
 	}
 	if !quiet {
 		fmt.Fprintf(stderr, "%s: %v rows with missing values dropped (-missing listwise)\n", name, s.TotalWeight()-c.TotalWeight())
@@ -215,7 +216,7 @@ func (lf *learnerFlags) complete(s *pairwise.Samples, name string, stderr io.Wri
 // header, or x1..xn. Unless quiet it writes the summary (summarize; online
 // for the Sparsitron, which has no stopping rule).
 func learnFile(path string, ro pairwise.CSVOptions, opts []pairwise.Option, stderr io.Writer, quiet, online bool) (*pairwise.Samples, *pairwise.Result, error) {
-	s, name, err := readSamples(path, ro, stderr, quiet)
+	s, name, err := cli.ReadSamples(path, stdin, ro, stderr, quiet)
 	if err != nil {
 		return nil, nil, err
 	}

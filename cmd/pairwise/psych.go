@@ -114,11 +114,11 @@ func runNetwork(args []string, stdout, stderr io.Writer) error {
 	}
 	var pos [][2]float64
 	if *layoutIn != "" {
-		in, err := openInput(*layoutIn, nil)
+		in, err := cli.Open(*layoutIn, nil)
 		if err != nil {
 			return err
 		}
-		pos, err = draw.ReadLayout(in.r, names)
+		pos, err = draw.ReadLayout(in.R, names)
 		in.Close()
 		if err != nil {
 			return fmt.Errorf("%s: %v", *layoutIn, err)
@@ -126,7 +126,7 @@ func runNetwork(args []string, stdout, stderr io.Writer) error {
 	} else if *picture != "" || *layoutOut != "" {
 		pos = draw.SpringLayout(m.Vars(), edges, *seed)
 	}
-	if err := writeOutput(*out, stdout, func(w io.Writer) error {
+	if err := cli.WriteFile(*out, stdout, func(w io.Writer) error {
 		return writeCentrality(w, *format, names, edges, c)
 	}); err != nil {
 		return err
@@ -135,22 +135,22 @@ func runNetwork(args []string, stdout, stderr io.Writer) error {
 	if err := writePicture(*picture, stdout, pic.Drawing); err != nil || *layoutOut == "" {
 		return err
 	}
-	return writeOutput(*layoutOut, stdout, func(w io.Writer) error { return draw.WriteLayout(w, names, pos) })
+	return cli.WriteFile(*layoutOut, stdout, func(w io.Writer) error { return draw.WriteLayout(w, names, pos) })
 }
 
 // readModel reads the model JSON file path ("-" for standard input) and
 // returns it with the input's name for messages.
 func readModel(path string) (*pairwise.Model, string, error) {
-	in, err := openInput(path, stdin)
+	in, err := cli.Open(path, stdin)
 	if err != nil {
 		return nil, "", err
 	}
 	defer in.Close()
-	m, err := pairwise.ReadModel(in.r)
+	m, err := pairwise.ReadModel(in.R)
 	if err != nil {
-		return nil, "", fileError(in.name, err)
+		return nil, "", cli.FileError(in.Name, err)
 	}
-	return m, in.name, nil
+	return m, in.Name, nil
 }
 
 // checkPictures returns an error for a picture file name (not "") that
@@ -176,39 +176,43 @@ func writePicture(path string, stdout io.Writer, drawing func() draw.Drawing) er
 	if err != nil {
 		return err
 	}
-	return writeOutput(path, stdout, func(w io.Writer) error { return draw.WritePicture(w, drawing(), format) })
+	return cli.WriteFile(path, stdout, func(w io.Writer) error { return draw.WritePicture(w, drawing(), format) })
 }
 
 // writeCentrality writes the centrality of every node as an aligned table,
 // CSV, or JSON with the signed edges.
 func writeCentrality(w io.Writer, format string, names []string, edges []pairwise.Edge, c *pairwise.Centrality) error {
-	f := func(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
+	type edgeOut struct {
+		Source string  `json:"source"`
+		Target string  `json:"target"`
+		Weight float64 `json:"weight"`
+	}
+	out, negative := []edgeOut{}, 0
+	for _, e := range edges {
+		out = append(out, edgeOut{names[e.I], names[e.J], e.Weight})
+		if e.Weight < 0 {
+			negative++
+		}
+	}
 	switch format {
 	case "json":
-		type edgeOut struct {
-			Source string  `json:"source"`
-			Target string  `json:"target"`
-			Weight float64 `json:"weight"`
-		}
-		out := struct {
+		return writeJSON(w, struct {
 			Names      []string             `json:"names"`
 			Edges      []edgeOut            `json:"edges"`
 			Centrality *pairwise.Centrality `json:"centrality"`
-		}{Names: names, Edges: []edgeOut{}, Centrality: c}
-		for _, e := range edges {
-			out.Edges = append(out.Edges, edgeOut{names[e.I], names[e.J], e.Weight})
-		}
-		return writeJSON(w, out)
+		}{names, out, c})
 	case "csv":
-		if _, err := fmt.Fprintln(w, "node,strength,expected_influence,closeness,betweenness"); err != nil {
-			return err
-		}
+		var b strings.Builder
+		b.WriteString("node,strength,expected_influence,closeness,betweenness\n")
 		for i, nm := range names {
-			if _, err := fmt.Fprintf(w, "%s,%s,%s,%s,%s\n", csvField(nm), f(c.Strength[i]), f(c.ExpectedInfluence[i]), f(c.Closeness[i]), f(c.Betweenness[i])); err != nil {
-				return err
+			b.WriteString(nm)
+			for _, v := range []float64{c.Strength[i], c.ExpectedInfluence[i], c.Closeness[i], c.Betweenness[i]} {
+				b.WriteString("," + strconv.FormatFloat(v, 'g', 6, 64))
 			}
+			b.WriteByte('\n')
 		}
-		return nil
+		_, err := io.WriteString(w, b.String())
+		return err
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "node\tstrength\texpected influence\tcloseness\tbetweenness\t\n")
@@ -218,26 +222,8 @@ func writeCentrality(w io.Writer, format string, names []string, edges []pairwis
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "\n%d edges, %d of them negative\n", len(edges), countNegative(edges))
+	_, err := fmt.Fprintf(w, "\n%d edges, %d of them negative\n", len(edges), negative)
 	return err
-}
-
-// csvField quotes a name for CSV when it needs it.
-func csvField(s string) string {
-	if strings.ContainsAny(s, ",\"\n\r") {
-		return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
-	}
-	return s
-}
-
-func countNegative(edges []pairwise.Edge) int {
-	n := 0
-	for _, e := range edges {
-		if e.Weight < 0 {
-			n++
-		}
-	}
-	return n
 }
 
 // bootstrapUsage is the help of "pairwise bootstrap".
@@ -314,7 +300,7 @@ func runBootstrap(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	s, name, err := readSamples(fs.Arg(0), ro, stderr, *quiet)
+	s, name, err := cli.ReadSamples(fs.Arg(0), stdin, ro, stderr, *quiet)
 	if err != nil {
 		return err
 	}
@@ -360,7 +346,7 @@ func runBootstrap(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stderr, "note: with -fix the full-data network has %d edges, without it %d: the refit keeps the pairs whose estimate reaches η̂/2 instead of those the edge test chose (-isingfit -fix keeps the same network)\n", len(res.Fit.Edges), len(plain.Edges))
 		}
 	}
-	if err := writeOutput(*out, stdout, func(w io.Writer) error {
+	if err := cli.WriteFile(*out, stdout, func(w io.Writer) error {
 		if *format == "csv" {
 			return res.WriteCSV(w)
 		}

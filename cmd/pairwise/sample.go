@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"strings"
 
 	"github.com/mrfkit/pairwise"
 	"github.com/mrfkit/pairwise/internal/cli"
@@ -82,7 +83,7 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 	} else {
 		e, err := pairwise.NewExactSampler(m)
 		if err != nil {
-			return fmt.Errorf("%v; use -gibbs for a Gibbs sampler", fileError(name, err))
+			return fmt.Errorf("%v; use -gibbs for a Gibbs sampler", cli.FileError(name, err))
 		}
 		// An exact sampler draws rows one after another from src, so
 		// drawing in chunks gives the same rows as one large draw.
@@ -91,16 +92,9 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 
 	bar := cli.NewProgress(stderr, "sampling", *count, *quiet)
 	defer bar.Finish()
-	return writeOutput(*out, stdout, func(w io.Writer) error {
+	return cli.WriteFile(*out, stdout, func(w io.Writer) error {
 		if names := m.Names(); names != nil {
-			line := []byte{}
-			for i, name := range names {
-				if i > 0 {
-					line = append(line, ',')
-				}
-				line = append(line, name...)
-			}
-			if _, err := w.Write(append(line, '\n')); err != nil {
+			if _, err := io.WriteString(w, strings.Join(names, ",")+"\n"); err != nil {
 				return err
 			}
 		}
