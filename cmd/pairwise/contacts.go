@@ -9,6 +9,7 @@ import (
 
 	"github.com/mrfkit/pairwise"
 	"github.com/mrfkit/pairwise/internal/cli"
+	"github.com/mrfkit/pairwise/internal/draw"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -143,7 +144,9 @@ func runContacts(args []string, stdout, stderr io.Writer) error {
 		if *top > 0 {
 			marks = min(len(ranked), *top)
 		}
-		if err := writeContactPNG(*png, scores, ranked[:marks]); err != nil {
+		if err := cli.WriteFile(*png, stdout, func(w io.Writer) error {
+			return draw.WritePicture(w, draw.ContactMap(scores, ranked[:marks]), "png")
+		}); err != nil {
 			return err
 		}
 	}
