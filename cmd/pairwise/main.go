@@ -7,6 +7,14 @@
 //	                                 write edges (csv, json), Graphviz DOT or a model JSON
 //	pairwise merge [flags] PART...   merge the partial results of learn -shard i/m
 //	pairwise sample [flags] MODEL    draw exact or Gibbs samples of a model JSON file
+//	pairwise contacts [flags] ALIGNMENT
+//	                                 rank the column pairs of an alignment by coupling score
+//	pairwise network [flags] FILE    learn a network, print its centrality, draw it
+//	pairwise bootstrap [flags] FILE  edge intervals and case-dropping stability (bootnet)
+//	pairwise compare-groups [flags] FILE_A FILE_B
+//	pairwise compare-groups [flags] -group COLUMN FILE
+//	                                 test whether two groups have the same network
+//	                                 (NetworkComparisonTest)
 //
 // Without -lambda and -eta, learn chooses λ and η from the data (see the
 // package's Selection). Errors name the file, line and column; a progress
@@ -38,6 +46,7 @@ var commands = []command{
 	{Name: "contacts", Summary: "rank the column pairs of a sequence alignment by coupling score (contact prediction)", Run: runContacts},
 	{Name: "network", Summary: "learn a network, print its centrality indices and draw it (PNG, SVG)", Run: runNetwork},
 	{Name: "bootstrap", Summary: "bootnet's bootstrap: edge intervals, case-dropping stability (CS), plots", Run: runBootstrap},
+	{Name: "compare-groups", Summary: "NetworkComparisonTest: do two groups of people have the same network? (permutation test)", Run: runCompareGroups},
 }
 
 func main() {

@@ -53,10 +53,15 @@ func Main(prog string, cmds []Command, usage func(io.Writer), args []string, std
 	return 2
 }
 
-// Usage writes the list of commands, one a line with its summary.
+// Usage writes the list of commands, one a line with its summary, the
+// summaries aligned in a column at least 10 wide.
 func Usage(w io.Writer, cmds []Command) {
+	width := 10
 	for _, c := range cmds {
-		fmt.Fprintf(w, "  %-10s %s\n", c.Name, c.Summary)
+		width = max(width, len(c.Name))
+	}
+	for _, c := range cmds {
+		fmt.Fprintf(w, "  %-*s %s\n", width, c.Name, c.Summary)
 	}
 }
 

@@ -114,7 +114,7 @@ func ReadSamples(path string, stdin io.Reader, o pairwise.CSVOptions, stderr io.
 		return nil, "", FileError(in.Name, err)
 	}
 	if !quiet {
-		NoteStates(stderr, in.Name, s)
+		NoteStates(stderr, in.Name, s, 0)
 	}
 	return s, in.Name, nil
 }
@@ -138,9 +138,17 @@ func firstField(r *bufio.Reader) string {
 }
 
 // NoteStates writes the reader's notes on the alphabet (pairwise.StateNotes)
-// as warnings, with what to do about them.
-func NoteStates(w io.Writer, name string, s *pairwise.Samples) {
+// as warnings, with what to do about them. removed is the column (from 1)
+// taken out of the file before reading, which the places count; 0 for
+// none.
+func NoteStates(w io.Writer, name string, s *pairwise.Samples, removed int) {
 	for _, n := range s.StateNotes() {
+		n.Places = slices.Clone(n.Places)
+		for p := range n.Places {
+			if removed > 0 && n.Places[p].Column >= removed {
+				n.Places[p].Column++
+			}
+		}
 		if n.Count == 0 {
 			fmt.Fprintf(w, "warning: %s: %s, yet k = %d counts it: if the file codes its values from 1 (or skips one), list them with -states so that the empty state does not change the graph\n", name, n, s.Alphabet())
 			continue
