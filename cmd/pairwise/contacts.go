@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
+// contactsUsage is the help of "pairwise contacts".
 const contactsUsage = `Usage: pairwise contacts [flags] ALIGNMENT
 
 Learn a Potts model's couplings from a multiple sequence alignment (FASTA,

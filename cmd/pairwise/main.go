@@ -38,6 +38,7 @@ import (
 // command is one subcommand: its name, a one-line summary and its entry point.
 type command = cli.Command
 
+// commands are the subcommands, in the order of the usage message.
 var commands = []command{
 	{Name: "demo", Summary: "learn the paper's 3x3 grid from exact samples and report the result", Run: runDemo},
 	{Name: "learn", Summary: "learn the graph and couplings from a CSV file of samples; write edges, DOT or a model", Run: runLearn},
@@ -49,6 +50,7 @@ var commands = []command{
 	{Name: "compare-groups", Summary: "NetworkComparisonTest: do two groups of people have the same network? (permutation test)", Run: runCompareGroups},
 }
 
+// main runs the command line and exits with run's code.
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
@@ -58,6 +60,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return cli.Main("pairwise", commands, usage, args, stdout, stderr)
 }
 
+// usage writes the list of subcommands to w.
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "pairwise learns discrete pairwise graphical models (Ising and Potts) from samples.")
 	fmt.Fprintln(w, "\nUsage: pairwise COMMAND [flags]\n\nCommands:")

@@ -99,6 +99,8 @@ func (p *Progress) Finish() {
 	}
 }
 
+// draw writes the bar's line (over the previous one) as of now; the
+// caller holds p.mu.
 func (p *Progress) draw(now time.Time) {
 	const width = 30
 	elapsed := now.Sub(p.start)
