@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mrfkit/pairwise"
+	"github.com/mrfkit/pairwise/internal/cli"
 )
 
 // compareUsage is the help of "compare".
@@ -153,25 +154,12 @@ func readTruth(path string) (*benchTruth, error) {
 	return &t, nil
 }
 
-// readBenchCSV reads a data file with ReadCSV and widens its alphabet to k
-// when some state never occurs.
+// readBenchCSV reads a data file with the alphabet 0..k-1 of its truth
+// (cli.ReadSamples: a value outside it is an error at its line and
+// column), so that states that never occur still count.
 func readBenchCSV(path string, k int) (*pairwise.Samples, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	s, err := pairwise.ReadCSV(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	switch {
-	case s.Alphabet() == k:
-		return s, nil
-	case s.Alphabet() > k:
-		return nil, fmt.Errorf("%s: states up to %d, but the truth says k = %d", path, s.Alphabet()-1, k)
-	}
-	return pairwise.NewSamples(k, s.Rows())
+	s, _, err := cli.ReadSamples(path, nil, pairwise.CSVOptions{Alphabet: k}, io.Discard, true)
+	return s, err
 }
 
 // compareLine is one JSON line, with the field names of the baselines'.

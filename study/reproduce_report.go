@@ -1,12 +1,10 @@
 package main
 
 import (
-	"bufio"
 	"encoding/csv"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -15,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mrfkit/pairwise"
+	"github.com/mrfkit/pairwise/internal/cli"
 )
 
 // reproReport holds everything the reproduce command writes.
@@ -242,21 +241,7 @@ func threshold(s []*reproPoint) (gridN int, crossing float64, ok bool) {
 func (r *reproReport) write(dir string) ([]string, error) {
 	var files []string
 	put := func(name string, f func(w io.Writer) error) error {
-		path := filepath.Join(dir, name)
-		out, err := os.Create(path)
-		if err != nil {
-			return err
-		}
-		bw := bufio.NewWriter(out)
-		if err := f(bw); err != nil {
-			out.Close()
-			return fmt.Errorf("%s: %w", path, err)
-		}
-		if err := bw.Flush(); err != nil {
-			out.Close()
-			return fmt.Errorf("%s: %w", path, err)
-		}
-		if err := out.Close(); err != nil {
+		if err := cli.WriteFile(filepath.Join(dir, name), nil, f); err != nil {
 			return err
 		}
 		files = append(files, name)

@@ -29,6 +29,8 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
+
+	"github.com/mrfkit/pairwise/internal/cli"
 )
 
 // point is one benchmark line.
@@ -177,15 +179,13 @@ func runScaling(args []string, stdout, stderr io.Writer) error {
 	if len(pts) == 0 {
 		return fmt.Errorf("%s: no BenchmarkLearnIsing or BenchmarkLearnPairwise lines", *in)
 	}
-	out, err := os.Create(*csvPath)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintln(out, "family,n,k,N,workers,seconds,bytes_per_op,bytes_per_sample")
-	for _, p := range pts {
-		fmt.Fprintf(out, "%s,%d,%d,%d,%d,%.6g,%.6g,%.6g\n", p.family, p.n, p.k, p.N, p.p, p.sec, p.bytesPerOp, p.bytesPerSampl)
-	}
-	if err := out.Close(); err != nil {
+	if err := cli.WriteFile(*csvPath, stdout, func(out io.Writer) error {
+		fmt.Fprintln(out, "family,n,k,N,workers,seconds,bytes_per_op,bytes_per_sample")
+		for _, p := range pts {
+			fmt.Fprintf(out, "%s,%d,%d,%d,%d,%.6g,%.6g,%.6g\n", p.family, p.n, p.k, p.N, p.p, p.sec, p.bytesPerOp, p.bytesPerSampl)
+		}
+		return nil
+	}); err != nil {
 		return err
 	}
 
@@ -256,15 +256,10 @@ func runScaling(args []string, stdout, stderr io.Writer) error {
 		}
 		p.Draw(tiles.At(dc, i, 0))
 	}
-	f, err := os.Create(*pngPath)
-	if err != nil {
+	if err := cli.WriteFile(*pngPath, stdout, func(w io.Writer) error {
+		_, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(w)
 		return err
-	}
-	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(f); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
+	}); err != nil {
 		return err
 	}
 	// Memory per sample: the largest allocation per op over rows and nodes.

@@ -747,14 +747,9 @@ func tuningBench(dir, out string, workers int, meths []string, stdout io.Writer)
 		if err := json.Unmarshal(js, &truth); err != nil {
 			return fmt.Errorf("%s.truth.json: %v", l.Model, err)
 		}
-		f, err := os.Open(filepath.Join(dir, "data", l.Data))
+		s, _, err := cli.ReadSamples(filepath.Join(dir, "data", l.Data), nil, pairwise.CSVOptions{}, io.Discard, true)
 		if err != nil {
 			return err
-		}
-		s, err := pairwise.ReadCSV(f)
-		f.Close()
-		if err != nil {
-			return fmt.Errorf("%s: %v", l.Data, err)
 		}
 		tr := map[[2]int]bool{}
 		for _, e := range truth.Edges {

@@ -2,18 +2,18 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"os/signal"
 	"strings"
 
 	"github.com/mrfkit/pairwise"
+	"github.com/mrfkit/pairwise/internal/cli"
+	"github.com/mrfkit/pairwise/internal/draw"
 	"gonum.org/v1/gonum/mat"
 )
 
+// contactsUsage is the help of "pairwise contacts".
 const contactsUsage = `Usage: pairwise contacts [flags] ALIGNMENT
 
 Learn a Potts model's couplings from a multiple sequence alignment (FASTA,
@@ -39,9 +39,18 @@ Examples:
   pairwise contacts -layout plmc -o dhfr.ec -png dhfr.png -focus DYR_ECOLI DHFR.a2m
 `
 
+// alignFormats are the values of contacts' -format.
+var alignFormats = map[string]pairwise.AlignmentFormat{
+	"auto": pairwise.FormatAuto, "fasta": pairwise.FormatFASTA, "a2m": pairwise.FormatA2M, "a3m": pairwise.FormatA2M,
+	"stockholm": pairwise.FormatStockholm, "sto": pairwise.FormatStockholm,
+}
+
+// alphabets are the named values of contacts' -alphabet.
+var alphabets = map[string]string{"protein": pairwise.ProteinAlphabet, "rna": pairwise.RNAAlphabet, "dna": pairwise.DNAAlphabet}
+
 // runContacts is the contacts subcommand.
 func runContacts(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("contacts", contactsUsage, stderr)
+	fs := cli.NewFlagSet("contacts", contactsUsage, stderr)
 	format := fs.String("format", "auto", "alignment format: auto, fasta, a2m (also A3M) or stockholm")
 	alphabet := fs.String("alphabet", "protein", "alphabet: protein, rna, dna, or the letters themselves with the gap first (e.g. -ACGU)")
 	focus := fs.String("focus", "", "focus sequence: keep its uppercase, non-gap columns and number them by its residues")
@@ -62,90 +71,64 @@ func runContacts(args []string, stdout, stderr io.Writer) error {
 	if _, err := parseOneFile(fs, args, "contacts", "ALIGNMENT file"); err != nil {
 		return err
 	}
+	alignFormat, ok := alignFormats[strings.ToLower(*format)]
 	switch {
+	case !ok:
+		return fmt.Errorf("-format %q: want auto, fasta, a2m or stockholm", *format)
 	case *layout != "csv" && *layout != "plmc":
-		return usageError("-layout %q: want csv or plmc", *layout)
+		return fmt.Errorf("-layout %q: want csv or plmc", *layout)
 	case *top < 0:
-		return usageError("-top %d: want 0 (all) or more", *top)
+		return fmt.Errorf("-top %d: want 0 (all) or more", *top)
 	case *minSep < 1:
-		return usageError("-min-sep %d: want at least 1", *minSep)
+		return fmt.Errorf("-min-sep %d: want at least 1", *minSep)
 	case !(*theta >= 0 && *theta <= 1):
-		return usageError("-theta %v: want a number in [0, 1] (0 for no reweighting)", *theta)
+		return fmt.Errorf("-theta %v: want a number in [0, 1] (0 for no reweighting)", *theta)
 	case *workers < 0:
-		return usageError("-workers %d: want 0 (every core) or more", *workers)
+		return fmt.Errorf("-workers %d: want 0 (every core) or more", *workers)
 	}
-	var aopts []pairwise.AlignmentOption
-	switch strings.ToLower(*format) {
-	case "auto":
-	case "fasta":
-		aopts = append(aopts, pairwise.AlignFormat(pairwise.FormatFASTA))
-	case "a2m", "a3m":
-		aopts = append(aopts, pairwise.AlignFormat(pairwise.FormatA2M))
-	case "stockholm", "sto":
-		aopts = append(aopts, pairwise.AlignFormat(pairwise.FormatStockholm))
-	default:
-		return usageError("-format %q: want auto, fasta, a2m or stockholm", *format)
+	letters, ok := alphabets[strings.ToLower(*alphabet)]
+	if !ok {
+		letters = *alphabet
 	}
-	switch strings.ToLower(*alphabet) {
-	case "protein":
-		aopts = append(aopts, pairwise.AlignAlphabet(pairwise.ProteinAlphabet))
-	case "rna":
-		aopts = append(aopts, pairwise.AlignAlphabet(pairwise.RNAAlphabet))
-	case "dna":
-		aopts = append(aopts, pairwise.AlignAlphabet(pairwise.DNAAlphabet))
-	default:
-		aopts = append(aopts, pairwise.AlignAlphabet(*alphabet))
-	}
+	aopts := []pairwise.AlignmentOption{pairwise.AlignFormat(alignFormat), pairwise.AlignAlphabet(letters),
+		pairwise.AlignMaxSequenceGaps(*maxSeqGaps), pairwise.AlignMaxColumnGaps(*maxColGaps)}
 	if *focus != "" {
 		aopts = append(aopts, pairwise.AlignFocus(*focus))
 	}
-	aopts = append(aopts, pairwise.AlignMaxSequenceGaps(*maxSeqGaps), pairwise.AlignMaxColumnGaps(*maxColGaps))
-
-	name := fs.Arg(0)
-	in, err := openInput(name, os.Stdin)
+	in, err := cli.Open(fs.Arg(0), stdin)
 	if err != nil {
 		return err
 	}
-	a, err := pairwise.ReadAlignment(in.r, aopts...)
+	a, err := pairwise.ReadAlignment(in.R, aopts...)
 	in.Close()
 	if err != nil {
-		return fileError(in.name, err)
+		return cli.FileError(in.Name, err)
 	}
 	if a.Vars() < 2 {
-		return fmt.Errorf("%s: %d column(s) left after the filters, need at least 2", in.name, a.Vars())
+		return fmt.Errorf("%s: %d column(s) left after the filters, need at least 2", in.Name, a.Vars())
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	var weights []float64
 	neff := float64(a.Len())
-	if *theta > 0 {
-		w, err := pairwise.ReweightContext(ctx, a, pairwise.ReweightIdentity(*theta))
-		if err != nil {
-			if errors.Is(err, context.Canceled) {
-				return errors.New("interrupted")
+	var cm *pairwise.ContactMap
+	if err := during(stderr, "contacts", a.Vars(), *quiet, func(ctx context.Context, progress func(int, int)) error {
+		var weights []float64
+		if *theta > 0 {
+			w, err := pairwise.ReweightContext(ctx, a, pairwise.ReweightIdentity(*theta))
+			if err != nil {
+				return err
 			}
-			return err
+			weights, neff = w.Weights, w.Neff
 		}
-		weights, neff = w.Weights, w.Neff
-	}
-	s, err := a.Samples(weights)
-	if err != nil {
-		return fileError(in.name, err)
-	}
-	bar := newProgress(stderr, "contacts", a.Vars(), *quiet)
-	lopts := []pairwise.Option{
-		pairwise.WithRidge(*ridge), pairwise.WithWidth(*lambda),
-		pairwise.WithIgnoreGap(*ignoreGap), pairwise.WithProgress(bar.Func()),
-	}
-	if *workers > 0 {
-		lopts = append(lopts, pairwise.WithWorkers(*workers))
-	}
-	cm, err := pairwise.LearnContactsContext(ctx, s, lopts...)
-	bar.Finish()
-	if err != nil {
-		if errors.Is(err, context.Canceled) {
-			return errors.New("interrupted")
+		s, err := a.Samples(weights)
+		if err != nil {
+			return cli.FileError(in.Name, err)
 		}
+		lopts := []pairwise.Option{pairwise.WithRidge(*ridge), pairwise.WithWidth(*lambda), pairwise.WithIgnoreGap(*ignoreGap), pairwise.WithProgress(progress)}
+		if *workers > 0 {
+			lopts = append(lopts, pairwise.WithWorkers(*workers))
+		}
+		cm, err = pairwise.LearnContactsContext(ctx, s, lopts...)
+		return err
+	}); err != nil {
 		return err
 	}
 	scores := cm.Scores
@@ -154,21 +137,21 @@ func runContacts(args []string, stdout, stderr io.Writer) error {
 	}
 	names := a.VarNames()
 	if !*quiet {
-		fmt.Fprintf(stderr, "%s: %d sequences, %d columns, k = %d, Neff = %.1f\n", in.name, a.Len(), a.Vars(), len(a.Alphabet()), neff)
+		fmt.Fprintf(stderr, "%s: %d sequences, %d columns, k = %d, Neff = %.1f\n", in.Name, a.Len(), a.Vars(), len(a.Alphabet()), neff)
 	}
 	ranked := pairwise.RankContacts(scores, *minSep)
 	if *png != "" {
-		marks := len(ranked)
+		marks := min(len(ranked), a.Vars())
 		if *top > 0 {
-			marks = min(marks, *top)
-		} else {
-			marks = min(marks, a.Vars())
+			marks = min(len(ranked), *top)
 		}
-		if err := writeContactPNG(*png, scores, ranked[:marks]); err != nil {
+		if err := cli.WriteFile(*png, stdout, func(w io.Writer) error {
+			return draw.WritePicture(w, draw.ContactMap(scores, ranked[:marks]), "png")
+		}); err != nil {
 			return err
 		}
 	}
-	return writeOutput(*out, stdout, func(w io.Writer) error {
+	return cli.WriteFile(*out, stdout, func(w io.Writer) error {
 		if *layout == "plmc" {
 			return writePlmcCouplings(w, a, scores)
 		}

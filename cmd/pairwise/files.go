@@ -1,173 +1,161 @@
 package main
 
 import (
-	"bufio"
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"regexp"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/mrfkit/pairwise"
 	"github.com/mrfkit/pairwise/internal/cli"
 )
 
-// stdinName is how errors name standard input.
-const stdinName = "standard input"
+// stdin is the standard input of the commands; tests replace it.
+var stdin io.Reader = os.Stdin
 
-// input is an opened input file, or standard input for "-".
-type input struct {
-	name string // for errors: the path, or stdinName
-	r    io.Reader
-	size int64 // bytes, or 0 when unknown (a pipe)
-	f    *os.File
-}
-
-// openInput opens path for reading; "-" is standard input, read from stdin.
-func openInput(path string, stdin io.Reader) (*input, error) {
-	if path == "-" {
-		return &input{name: stdinName, r: stdin}, nil
+// defaultNames returns x1..xn, the names of variables without a header.
+func defaultNames(n int) []string {
+	names := make([]string, n)
+	for i := range names {
+		names[i] = fmt.Sprintf("x%d", i+1)
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, cleanPathError(err)
-	}
-	in := &input{name: path, r: f, f: f}
-	if st, err := f.Stat(); err == nil {
-		if st.IsDir() {
-			f.Close()
-			return nil, fmt.Errorf("%s: is a directory, want a file", path)
-		}
-		if st.Mode().IsRegular() {
-			in.size = st.Size()
-		}
-	}
-	return in, nil
+	return names
 }
 
-// Close closes the file, if any.
-func (in *input) Close() {
-	if in.f != nil {
-		in.f.Close()
-	}
-}
-
-// countingReader reports the bytes read through it to a progress bar.
-type countingReader struct {
-	r io.Reader
-	n int
-	p *progress
-}
-
-func (c *countingReader) Read(b []byte) (int, error) {
-	n, err := c.r.Read(b)
-	c.n += n
-	c.p.Set(c.n)
-	return n, err
-}
-
-// cleanPathError turns an *os.PathError into "path: reason" (for example
-// "data.csv: no such file or directory").
-func cleanPathError(err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return fmt.Errorf("%s: %v", pe.Path, pe.Err)
-	}
-	return err
-}
-
-// libPrefix matches the "pairwise: Function: " prefix of the package's errors.
-var libPrefix = regexp.MustCompile(`^pairwise: [A-Za-z.]+: `)
-
-// fileError restates an error of a package reader for the command's user:
-// "FILE: line 3, column 2: ..." in place of "pairwise: ReadCSV: line 3, ...".
-// A *pairwise.ParseError is told the file's name and names the place
-// itself; the reader's other errors (no samples, a read error) lose the
-// package's prefix to the file's name.
-func fileError(name string, err error) error {
-	var pe *pairwise.ParseError
-	if errors.As(err, &pe) {
-		pe.File = name
-		return pe
-	}
-	return fmt.Errorf("%s: %s", name, libPrefix.ReplaceAllString(err.Error(), ""))
-}
-
-// writeOutput writes what write produces to path, or to stdout for "" or
-// "-". The commands call it only once the result is computed, so a failed
-// run leaves no output file; a file whose writing fails is removed.
-func writeOutput(path string, stdout io.Writer, write func(w io.Writer) error) error {
+// checkOutput returns an error when path (an output file; "" or "-" is
+// standard output) cannot be created: its directory is missing or not a
+// directory, or path is a directory. It creates nothing.
+func checkOutput(path string) error {
 	if path == "" || path == "-" {
-		bw := bufio.NewWriter(stdout)
-		err := write(bw)
-		if err == nil {
-			err = bw.Flush()
-		}
-		if err != nil {
-			return fmt.Errorf("standard output: %v", err)
-		}
 		return nil
 	}
-	f, err := os.Create(path)
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return fmt.Errorf("%s: is a directory", path)
+	}
+	dir := filepath.Dir(path)
+	fi, err := os.Stat(dir)
 	if err != nil {
-		return cleanPathError(err)
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			return fmt.Errorf("%s: %v", path, pe.Err)
+		}
+		return err
 	}
-	bw := bufio.NewWriter(f)
-	err = write(bw)
-	if err == nil {
-		err = bw.Flush()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(path)
-		return fmt.Errorf("%s: %v", path, cleanPathError(err))
+	if !fi.IsDir() {
+		return fmt.Errorf("%s: not a directory", dir)
 	}
 	return nil
 }
 
-// usageError is an error in the command line itself (a flag value, a
-// missing argument); run reports it like any other error.
-func usageError(format string, args ...any) error {
-	return fmt.Errorf(format, args...)
-}
-
-// newFlagSet returns the flag set of subcommand name (cli.NewFlagSet).
-func newFlagSet(name, usage string, stderr io.Writer) *flag.FlagSet {
-	return cli.NewFlagSet(name, usage, stderr)
-}
-
-// parseNoArgs parses the flags of a subcommand that takes no arguments.
-func parseNoArgs(fs *flag.FlagSet, args []string) error {
-	return cli.ParseNoArgs(fs, args, usageError)
+// parseFlags parses the flags of a subcommand and returns the names of
+// those given on the command line.
+func parseFlags(fs *flag.FlagSet, args []string) (map[string]bool, error) {
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	return set, nil
 }
 
 // parseOneFile parses the flags of subcommand cmd, which takes exactly one
 // input file (what names it in errors, for example "input FILE"), and
 // returns the names of the flags given on the command line.
 func parseOneFile(fs *flag.FlagSet, args []string, cmd, what string) (map[string]bool, error) {
-	if err := fs.Parse(args); err != nil {
+	set, err := parseFlags(fs, args)
+	switch {
+	case err != nil:
 		return nil, err
-	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	if fs.NArg() != 1 {
-		if fs.NArg() == 0 {
-			return nil, usageError("missing the %s (use - for standard input); see 'pairwise %s -h'", what, cmd)
-		}
-		return nil, usageError("want one %s, got %d arguments: %q", what, fs.NArg(), fs.Args())
+	case fs.NArg() == 0:
+		return nil, fmt.Errorf("missing the %s (use - for standard input); see 'pairwise %s -h'", what, cmd)
+	case fs.NArg() > 1:
+		return nil, fmt.Errorf("want one %s, got %d arguments: %q", what, fs.NArg(), fs.Args())
 	}
 	return set, nil
 }
 
-// sizedReader is a reader that can say how many bytes it has left, which
-// the package's CSV readers use to size their storage.
-type sizedReader struct {
-	io.Reader
-	left func() int64
+// checkFormat returns the error of a -format value that is not one of
+// formats.
+func checkFormat(format string, formats ...string) error {
+	if slices.Contains(formats, format) {
+		return nil
+	}
+	return fmt.Errorf("-format %q: want one of %s", format, strings.Join(formats, ", "))
 }
 
-// Len returns the number of bytes left to read.
-func (r *sizedReader) Len() int { return int(max(r.left(), 0)) }
+// during runs work with a context that Ctrl-C cancels and a progress bar
+// on stderr (none when quiet) for total units labelled label, "edge test"
+// beyond them (the learner's second stage), and restates its error for the
+// command line (interrupted).
+func during(stderr io.Writer, label string, total int, quiet bool, work func(ctx context.Context, progress func(done, total int)) error) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	bar := cli.NewProgress(stderr, label, total, quiet)
+	bar.Stage = total
+	err := work(ctx, bar.Func())
+	bar.Finish()
+	return interrupted(err)
+}
+
+// interrupted restates an error of a run: "interrupted" for one cancelled
+// by Ctrl-C, else flagHint's restatement; nil stays nil.
+func interrupted(err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, context.Canceled) {
+		return errors.New("interrupted")
+	}
+	return flagHint(err)
+}
+
+// optionFlags maps the options of the library to the flags that set them:
+// the learner's, which learn passes, and the Gibbs sampler's, which sample
+// passes.
+var optionFlags = map[string]string{
+	"WithWidth":         "-lambda",
+	"WithMinEdgeWeight": "-eta",
+	"WithRadius":        "-radius",
+	"WithTolerance":     "-tol",
+	"WithMaxIterations": "-max-iter",
+	"WithWorkers":       "-workers",
+	"WithFalseEdgeRate": "-alpha",
+	"WithSelection":     "-select",
+	"GibbsBurnIn":       "-burnin",
+	"GibbsThin":         "-thin",
+	"GibbsChains":       "-chains",
+}
+
+// flagHint restates an error of the library for the command line: an
+// invalid option (a *pairwise.OptionError) is named by its flag, "-lambda
+// -1: the width bound λ must be ...", the error of an edge test too large
+// to run names the flag that avoids it, and the package's prefix goes from
+// the other messages. Several errors joined by errors.Join are restated
+// one a line.
+func flagHint(err error) error {
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		var lines []string
+		for _, e := range joined.Unwrap() {
+			lines = append(lines, flagHint(e).Error())
+		}
+		return errors.New(strings.Join(lines, "\n"))
+	}
+	var oe *pairwise.OptionError
+	if errors.As(err, &oe) {
+		if flag, ok := optionFlags[oe.Option]; ok {
+			return fmt.Errorf("%s %v: %s", flag, oe.Value, oe.Reason)
+		}
+		return fmt.Errorf("%s(%v): %s", oe.Option, oe.Value, oe.Reason)
+	}
+	msg := cli.StripPrefixes(err.Error())
+	if errors.Is(err, pairwise.ErrEdgeTestTooLarge) {
+		msg += " (flag " + optionFlags["WithMinEdgeWeight"] + ")"
+	}
+	return errors.New(msg)
+}

@@ -5,12 +5,10 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"regexp"
 	"strconv"
+	"strings"
 
-	"gonum.org/v1/gonum/graph"
-	"gonum.org/v1/gonum/graph/encoding"
-	"gonum.org/v1/gonum/graph/encoding/dot"
-	"gonum.org/v1/gonum/graph/simple"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/mrfkit/pairwise"
@@ -29,41 +27,25 @@ func isingCoupling(w mat.Matrix) float64 {
 func writeEdgesCSV(w io.Writer, res *pairwise.Result, names []string) error {
 	k := res.Model.Alphabet()
 	line := []byte("source,target,weight")
+	for x := 0; x < k*k && k > 2; x++ {
+		line = fmt.Appendf(line, ",w_%d_%d", x/k, x%k)
+	}
 	if k == 2 {
 		line = append(line, ",coupling"...)
-	} else {
-		for a := 0; a < k; a++ {
-			for b := 0; b < k; b++ {
-				line = fmt.Appendf(line, ",w_%d_%d", a, b)
-			}
-		}
-	}
-	line = append(line, '\n')
-	if _, err := w.Write(line); err != nil {
-		return err
 	}
 	for _, e := range res.Edges {
-		line = append(line[:0], names[e.I]...)
-		line = append(line, ',')
-		line = append(line, names[e.J]...)
-		line = append(line, ',')
-		line = strconv.AppendFloat(line, e.Weight, 'g', -1, 64)
+		line = append(append(append(append(line, '\n'), names[e.I]...), ','), names[e.J]...)
 		wij := res.Model.Coupling(e.I, e.J)
+		values := append([]float64{e.Weight}, wij.RawMatrix().Data...)
 		if k == 2 {
-			line = append(line, ',')
-			line = strconv.AppendFloat(line, isingCoupling(wij), 'g', -1, 64)
-		} else {
-			for _, v := range wij.RawMatrix().Data {
-				line = append(line, ',')
-				line = strconv.AppendFloat(line, v, 'g', -1, 64)
-			}
+			values = append(values[:1], isingCoupling(wij))
 		}
-		line = append(line, '\n')
-		if _, err := w.Write(line); err != nil {
-			return err
+		for _, v := range values {
+			line = strconv.AppendFloat(append(line, ','), v, 'g', -1, 64)
 		}
 	}
-	return nil
+	_, err := w.Write(append(line, '\n'))
+	return err
 }
 
 // edgeJSON is one learned edge in the json output.
@@ -88,14 +70,14 @@ type tuningJSON struct {
 	Lowest        float64   `json:"lowest,omitempty"`          // the gap rule's floor z₁
 	Refit         bool      `json:"refit,omitempty"`           // whether the Ising refit stage ran
 	Screen        float64   `json:"screen,omitempty"`          // the statistic a pair needed to be refit
-	Mixture       *mixJSON  `json:"mixture,omitempty"`         // the two-group fit that cut the Ising statistics
-}
-
-// mixJSON is pairwise.EdgeMixture in the json output.
-type mixJSON struct {
-	EdgeShare float64 `json:"edge_share"` // π̂₁, the share of pairs that are edges
-	LogMean   float64 `json:"log_mean"`   // mean of log z over the edges
-	LogSD     float64 `json:"log_sd"`     // standard deviation of log z over the edges
+	// Mixture is the two-group fit that cut the Ising statistics: π̂₁, the
+	// share of pairs that are edges, and the mean and standard deviation
+	// of log z over the edges.
+	Mixture *struct {
+		EdgeShare float64 `json:"edge_share"`
+		LogMean   float64 `json:"log_mean"`
+		LogSD     float64 `json:"log_sd"`
+	} `json:"mixture,omitempty"`
 }
 
 // writeEdgesJSON writes the learned graph as one JSON object: sizes, names,
@@ -106,36 +88,17 @@ type mixJSON struct {
 // (k = 2) or the matrix Ŵ_ij (k > 2), and the edge test's statistic when
 // the test chose the graph.
 func writeEdgesJSON(w io.Writer, res *pairwise.Result, names []string, s sampleCounts) error {
-	k := res.Model.Alphabet()
-	var b []byte
-	add := func(key string, v any) error {
-		j, err := json.Marshal(v)
-		if err != nil {
-			return err
-		}
-		b = append(b, "  \""+key+"\": "...)
-		b = append(b, j...)
-		b = append(b, ",\n"...)
-		return nil
-	}
-	b = append(b, "{\n"...)
-	for _, kv := range []struct {
-		key string
-		v   any
-	}{
-		{"n", res.Model.Vars()}, {"k", k}, {"names", names},
-		{"samples", s.TotalWeight()}, {"rows", s.Len()},
-		{"width", finite(res.Width)}, {"min_edge_weight", finite(res.MinEdgeWeight)},
-	} {
-		if err := add(kv.key, kv.v); err != nil {
-			return err
-		}
-	}
-	tu := res.Tuning
+	k, tu := res.Model.Alphabet(), res.Tuning
+	fields := []any{"n", res.Model.Vars(), "k", k, "names", names, "samples", s.TotalWeight(), "rows", s.Len(),
+		"width", finite(res.Width), "min_edge_weight", finite(res.MinEdgeWeight)}
 	if tu != nil {
 		tj := tuningJSON{FalseEdgeRate: tu.FalseEdgeRate, Critical: tu.Critical, Threshold: tu.Threshold, Lowest: tu.Lowest, Refit: tu.Refit, Screen: tu.Screen}
 		if mx := tu.Mixture; mx != nil {
-			tj.Mixture = &mixJSON{EdgeShare: mx.EdgeShare, LogMean: mx.LogMean, LogSD: mx.LogSD}
+			tj.Mixture = &struct {
+				EdgeShare float64 `json:"edge_share"`
+				LogMean   float64 `json:"log_mean"`
+				LogSD     float64 `json:"log_sd"`
+			}{mx.EdgeShare, mx.LogMean, mx.LogSD}
 		}
 		if tu.Selection != nil {
 			tj.Selection = tu.Selection.String()
@@ -143,9 +106,15 @@ func writeEdgesJSON(w io.Writer, res *pairwise.Result, names []string, s sampleC
 				tj.Widths = append(tj.Widths, f.Width)
 			}
 		}
-		if err := add("tuning", tj); err != nil {
+		fields = append(fields, "tuning", tj)
+	}
+	b := []byte("{\n")
+	for x := 0; x < len(fields); x += 2 {
+		j, err := json.Marshal(fields[x+1])
+		if err != nil {
 			return err
 		}
+		b = fmt.Appendf(b, "  %q: %s,\n", fields[x], j)
 	}
 	b = append(b, "  \"edges\": ["...)
 	for x, e := range res.Edges {
@@ -153,31 +122,24 @@ func writeEdgesJSON(w io.Writer, res *pairwise.Result, names []string, s sampleC
 		if tu != nil && tu.FalseEdgeRate > 0 {
 			ej.Score = finite(tu.Score(e.I, e.J))
 		}
-		wij := res.Model.Coupling(e.I, e.J)
-		if k == 2 {
+		if wij := res.Model.Coupling(e.I, e.J); k == 2 {
 			a := isingCoupling(wij)
 			ej.Coupling = &a
 		} else {
-			ej.W = make([][]float64, k)
-			for a := range ej.W {
-				ej.W[a] = wij.RawRowView(a)
+			for a := 0; a < k; a++ {
+				ej.W = append(ej.W, wij.RawRowView(a))
 			}
 		}
 		j, err := json.Marshal(ej)
 		if err != nil {
 			return err
 		}
-		if x > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, "\n    "...)
-		b = append(b, j...)
+		b = append(append(b, ",\n    "[1-min(x, 1):]...), j...)
 	}
 	if len(res.Edges) > 0 {
 		b = append(b, "\n  "...)
 	}
-	b = append(b, "]\n}\n"...)
-	_, err := w.Write(b)
+	_, err := w.Write(append(b, "]\n}\n"...))
 	return err
 }
 
@@ -198,95 +160,55 @@ const (
 	neutralColor  = "#555555"
 )
 
-// dotGraph is the learned graph prepared for gonum's DOT encoder: named
-// nodes and edges with Graphviz attributes.
-type dotGraph struct {
-	*simple.WeightedUndirectedGraph
+// dotPlain matches the DOT IDs that need no quotes: an identifier or a
+// numeral of the DOT language (graphviz.org/doc/info/lang.html).
+var dotPlain = regexp.MustCompile(`^([a-zA-Z\x{80}-\x{ff}_][0-9a-zA-Z\x{80}-\x{ff}_]*|-?(\.[0-9]+|[0-9]+(\.[0-9]*)?))$`)
+
+// dotID returns s as a DOT ID: as it is when the language allows, else
+// quoted (keywords too).
+func dotID(s string) string {
+	if dotPlain.MatchString(s) && !strings.Contains(" node edge graph digraph subgraph strict ", " "+strings.ToLower(s)+" ") {
+		return s
+	}
+	return strconv.Quote(s)
 }
 
-// DOTID names the graph.
-func (dotGraph) DOTID() string { return "pairwise" }
-
-// DOTAttributers sets graph-wide attributes: the neato layout, which suits
-// undirected graphs, without overlapping nodes.
-func (dotGraph) DOTAttributers() (g, n, e encoding.Attributer) {
-	return attrs{{Key: "layout", Value: "neato"}, {Key: "overlap", Value: "false"}, {Key: "splines", Value: "true"}},
-		attrs{{Key: "shape", Value: "ellipse"}, {Key: "fontname", Value: "Helvetica"}},
-		attrs{{Key: "fontname", Value: "Helvetica"}, {Key: "fontsize", Value: "10"}}
-}
-
-type attrs []encoding.Attribute
-
-func (a attrs) Attributes() []encoding.Attribute { return a }
-
-// dotNode is variable id, shown by its name.
-type dotNode struct {
-	id   int64
-	name string
-}
-
-func (n dotNode) ID() int64      { return n.id }
-func (n dotNode) DOTID() string  { return n.name }
-func (n dotNode) String() string { return n.name }
-
-// dotEdge is a learned edge with its drawing attributes.
-type dotEdge struct {
-	f, t  dotNode
-	w     float64
-	attrs attrs
-}
-
-func (e dotEdge) From() graph.Node         { return e.f }
-func (e dotEdge) To() graph.Node           { return e.t }
-func (e dotEdge) ReversedEdge() graph.Edge { e.f, e.t = e.t, e.f; return e }
-func (e dotEdge) Weight() float64          { return e.w }
-func (e dotEdge) Attributes() []encoding.Attribute {
-	return e.attrs
-}
-
-// writeDOT writes the learned graph in Graphviz DOT with gonum's encoder:
-// one node per variable, named by its variable name, and one edge per
-// learned edge, labelled with Â_ij (k = 2) or the weight (k > 2), as wide as
-// its weight relative to the strongest edge (penwidth 1 to 5), and for
-// k = 2 blue when Â_ij > 0 and red when Â_ij < 0.
+// writeDOT writes the learned graph in Graphviz DOT: the neato layout
+// without overlapping nodes, one node per variable, named by its variable
+// name, and one edge per learned edge, labelled with Â_ij (k = 2) or the
+// weight (k > 2), as wide as its weight relative to the strongest edge
+// (penwidth 1 to 5), and for k = 2 blue when Â_ij > 0 and red when
+// Â_ij < 0.
 func writeDOT(w io.Writer, res *pairwise.Result, names []string) error {
-	g := dotGraph{simple.NewWeightedUndirectedGraph(0, math.Inf(1))}
-	nodes := make([]dotNode, len(names))
-	for i, name := range names {
-		nodes[i] = dotNode{id: int64(i), name: name}
-		g.AddNode(nodes[i])
+	var b strings.Builder
+	b.WriteString("strict graph pairwise {\n  graph [\n    layout=neato\n    overlap=false\n    splines=true\n  ];\n" +
+		"  node [\n    shape=ellipse\n    fontname=Helvetica\n  ];\n  edge [\n    fontname=Helvetica\n    fontsize=10\n  ];\n\n  // Node definitions.\n")
+	for _, name := range names {
+		fmt.Fprintf(&b, "  %s;\n", dotID(name))
 	}
 	maxW := 0.0
 	for _, e := range res.Edges {
 		maxW = math.Max(maxW, e.Weight)
 	}
-	k := res.Model.Alphabet()
+	if len(res.Edges) > 0 {
+		b.WriteString("\n  // Edge definitions.\n")
+	}
 	for _, e := range res.Edges {
 		color, label, tip := neutralColor, fmt.Sprintf("%.2f", e.Weight), fmt.Sprintf("%s -- %s: weight %.4g", names[e.I], names[e.J], e.Weight)
-		if k == 2 {
+		if res.Model.Alphabet() == 2 {
 			a := isingCoupling(res.Model.Coupling(e.I, e.J))
-			color = positiveColor
-			if a < 0 {
+			if color = positiveColor; a < 0 {
 				color = negativeColor
 			}
-			label = fmt.Sprintf("%.2f", a)
-			tip = fmt.Sprintf("%s -- %s: A = %.4g", names[e.I], names[e.J], a)
+			label, tip = fmt.Sprintf("%.2f", a), fmt.Sprintf("%s -- %s: A = %.4g", names[e.I], names[e.J], a)
 		}
 		width := 1.0
 		if maxW > 0 {
 			width += 4 * e.Weight / maxW
 		}
-		g.SetWeightedEdge(dotEdge{f: nodes[e.I], t: nodes[e.J], w: e.Weight, attrs: attrs{
-			{Key: "penwidth", Value: strconv.FormatFloat(width, 'f', 2, 64)},
-			{Key: "color", Value: color},
-			{Key: "label", Value: label},
-			{Key: "tooltip", Value: tip},
-		}})
+		fmt.Fprintf(&b, "  %s -- %s [\n    penwidth=%.2f\n    color=%s\n    label=%s\n    tooltip=%s\n  ];\n",
+			dotID(names[e.I]), dotID(names[e.J]), width, dotID(color), dotID(label), dotID(tip))
 	}
-	b, err := dot.Marshal(g, "", "", "  ")
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(append(b, '\n'))
+	_, err := io.WriteString(w, b.String()+"}\n")
 	return err
 }

@@ -3,86 +3,21 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
-	"os"
-	"os/signal"
-	"runtime"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/mrfkit/pairwise"
+	"github.com/mrfkit/pairwise/internal/cli"
 	"github.com/mrfkit/pairwise/internal/draw"
 )
 
-// learnerFlags are the flags of the learner that "network" and "bootstrap"
-// share with "learn" (the ones that matter for questionnaire data), and
-// -isingfit.
-type learnerFlags struct {
-	histogram, merge, isingfit *bool
-	lambda, eta, gamma, alpha  *float64
-	selection, sym             *string
-	gap, mixture, refit        *bool
-	workers                    *int
-}
-
-// addLearnerFlags registers the learner's flags on fs.
-func addLearnerFlags(fs *flag.FlagSet) *learnerFlags {
-	return &learnerFlags{
-		histogram: fs.Bool("histogram", false, `the input is a histogram, lines "count,z_1,...,z_n"`),
-		merge:     fs.Bool("merge", true, "merge identical rows into counts while reading"),
-		isingfit:  fs.Bool("isingfit", false, "estimate as R's IsingFit does (pairwise.IsingFit: EBIC γ = 0.25, AND rule, every nonzero\ncoefficient an edge, no edge test); more edges than the default below N ≈ 500 (see docs/psych)"),
-		lambda:    fs.Float64("lambda", 0, "width bound `λ` (default: chosen per node from the data)"),
-		eta:       fs.Float64("eta", 0, "minimum edge weight bound `η`: keep pairs whose estimate max|Ŵ_ij| reaches η/2 (default: the edge test)"),
-		selection: fs.String("select", "", "without -lambda, the `rule` choosing each node's λ: cv or ebic (default: ebic)"),
-		gamma:     fs.Float64("gamma", 0.25, "with -select ebic: the EBIC `γ`"),
-		alpha:     fs.Float64("alpha", pairwise.DefaultFalseEdgeRate, "without -eta: the edge test's family-wise false-edge `rate` α"),
-		gap:       fs.Bool("gap", true, "without -eta: the edge test's gap rule"),
-		mixture:   fs.Bool("mixture", true, "without -eta, Ising data: the edge test's mixture cut"),
-		refit:     fs.Bool("refit", true, "without -eta, Ising data: the edge test's refit stage"),
-		sym:       fs.String("sym", "average", "the `rule` combining a pair's two estimates: average, and, or"),
-		workers:   fs.Int("workers", runtime.GOMAXPROCS(0), "`goroutines`; results do not depend on it"),
-	}
-}
-
-// options turns the flags given on the command line into learner options.
-func (lf *learnerFlags) options(set map[string]bool) ([]pairwise.Option, error) {
-	if *lf.isingfit {
-		for _, name := range []string{"eta", "alpha", "gap", "mixture", "refit"} {
-			if set[name] {
-				return nil, usageError("-%s sets the edge test or η, which -isingfit replaces by its nonzero rule", name)
-			}
-		}
-	}
-	opts, err := learnOptions(set, *lf.lambda, *lf.eta, 0, "", *lf.workers, pairwise.DefaultTolerance, pairwise.DefaultMaxIterations, *lf.sym)
-	if err != nil {
-		return nil, err
-	}
-	sel, err := selectionOptions(set, *lf.selection, 0, *lf.gamma, *lf.alpha, *lf.gap, *lf.refit, *lf.mixture)
-	if err != nil {
-		return nil, err
-	}
-	opts = append(opts, sel...)
-	if *lf.isingfit {
-		opts = append(pairwise.IsingFit(), opts...) // the flags given win
-	}
-	return opts, nil
-}
-
-// interrupted restates a cancellation by Ctrl-C.
-func interrupted(err error) error {
-	if errors.Is(err, context.Canceled) {
-		return errors.New("interrupted")
-	}
-	return flagHint(err)
-}
-
+// networkUsage is the help of "pairwise network".
 const networkUsage = `Usage: pairwise network [flags] FILE
 
 Learns the network of the items in FILE (a CSV of answers as for 'pairwise
@@ -108,12 +43,9 @@ Examples:
   pairwise network -picture women.png -layout layout.json women.csv
 `
 
-// networkFormats are the output formats of "pairwise network".
-var networkFormats = []string{"table", "csv", "json"}
-
 // runNetwork learns (or reads) a network, writes its centrality and draws it.
 func runNetwork(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("network", networkUsage, stderr)
+	fs := cli.NewFlagSet("network", networkUsage, stderr)
 	lf := addLearnerFlags(fs)
 	model := fs.Bool("model", false, "FILE is a model JSON file, not samples: draw and measure its couplings")
 	format := fs.String("format", "table", "centrality output `format`: table, csv or json (json adds the edges)")
@@ -131,72 +63,46 @@ func runNetwork(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if !oneOf(*format, networkFormats) {
-		return usageError("-format %q: want one of %s", *format, strings.Join(networkFormats, ", "))
+	if err := checkFormat(*format, "table", "csv", "json"); err != nil {
+		return err
 	}
 	colors, ok := draw.Palettes[*palette]
 	if !ok {
-		return usageError("-palette %q: want blue or green", *palette)
+		return fmt.Errorf("-palette %q: want blue or green", *palette)
 	}
 	if *size < 100 || *size > 10000 {
-		return usageError("-size %d: want 100 to 10000 pixels", *size)
+		return fmt.Errorf("-size %d: want 100 to 10000 pixels", *size)
 	}
 	if !(*maxWeight >= 0) || math.IsInf(*maxWeight, 0) {
-		return usageError("-max-weight %v: want a finite |w| ≥ 0", *maxWeight)
+		return fmt.Errorf("-max-weight %v: want a finite |w| ≥ 0", *maxWeight)
 	}
-	var picFormat string
-	if *picture != "" {
-		if picFormat, err = draw.PictureFormat(*picture); err != nil {
-			return usageError("%v", err)
-		}
+	if err := checkPictures(*picture); err != nil {
+		return err
 	}
 	var (
 		m     *pairwise.Model
 		edges []pairwise.Edge
 	)
 	if *model {
-		for _, name := range []string{"histogram", "merge", "isingfit", "lambda", "eta", "select", "gamma", "alpha", "gap", "mixture", "refit", "sym", "workers"} {
+		for _, name := range lf.names {
 			if set[name] {
-				return usageError("-%s sets the learner; with -model nothing is learned", name)
+				return fmt.Errorf("-%s sets the learner; with -model nothing is learned", name)
 			}
 		}
-		in, err := openInput(fs.Arg(0), stdin)
-		if err != nil {
+		if m, _, err = readModel(fs.Arg(0)); err != nil {
 			return err
-		}
-		m, err = pairwise.ReadModel(in.r)
-		in.Close()
-		if err != nil {
-			return fileError(in.name, err)
 		}
 		edges = pairwise.SignedEdges(m)
 	} else {
-		opts, err := lf.options(set)
+		opts, ro, err := lf.options(set)
 		if err != nil {
 			return err
 		}
-		s, name, err := readSamples(fs.Arg(0), pairwise.CSVOptions{Histogram: *lf.histogram, Compact: *lf.merge}, stderr, *quiet)
+		_, res, err := learnFile(fs.Arg(0), ro, opts, stderr, *quiet, *lf.solver == "sparsitron")
 		if err != nil {
 			return err
-		}
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-		defer stop()
-		bar := newProgress(stderr, "learning", s.Vars(), *quiet)
-		t0 := time.Now()
-		res, err := pairwise.LearnContext(ctx, s, append(opts, pairwise.WithProgress(bar.Func()))...)
-		bar.Finish()
-		if err != nil {
-			return interrupted(err)
 		}
 		m, edges = res.Model, res.SignedEdges()
-		if names := s.Names(); names != nil {
-			if err := m.SetNames(names); err != nil {
-				return err
-			}
-		}
-		if !*quiet {
-			summarize(stderr, name, s, res, time.Since(t0), false)
-		}
 	}
 	names := m.Names()
 	if names == nil {
@@ -208,11 +114,11 @@ func runNetwork(args []string, stdout, stderr io.Writer) error {
 	}
 	var pos [][2]float64
 	if *layoutIn != "" {
-		in, err := openInput(*layoutIn, nil)
+		in, err := cli.Open(*layoutIn, nil)
 		if err != nil {
 			return err
 		}
-		pos, err = draw.ReadLayout(in.r, names)
+		pos, err = draw.ReadLayout(in.R, names)
 		in.Close()
 		if err != nil {
 			return fmt.Errorf("%s: %v", *layoutIn, err)
@@ -220,55 +126,93 @@ func runNetwork(args []string, stdout, stderr io.Writer) error {
 	} else if *picture != "" || *layoutOut != "" {
 		pos = draw.SpringLayout(m.Vars(), edges, *seed)
 	}
-	if err := writeOutput(*out, stdout, func(w io.Writer) error {
+	if err := cli.WriteFile(*out, stdout, func(w io.Writer) error {
 		return writeCentrality(w, *format, names, edges, c)
 	}); err != nil {
 		return err
 	}
-	if *picture != "" {
-		pic := draw.NetworkPicture{Names: names, Edges: edges, Pos: pos, Size: *size, Title: *title, MaxWeight: *maxWeight, Colors: colors}
-		if err := writeOutput(*picture, stdout, func(w io.Writer) error { return draw.WritePicture(w, pic.Drawing(), picFormat) }); err != nil {
-			return err
+	pic := draw.NetworkPicture{Names: names, Edges: edges, Pos: pos, Size: *size, Title: *title, MaxWeight: *maxWeight, Colors: colors}
+	if err := writePicture(*picture, stdout, pic.Drawing); err != nil || *layoutOut == "" {
+		return err
+	}
+	return cli.WriteFile(*layoutOut, stdout, func(w io.Writer) error { return draw.WriteLayout(w, names, pos) })
+}
+
+// readModel reads the model JSON file path ("-" for standard input) and
+// returns it with the input's name for messages.
+func readModel(path string) (*pairwise.Model, string, error) {
+	in, err := cli.Open(path, stdin)
+	if err != nil {
+		return nil, "", err
+	}
+	defer in.Close()
+	m, err := pairwise.ReadModel(in.R)
+	if err != nil {
+		return nil, "", cli.FileError(in.Name, err)
+	}
+	return m, in.Name, nil
+}
+
+// checkPictures returns an error for a picture file name (not "") that
+// ends in neither .png nor .svg.
+func checkPictures(paths ...string) error {
+	for _, p := range paths {
+		if p != "" {
+			if _, err := draw.PictureFormat(p); err != nil {
+				return err
+			}
 		}
 	}
-	if *layoutOut != "" {
-		return writeOutput(*layoutOut, stdout, func(w io.Writer) error { return draw.WriteLayout(w, names, pos) })
-	}
 	return nil
+}
+
+// writePicture draws the drawing to path, PNG or SVG by its extension;
+// nothing for "".
+func writePicture(path string, stdout io.Writer, drawing func() draw.Drawing) error {
+	if path == "" {
+		return nil
+	}
+	format, err := draw.PictureFormat(path)
+	if err != nil {
+		return err
+	}
+	return cli.WriteFile(path, stdout, func(w io.Writer) error { return draw.WritePicture(w, drawing(), format) })
 }
 
 // writeCentrality writes the centrality of every node as an aligned table,
 // CSV, or JSON with the signed edges.
 func writeCentrality(w io.Writer, format string, names []string, edges []pairwise.Edge, c *pairwise.Centrality) error {
-	f := func(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
+	type edgeOut struct {
+		Source string  `json:"source"`
+		Target string  `json:"target"`
+		Weight float64 `json:"weight"`
+	}
+	out, negative := []edgeOut{}, 0
+	for _, e := range edges {
+		out = append(out, edgeOut{names[e.I], names[e.J], e.Weight})
+		if e.Weight < 0 {
+			negative++
+		}
+	}
 	switch format {
 	case "json":
-		type edgeOut struct {
-			Source string  `json:"source"`
-			Target string  `json:"target"`
-			Weight float64 `json:"weight"`
-		}
-		out := struct {
+		return writeJSON(w, struct {
 			Names      []string             `json:"names"`
 			Edges      []edgeOut            `json:"edges"`
 			Centrality *pairwise.Centrality `json:"centrality"`
-		}{Names: names, Edges: []edgeOut{}, Centrality: c}
-		for _, e := range edges {
-			out.Edges = append(out.Edges, edgeOut{names[e.I], names[e.J], e.Weight})
-		}
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
+		}{names, out, c})
 	case "csv":
-		if _, err := fmt.Fprintln(w, "node,strength,expected_influence,closeness,betweenness"); err != nil {
-			return err
-		}
+		var b strings.Builder
+		b.WriteString("node,strength,expected_influence,closeness,betweenness\n")
 		for i, nm := range names {
-			if _, err := fmt.Fprintf(w, "%s,%s,%s,%s,%s\n", csvField(nm), f(c.Strength[i]), f(c.ExpectedInfluence[i]), f(c.Closeness[i]), f(c.Betweenness[i])); err != nil {
-				return err
+			b.WriteString(nm)
+			for _, v := range []float64{c.Strength[i], c.ExpectedInfluence[i], c.Closeness[i], c.Betweenness[i]} {
+				b.WriteString("," + strconv.FormatFloat(v, 'g', 6, 64))
 			}
+			b.WriteByte('\n')
 		}
-		return nil
+		_, err := io.WriteString(w, b.String())
+		return err
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "node\tstrength\texpected influence\tcloseness\tbetweenness\t\n")
@@ -278,28 +222,11 @@ func writeCentrality(w io.Writer, format string, names []string, edges []pairwis
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "\n%d edges, %d of them negative\n", len(edges), countNegative(edges))
+	_, err := fmt.Fprintf(w, "\n%d edges, %d of them negative\n", len(edges), negative)
 	return err
 }
 
-// csvField quotes a name for CSV when it needs it.
-func csvField(s string) string {
-	if strings.ContainsAny(s, ",\"\n\r") {
-		return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
-	}
-	return s
-}
-
-func countNegative(edges []pairwise.Edge) int {
-	n := 0
-	for _, e := range edges {
-		if e.Weight < 0 {
-			n++
-		}
-	}
-	return n
-}
-
+// bootstrapUsage is the help of "pairwise bootstrap".
 const bootstrapUsage = `Usage: pairwise bootstrap [flags] FILE
 
 Measures how far the network learned from FILE can be trusted, as R's
@@ -333,12 +260,9 @@ Examples:
   pairwise bootstrap -fix -o boot.json answers.csv
 `
 
-// bootstrapFormats are the output formats of "pairwise bootstrap".
-var bootstrapFormats = []string{"json", "csv"}
-
 // runBootstrap runs pairwise.Bootstrap on a file and writes its result.
 func runBootstrap(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("bootstrap", bootstrapUsage, stderr)
+	fs := cli.NewFlagSet("bootstrap", bootstrapUsage, stderr)
 	lf := addLearnerFlags(fs)
 	nBoot := fs.Int("n", pairwise.DefaultBootstrapResamples, "nonparametric `resamples` (0: none)")
 	nDrop := fs.Int("drop", pairwise.DefaultBootstrapResamples, "case-dropping `resamples` (0: none)")
@@ -354,41 +278,33 @@ func runBootstrap(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if !oneOf(*format, bootstrapFormats) {
-		return usageError("-format %q: want one of %s", *format, strings.Join(bootstrapFormats, ", "))
+	if err := checkFormat(*format, "json", "csv"); err != nil {
+		return err
 	}
-	if *nBoot < 0 || *nDrop < 0 {
-		return usageError("-n %d, -drop %d: want counts ≥ 0", *nBoot, *nDrop)
+	switch {
+	case *nBoot < 0 || *nDrop < 0:
+		return fmt.Errorf("-n %d, -drop %d: want counts ≥ 0", *nBoot, *nDrop)
+	case *nBoot == 0 && *nDrop == 0:
+		return fmt.Errorf("-n 0 and -drop 0: nothing to resample")
+	case !(*level > 0 && *level < 1):
+		return fmt.Errorf("-level %v: want a coverage in (0, 1)", *level)
+	case *intervals != "" && *nBoot == 0:
+		return fmt.Errorf("-intervals needs nonparametric resamples (-n)")
+	case *stability != "" && *nDrop == 0:
+		return fmt.Errorf("-stability needs case-dropping resamples (-drop)")
 	}
-	if *nBoot == 0 && *nDrop == 0 {
-		return usageError("-n 0 and -drop 0: nothing to resample")
+	if err := checkPictures(*intervals, *stability); err != nil {
+		return err
 	}
-	if !(*level > 0 && *level < 1) {
-		return usageError("-level %v: want a coverage in (0, 1)", *level)
-	}
-	var intFormat, stabFormat string
-	if *intervals != "" {
-		if *nBoot == 0 {
-			return usageError("-intervals needs nonparametric resamples (-n)")
-		}
-		if intFormat, err = draw.PictureFormat(*intervals); err != nil {
-			return usageError("%v", err)
-		}
-	}
-	if *stability != "" {
-		if *nDrop == 0 {
-			return usageError("-stability needs case-dropping resamples (-drop)")
-		}
-		if stabFormat, err = draw.PictureFormat(*stability); err != nil {
-			return usageError("%v", err)
-		}
-	}
-	opts, err := lf.options(set)
+	opts, ro, err := lf.options(set)
 	if err != nil {
 		return err
 	}
-	s, name, err := readSamples(fs.Arg(0), pairwise.CSVOptions{Histogram: *lf.histogram, Compact: *lf.merge}, stderr, *quiet)
+	s, name, err := cli.ReadSamples(fs.Arg(0), stdin, ro, stderr, *quiet)
 	if err != nil {
+		return err
+	}
+	if s, err = lf.complete(s, name, stderr, *quiet); err != nil {
 		return err
 	}
 	count := func(v int) int {
@@ -397,55 +313,58 @@ func runBootstrap(args []string, stdout, stderr io.Writer) error {
 		}
 		return v
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	bar := newProgress(stderr, "resampling", *nBoot+*nDrop, *quiet)
+	var (
+		res   *pairwise.BootstrapResult
+		plain *pairwise.Result
+	)
 	t0 := time.Now()
-	res, err := pairwise.Bootstrap(ctx, s, rand.NewPCG(*seed, 0xb007), pairwise.BootstrapOptions{
-		Resamples: count(*nBoot),
-		CaseDrops: count(*nDrop),
-		Level:     *level,
-		Options:   opts,
-		FixTuning: *fix,
-		Workers:   *lf.workers,
-		Progress:  bar.Func(),
-	})
-	bar.Finish()
-	if err != nil {
-		return interrupted(err)
+	if err := during(stderr, "resampling", *nBoot+*nDrop, *quiet, func(ctx context.Context, progress func(int, int)) (err error) {
+		res, err = pairwise.Bootstrap(ctx, s, rand.NewPCG(*seed, 0xb007), pairwise.BootstrapOptions{
+			Resamples: count(*nBoot),
+			CaseDrops: count(*nDrop),
+			Level:     *level,
+			Options:   opts,
+			FixTuning: *fix,
+			Workers:   *lf.workers,
+			Progress:  progress,
+		})
+		if err == nil && *fix && !*quiet {
+			plain, _ = pairwise.LearnContext(ctx, s, opts...) // for the note below
+		}
+		return err
+	}); err != nil {
+		return err
 	}
 	if res.Names == nil {
 		res.Names = defaultNames(res.Vars)
 	}
 	if !*quiet {
 		bootstrapSummary(stderr, name, res, *nBoot, *nDrop, time.Since(t0))
-		if *fix {
-			// The refit keeps the pairs whose shrunk estimate reaches
-			// η̂/2, which need not be the pairs the edge test chose.
-			if plain, err := pairwise.LearnContext(ctx, s, opts...); err == nil && len(plain.Edges) != len(res.Fit.Edges) {
-				fmt.Fprintf(stderr, "note: with -fix the full-data network has %d edges, without it %d: the refit keeps the pairs whose estimate reaches η̂/2 instead of those the edge test chose (-isingfit -fix keeps the same network)\n", len(res.Fit.Edges), len(plain.Edges))
-			}
+		// The refit keeps the pairs whose shrunk estimate reaches η̂/2,
+		// which need not be the pairs the edge test chose.
+		if plain != nil && len(plain.Edges) != len(res.Fit.Edges) {
+			fmt.Fprintf(stderr, "note: with -fix the full-data network has %d edges, without it %d: the refit keeps the pairs whose estimate reaches η̂/2 instead of those the edge test chose (-isingfit -fix keeps the same network)\n", len(res.Fit.Edges), len(plain.Edges))
 		}
 	}
-	if err := writeOutput(*out, stdout, func(w io.Writer) error {
+	if err := cli.WriteFile(*out, stdout, func(w io.Writer) error {
 		if *format == "csv" {
 			return res.WriteCSV(w)
 		}
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(res)
+		return writeJSON(w, res)
 	}); err != nil {
 		return err
 	}
-	if *intervals != "" {
-		if err := writeOutput(*intervals, stdout, func(w io.Writer) error { return draw.WritePicture(w, draw.IntervalPlot(res), intFormat) }); err != nil {
-			return err
-		}
+	if err := writePicture(*intervals, stdout, func() draw.Drawing { return draw.IntervalPlot(res) }); err != nil {
+		return err
 	}
-	if *stability != "" {
-		return writeOutput(*stability, stdout, func(w io.Writer) error { return draw.WritePicture(w, draw.StabilityPlot(res), stabFormat) })
-	}
-	return nil
+	return writePicture(*stability, stdout, func() draw.Drawing { return draw.StabilityPlot(res) })
+}
+
+// writeJSON writes v as indented JSON.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }
 
 // bootstrapSummary writes what a bootstrap found on one or two lines.

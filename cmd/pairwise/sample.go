@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"strings"
 
 	"github.com/mrfkit/pairwise"
 	"github.com/mrfkit/pairwise/internal/cli"
@@ -37,7 +38,7 @@ Examples:
 // runSample reads a model in the model JSON format and writes samples of it
 // as CSV.
 func runSample(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("sample", sampleUsage, stderr)
+	fs := cli.NewFlagSet("sample", sampleUsage, stderr)
 	count := fs.Int("n", 1000, "number of `samples`")
 	seed := fs.Uint64("seed", 1, "random `seed`; the same seed and flags give the same samples")
 	gibbs := fs.Bool("gibbs", false, "use a Gibbs sampler (for models too large to sample exactly)")
@@ -52,27 +53,22 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *count < 1 {
-		return usageError("-n %d: want at least one sample", *count)
+		return fmt.Errorf("-n %d: want at least one sample", *count)
 	}
 	if !*gibbs {
 		for _, name := range []string{"burnin", "thin", "chains"} {
 			if set[name] {
-				return usageError("-%s applies to the Gibbs sampler: add -gibbs", name)
+				return fmt.Errorf("-%s applies to the Gibbs sampler: add -gibbs", name)
 			}
 		}
 	}
 
-	in, err := openInput(fs.Arg(0), stdin)
+	m, name, err := readModel(fs.Arg(0))
 	if err != nil {
 		return err
 	}
-	m, err := pairwise.ReadModel(in.r)
-	in.Close()
-	if err != nil {
-		return fileError(in.name, err)
-	}
 	if *spins && m.Alphabet() != 2 {
-		return usageError("-spins: the model has k = %d states, spins need k = 2", m.Alphabet())
+		return fmt.Errorf("-spins: the model has k = %d states, spins need k = 2", m.Alphabet())
 	}
 	src := newSeedSource(*seed)
 
@@ -87,25 +83,18 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 	} else {
 		e, err := pairwise.NewExactSampler(m)
 		if err != nil {
-			return fmt.Errorf("%s: %s; use -gibbs for a Gibbs sampler", in.name, libPrefix.ReplaceAllString(err.Error(), ""))
+			return fmt.Errorf("%v; use -gibbs for a Gibbs sampler", cli.FileError(name, err))
 		}
 		// An exact sampler draws rows one after another from src, so
 		// drawing in chunks gives the same rows as one large draw.
 		sampler, chunk = e, sampleChunk
 	}
 
-	bar := newProgress(stderr, "sampling", *count, *quiet)
+	bar := cli.NewProgress(stderr, "sampling", *count, *quiet)
 	defer bar.Finish()
-	return writeOutput(*out, stdout, func(w io.Writer) error {
+	return cli.WriteFile(*out, stdout, func(w io.Writer) error {
 		if names := m.Names(); names != nil {
-			line := []byte{}
-			for i, name := range names {
-				if i > 0 {
-					line = append(line, ',')
-				}
-				line = append(line, name...)
-			}
-			if _, err := w.Write(append(line, '\n')); err != nil {
+			if _, err := io.WriteString(w, strings.Join(names, ",")+"\n"); err != nil {
 				return err
 			}
 		}
@@ -115,7 +104,7 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 			if err != nil {
 				return flagHint(err)
 			}
-			if err := writeRows(w, s, *spins); err != nil {
+			if err := cli.WriteRows(w, s, *spins); err != nil {
 				return err
 			}
 			done += c
@@ -123,10 +112,4 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 		}
 		return nil
 	})
-}
-
-// writeRows writes the rows of s to w as CSV lines without a header
-// (cli.WriteRows).
-func writeRows(w io.Writer, s *pairwise.Samples, spins bool) error {
-	return cli.WriteRows(w, s, spins)
 }

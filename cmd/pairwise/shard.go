@@ -8,8 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/mrfkit/pairwise"
+	"github.com/mrfkit/pairwise/internal/cli"
 )
 
 // Sharded learning on a cluster: "pairwise learn -shard i/m" learns every
@@ -42,68 +43,76 @@ const shardHelp = "learn only shard `i/m` of the nodes (every m-th node from i, 
 // the index from the environment, "auto" with both from it (see
 // shardHelp). source says where the index came from.
 func resolveShard(v string, getenv func(string) string) (shard, of int, source string, err error) {
-	index, count, hasCount := strings.Cut(v, "/")
-	if hasCount {
-		if of, err = strconv.Atoi(count); err != nil || of < 1 {
-			return 0, 0, "", usageError("-shard %q: the number of shards %q is not a positive integer", v, count)
+	fail := func(format string, args ...any) (int, int, string, error) {
+		return 0, 0, "", fmt.Errorf("-shard "+format, args...)
+	}
+	// env reads an environment variable's integer (at least min), def
+	// when it is not set.
+	env := func(name string, min, def int) (int, error) {
+		e := getenv(name)
+		if e == "" {
+			return def, nil
 		}
+		if x, err := strconv.Atoi(e); err == nil && x >= min {
+			return x, nil
+		}
+		if min == 1 {
+			return 0, fmt.Errorf("-shard auto: %s=%q is not a positive integer", name, e)
+		}
+		return 0, fmt.Errorf("-shard auto: %s=%q is not an integer", name, e)
+	}
+	index, count, hasCount := strings.Cut(v, "/")
+	if of, err = strconv.Atoi(count); hasCount && (err != nil || of < 1) {
+		return fail("%q: the number of shards %q is not a positive integer", v, count)
 	}
 	if index != "auto" {
 		if !hasCount {
-			return 0, 0, "", usageError("-shard %q: want i/m (shard i of m), auto/m or auto", v)
+			return fail("%q: want i/m (shard i of m), auto/m or auto", v)
 		}
 		if shard, err = strconv.Atoi(index); err != nil || shard < 0 || shard >= of {
-			return 0, 0, "", usageError("-shard %q: want a shard index i with 0 ≤ i < %d", v, of)
+			return fail("%q: want a shard index i with 0 ≤ i < %d", v, of)
 		}
 		return shard, of, "-shard", nil
 	}
-	if !hasCount {
-		for _, name := range []string{"PAIRWISE_SHARDS", "SLURM_ARRAY_TASK_COUNT"} {
-			if e := getenv(name); e != "" {
-				if of, err = strconv.Atoi(e); err != nil || of < 1 {
-					return 0, 0, "", usageError("-shard auto: %s=%q is not a positive integer", name, e)
-				}
-				break
+	for _, name := range []string{"PAIRWISE_SHARDS", "SLURM_ARRAY_TASK_COUNT"} {
+		if !hasCount && of == 0 {
+			if of, err = env(name, 1, 0); err != nil {
+				return 0, 0, "", err
 			}
 		}
-		if of == 0 {
-			return 0, 0, "", usageError("-shard auto: the number of shards is not known: give it as -shard auto/m or in PAIRWISE_SHARDS")
-		}
+	}
+	if of == 0 {
+		return fail("auto: the number of shards is not known: give it as -shard auto/m or in PAIRWISE_SHARDS")
 	}
 	for _, name := range shardEnv {
-		e := getenv(name)
-		if e == "" {
+		if getenv(name) == "" {
 			continue
 		}
-		if shard, err = strconv.Atoi(e); err != nil {
-			return 0, 0, "", usageError("-shard auto: %s=%q is not an integer", name, e)
+		if shard, err = env(name, math.MinInt, 0); err != nil {
+			return 0, 0, "", err
 		}
-		source = name
 		if name == "SLURM_ARRAY_TASK_ID" {
 			// --array=1-8 or --array=0-14:2 number the tasks from MIN
 			// in steps of STEP.
-			lo, step := 0, 1
-			if m := getenv("SLURM_ARRAY_TASK_MIN"); m != "" {
-				if lo, err = strconv.Atoi(m); err != nil {
-					return 0, 0, "", usageError("-shard auto: SLURM_ARRAY_TASK_MIN=%q is not an integer", m)
-				}
+			lo, err := env("SLURM_ARRAY_TASK_MIN", math.MinInt, 0)
+			if err != nil {
+				return 0, 0, "", err
 			}
-			if st := getenv("SLURM_ARRAY_TASK_STEP"); st != "" {
-				if step, err = strconv.Atoi(st); err != nil || step < 1 {
-					return 0, 0, "", usageError("-shard auto: SLURM_ARRAY_TASK_STEP=%q is not a positive integer", st)
-				}
+			step, err := env("SLURM_ARRAY_TASK_STEP", 1, 1)
+			if err != nil {
+				return 0, 0, "", err
 			}
 			if (shard-lo)%step != 0 {
-				return 0, 0, "", usageError("-shard auto: SLURM_ARRAY_TASK_ID=%d is not MIN %d plus a multiple of STEP %d", shard, lo, step)
+				return fail("auto: SLURM_ARRAY_TASK_ID=%d is not MIN %d plus a multiple of STEP %d", shard, lo, step)
 			}
 			shard = (shard - lo) / step
 		}
 		if shard < 0 || shard >= of {
-			return 0, 0, "", usageError("-shard auto: %s gives shard %d, want 0 ≤ shard < %d shards", name, shard, of)
+			return fail("auto: %s gives shard %d, want 0 ≤ shard < %d shards", name, shard, of)
 		}
-		return shard, of, source, nil
+		return shard, of, name, nil
 	}
-	return 0, 0, "", usageError("-shard auto: none of %s is set", strings.Join(shardEnv, ", "))
+	return fail("auto: none of %s is set", strings.Join(shardEnv, ", "))
 }
 
 // runLearnShard is "pairwise learn -shard": it learns the shard's nodes
@@ -112,37 +121,29 @@ func resolveShard(v string, getenv func(string) string) (shard, of int, source s
 func runLearnShard(v string, set map[string]bool, path string, ro pairwise.CSVOptions, opts []pairwise.Option, out string, stdout, stderr io.Writer, quiet bool) error {
 	for _, name := range []string{"format", "model-out"} {
 		if set[name] {
-			return usageError("-%s does not apply with -shard: a shard writes a partial result; 'pairwise merge' writes the output", name)
+			return fmt.Errorf("-%s does not apply with -shard: a shard writes a partial result; 'pairwise merge' writes the output", name)
 		}
 	}
 	shard, of, source, err := resolveShard(v, os.Getenv)
 	if err != nil {
 		return err
 	}
-	if os.Getenv("GOGC") == "" {
-		defer debug.SetGCPercent(debug.SetGCPercent(25)) // as runLearn
-	}
-	s, name, err := readSamples(path, ro, stderr, quiet)
+	s, name, err := cli.ReadSamples(path, stdin, ro, stderr, quiet)
 	if err != nil {
 		return err
 	}
-	debug.FreeOSMemory()
+	debug.FreeOSMemory() // as learnFile
 	nodes, err := pairwise.ShardNodes(s.Vars(), shard, of)
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	bar := newProgress(stderr, "learning", len(nodes), quiet)
-	opts = append(opts, pairwise.WithProgress(bar.Func()))
+	var p *pairwise.Partial
 	t0 := time.Now()
-	p, err := pairwise.LearnShardContext(ctx, s, shard, of, opts...)
-	bar.Finish()
-	if err != nil {
-		if errors.Is(err, context.Canceled) {
-			return errors.New("interrupted")
-		}
-		return flagHint(err)
+	if err := during(stderr, "learning", len(nodes), quiet, func(ctx context.Context, progress func(int, int)) (err error) {
+		p, err = pairwise.LearnShardContext(ctx, s, shard, of, append(opts, pairwise.WithProgress(progress))...)
+		return err
+	}); err != nil {
+		return err
 	}
 	if !quiet {
 		fmt.Fprintf(stderr, "%s: shard %d of %d (index from %s): %d of %d nodes learned in %v\n",
@@ -151,22 +152,16 @@ func runLearnShard(v string, set map[string]bool, path string, ro pairwise.CSVOp
 	// {shard} in the path is the shard's index, so that one command line
 	// serves every task of an array job.
 	out = strings.ReplaceAll(out, "{shard}", strconv.Itoa(shard))
-	return writeOutput(out, stdout, func(w io.Writer) error { return writePartial(w, p, out) })
+	return cli.WriteFile(out, stdout, func(w io.Writer) error { return writePartial(w, p, out) })
 }
 
 // writePartial writes p as JSON, gzip-compressed when path ends in .gz.
 func writePartial(w io.Writer, p *pairwise.Partial, path string) error {
-	b, err := json.Marshal(p)
-	if err != nil {
-		return err
-	}
-	b = append(b, '\n')
 	if !strings.HasSuffix(path, ".gz") {
-		_, err = w.Write(b)
-		return err
+		return json.NewEncoder(w).Encode(p)
 	}
 	zw := gzip.NewWriter(w)
-	if _, err := zw.Write(b); err != nil {
+	if err := json.NewEncoder(zw).Encode(p); err != nil {
 		return err
 	}
 	return zw.Close()
@@ -175,27 +170,21 @@ func writePartial(w io.Writer, p *pairwise.Partial, path string) error {
 // readPartial reads a partial result written by "pairwise learn -shard",
 // compressed or not (gzip is recognised by its magic number).
 func readPartial(path string) (*pairwise.Partial, error) {
-	in, err := openInput(path, stdin)
+	in, err := cli.Open(path, stdin)
 	if err != nil {
 		return nil, err
 	}
 	defer in.Close()
-	br := bufio.NewReaderSize(in.r, 1<<16)
+	br := bufio.NewReaderSize(in.R, 1<<16)
 	var r io.Reader = br
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %v", in.name, err)
+		if r, err = gzip.NewReader(br); err != nil {
+			return nil, fmt.Errorf("%s: %v", in.Name, err)
 		}
-		r = zr
-	}
-	b, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", in.name, err)
 	}
 	p := new(pairwise.Partial)
-	if err := json.Unmarshal(b, p); err != nil {
-		return nil, fileError(in.name, err)
+	if err := json.NewDecoder(r).Decode(p); err != nil {
+		return nil, cli.FileError(in.Name, err)
 	}
 	return p, nil
 }
@@ -224,10 +213,8 @@ Examples:
 
 // runMerge is "pairwise merge".
 func runMerge(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("merge", mergeUsage, stderr)
-	format := fs.String("format", "csv", "output `format`: csv (edges), json (edges and matrices, and without -eta the edge test and each edge's statistic), dot (Graphviz), model (the learned model as JSON)")
-	out := fs.String("o", "", "write the output to `FILE` (default standard output)")
-	modelOut := fs.String("model-out", "", "also write the learned model as JSON to `FILE`, for 'pairwise sample'")
+	fs := cli.NewFlagSet("merge", mergeUsage, stderr)
+	format, out, modelOut := addResultFlags(fs)
 	data := fs.String("data", "", "the samples `FILE` the shards learned from; needed by the edge test's refit stage (k = 2 without -eta)")
 	histogram := fs.Bool("histogram", false, `with -data: the input is a histogram, lines "count,z_1,...,z_n"`)
 	merge := fs.Bool("merge", true, "with -data: merge identical rows while reading (as 'pairwise learn' did)")
@@ -237,13 +224,13 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if fs.NArg() == 0 {
-		return usageError("missing the partial results PART...; see 'pairwise merge -h'")
+		return errors.New("missing the partial results PART...; see 'pairwise merge -h'")
 	}
-	if !oneOf(*format, learnFormats) {
-		return usageError("-format %q: want one of %s", *format, strings.Join(learnFormats, ", "))
+	if err := checkFormat(*format, learnFormats...); err != nil {
+		return err
 	}
 	if *workers < 1 {
-		return usageError("-workers %d: want at least 1", *workers)
+		return fmt.Errorf("-workers %d: want at least 1", *workers)
 	}
 	paths, err := partPaths(fs.Args())
 	if err != nil {
@@ -251,29 +238,25 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 	}
 	parts := make([]*pairwise.Partial, len(paths))
 	for x, path := range paths {
-		p, err := readPartial(path)
-		if err != nil {
+		if parts[x], err = readPartial(path); err != nil {
 			return err
 		}
-		parts[x] = p
 	}
 	var s *pairwise.Samples
 	if *data != "" {
-		if s, _, err = readSamples(*data, pairwise.CSVOptions{Histogram: *histogram, Compact: *merge}, stderr, *quiet); err != nil {
+		if s, _, err = cli.ReadSamples(*data, stdin, pairwise.CSVOptions{Histogram: *histogram, Compact: *merge}, stderr, *quiet); err != nil {
 			return err
 		}
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
+	var res *pairwise.Result
 	t0 := time.Now()
-	res, err := pairwise.MergePartialsContext(ctx, s, *workers, parts...)
-	if err != nil {
-		if errors.Is(err, context.Canceled) {
-			return errors.New("interrupted")
-		}
+	if err := during(stderr, "merging", 0, true, func(ctx context.Context, _ func(int, int)) (err error) {
+		res, err = pairwise.MergePartialsContext(ctx, s, *workers, parts...)
 		if errors.Is(err, pairwise.ErrRefitNeedsSamples) {
 			return errors.New("without -eta, for k = 2, the edge test's refit stage needs the samples: give them with -data FILE (or learn with -refit=false)")
 		}
+		return err
+	}); err != nil {
 		return err
 	}
 	names := parts[0].Names()
@@ -286,30 +269,7 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 	if !*quiet {
 		fmt.Fprintf(stderr, "merged %d partial results of %d variables: %d edges in %v\n", len(parts), parts[0].N(), len(res.Edges), time.Since(t0).Round(time.Millisecond))
 	}
-	if err := writeOutput(*out, stdout, func(w io.Writer) error {
-		switch *format {
-		case "json":
-			return writeEdgesJSON(w, res, names, parts[0])
-		case "dot":
-			return writeDOT(w, res, names)
-		case "model":
-			return res.Model.WriteModel(w)
-		}
-		return writeEdgesCSV(w, res, names)
-	}); err != nil {
-		return err
-	}
-	if *modelOut != "" {
-		return writeOutput(*modelOut, stdout, res.Model.WriteModel)
-	}
-	return nil
-}
-
-// sampleCounts is what writeEdgesJSON reports about the samples: a
-// *pairwise.Samples, or the *pairwise.Partial that recorded them.
-type sampleCounts interface {
-	TotalWeight() float64
-	Len() int
+	return writeResult(*format, *out, *modelOut, stdout, res, parts[0])
 }
 
 // partPaths returns the files that merge's arguments name: a path, or a
@@ -324,7 +284,7 @@ func partPaths(args []string) ([]string, error) {
 		}
 		m, err := filepath.Glob(a)
 		if err != nil {
-			return nil, usageError("%s: %v", a, err)
+			return nil, fmt.Errorf("%s: %v", a, err)
 		}
 		if len(m) == 0 {
 			return nil, fmt.Errorf("%s: no file matches", a)

@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/mrfkit/pairwise"
+	"github.com/mrfkit/pairwise/internal/cli"
 )
 
 var update = flag.Bool("update", false, "rewrite the example files in testdata/ of the module root")
@@ -136,7 +137,7 @@ func exampleFiles(t *testing.T) map[string][]byte {
 		b.WriteString(name)
 	}
 	b.WriteByte('\n')
-	if err := writeRows(&b, s, true); err != nil {
+	if err := cli.WriteRows(&b, s, true); err != nil {
 		t.Fatal(err)
 	}
 	files["grid.csv"] = bytes.Clone(b.Bytes())

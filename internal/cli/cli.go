@@ -1,5 +1,7 @@
 // Package cli holds what the repository's commands share: the dispatch of
-// subcommands, their flag sets and a terminal progress bar. It is internal
+// subcommands, their flag sets, a terminal progress bar, and the reading
+// of samples and the writing of output files with errors that name the
+// file, its line and column. It is internal
 // to github.com/mrfkit/pairwise: the command cmd/pairwise and the research
 // harnesses of study/ use it; the library does not.
 package cli
@@ -51,10 +53,15 @@ func Main(prog string, cmds []Command, usage func(io.Writer), args []string, std
 	return 2
 }
 
-// Usage writes the list of commands, one a line with its summary.
+// Usage writes the list of commands, one a line with its summary, the
+// summaries aligned in a column at least 10 wide.
 func Usage(w io.Writer, cmds []Command) {
+	width := 10
 	for _, c := range cmds {
-		fmt.Fprintf(w, "  %-10s %s\n", c.Name, c.Summary)
+		width = max(width, len(c.Name))
+	}
+	for _, c := range cmds {
+		fmt.Fprintf(w, "  %-*s %s\n", width, c.Name, c.Summary)
 	}
 }
 

@@ -71,14 +71,6 @@ func (p *Progress) Set(done int) {
 	p.draw(now)
 }
 
-// Add records n more finished units.
-func (p *Progress) Add(n int) {
-	p.mu.Lock()
-	done := p.done + n
-	p.mu.Unlock()
-	p.Set(done)
-}
-
 // Func returns a callback for pairwise.WithProgress that drives this bar,
 // with the total the learner reports (the nodes, and the edge test's
 // units when it runs).
@@ -107,6 +99,8 @@ func (p *Progress) Finish() {
 	}
 }
 
+// draw writes the bar's line (over the previous one) as of now; the
+// caller holds p.mu.
 func (p *Progress) draw(now time.Time) {
 	const width = 30
 	elapsed := now.Sub(p.start)

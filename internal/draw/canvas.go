@@ -1,7 +1,7 @@
 // Package draw holds the pictures of the command pairwise: a canvas that
 // writes SVG as text and PNG with the standard library (its own bitmap
-// font), a force-directed layout, the network picture and bootnet's two
-// plots. It is internal to github.com/mrfkit/pairwise: the library does not
+// font), a force-directed layout, the network picture, bootnet's two
+// plots and the contact map. It is internal to github.com/mrfkit/pairwise: the library does not
 // draw.
 package draw
 

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/mrfkit/pairwise"
 )
 
@@ -260,5 +262,38 @@ func TestLayoutFile(t *testing.T) {
 	}
 	if _, err := ReadLayout(strings.NewReader(`{"nodes": [{"name": "x", "x": 1}], "extra": 1}`), []string{"x"}); err == nil {
 		t.Errorf("unknown field accepted")
+	}
+}
+
+// TestContactMap rasterises a 3×3 score matrix: the cells are 200 pixels
+// wide, the diagonal and a negative score white, the largest score dark
+// blue, half of it half way, and a marked pair red above the diagonal only.
+func TestContactMap(t *testing.T) {
+	s := mat.NewSymDense(3, []float64{
+		0, 2, 1,
+		2, 0, -1,
+		1, -1, 0,
+	})
+	var b bytes.Buffer
+	if err := WritePicture(&b, ContactMap(s, []pairwise.Contact{{I: 0, J: 2}}), "png"); err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(&b)
+	if err != nil || img.Bounds().Dx() != 600 || img.Bounds().Dy() != 600 {
+		t.Fatalf("%v, bounds %v", err, img.Bounds())
+	}
+	for _, c := range []struct {
+		i, j    int
+		r, g, b uint32
+	}{
+		{0, 0, 255, 255, 255}, {1, 2, 255, 255, 255}, // diagonal, negative score
+		{0, 1, 20, 40, 140}, {1, 0, 20, 40, 140}, // the largest score
+		{2, 0, 137, 147, 197}, // half of it: 255 - 235/2 = 137.5, truncated
+		{0, 2, 220, 30, 30},   // marked
+	} {
+		r, g, bl, _ := img.At(c.j*200+100, c.i*200+100).RGBA()
+		if r>>8 != c.r || g>>8 != c.g || bl>>8 != c.b {
+			t.Errorf("cell (%d, %d): %d, %d, %d, want %d, %d, %d", c.i, c.j, r>>8, g>>8, bl>>8, c.r, c.g, c.b)
+		}
 	}
 }

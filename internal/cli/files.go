@@ -1,0 +1,222 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/mrfkit/pairwise"
+)
+
+// Input is an opened input file, or standard input for "-".
+type Input struct {
+	Name string // for errors: the path, or "standard input"
+	R    io.Reader
+	Size int64 // bytes, or 0 when unknown (a pipe)
+	f    *os.File
+}
+
+// Open opens path for reading; "-" is standard input, read from stdin.
+func Open(path string, stdin io.Reader) (*Input, error) {
+	if path == "-" {
+		return &Input{Name: "standard input", R: stdin}, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, CleanPathError(err)
+	}
+	in := &Input{Name: path, R: f, f: f}
+	if st, err := f.Stat(); err == nil {
+		if st.IsDir() {
+			f.Close()
+			return nil, fmt.Errorf("%s: is a directory, want a file", path)
+		}
+		if st.Mode().IsRegular() {
+			in.Size = st.Size()
+		}
+	}
+	return in, nil
+}
+
+// Close closes the file, if any.
+func (in *Input) Close() {
+	if in.f != nil {
+		in.f.Close()
+	}
+}
+
+// countingReader reports the bytes read through it to a progress bar.
+type countingReader struct {
+	r io.Reader
+	n int
+	p *Progress
+}
+
+// Read reads from the underlying reader and moves the bar.
+func (c *countingReader) Read(b []byte) (int, error) {
+	n, err := c.r.Read(b)
+	c.n += n
+	c.p.Set(c.n)
+	return n, err
+}
+
+// sizedReader is a reader that can say how many bytes it has left, which
+// the package's CSV readers use to size their storage.
+type sizedReader struct {
+	io.Reader
+	left func() int64
+}
+
+// Len returns the number of bytes left to read.
+func (r *sizedReader) Len() int { return int(max(r.left(), 0)) }
+
+// countNames are header names of a first column that holds counts.
+var countNames = []string{"count", "counts", "n", "freq", "frequency", "weight", "weights"}
+
+// ReadSamples reads the samples of path ("-" for stdin) as o says, with a
+// progress bar for the bytes read, and returns them with the input's name
+// for messages. Unless quiet it writes the reader's notes on the alphabet
+// (NoteStates).
+func ReadSamples(path string, stdin io.Reader, o pairwise.CSVOptions, stderr io.Writer, quiet bool) (*pairwise.Samples, string, error) {
+	in, err := Open(path, stdin)
+	if err != nil {
+		return nil, "", err
+	}
+	defer in.Close()
+	bar := NewByteProgress(stderr, "reading", in.Size, quiet)
+	counted := &countingReader{r: in.R, p: bar}
+	br := bufio.NewReaderSize(counted, 1<<16)
+	var r io.Reader = br
+	if in.Size > 0 {
+		// Tell the reader how much is left, so that it can allocate its
+		// storage once (see pairwise.ReadCSV).
+		r = &sizedReader{Reader: br, left: func() int64 { return in.Size - int64(counted.n) + int64(br.Buffered()) }}
+	}
+	if !o.Histogram {
+		if name := firstField(br); slices.Contains(countNames, strings.ToLower(name)) {
+			return nil, "", fmt.Errorf("%s: line 1, column 1: the first column is named %q: if it holds counts, pass -histogram to read lines \"count,z_1,...,z_n\"; otherwise rename the column", in.Name, name)
+		}
+	}
+	s, err := pairwise.ReadCSVWith(r, o)
+	bar.Finish()
+	if err != nil {
+		var pe *pairwise.ParseError
+		if !o.Histogram && errors.As(err, &pe) && pe.Column == 1 && isCount(pe.Value) {
+			return nil, "", fmt.Errorf("%w (if the first column holds counts, pass -histogram)", FileError(in.Name, err))
+		}
+		return nil, "", FileError(in.Name, err)
+	}
+	if !quiet {
+		NoteStates(stderr, in.Name, s, 0)
+	}
+	return s, in.Name, nil
+}
+
+// isCount reports whether a field that is not a state could be a count of
+// a histogram: a number, but not an integer state.
+func isCount(field string) bool {
+	_, err := strconv.ParseFloat(field, 64)
+	return err == nil
+}
+
+// firstField returns the first field of the first line that r holds in its
+// buffer, without quotes and surrounding spaces, without consuming it.
+func firstField(r *bufio.Reader) string {
+	b, _ := r.Peek(r.Size()) // a short read is fine: we only need the start
+	b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
+	if i := bytes.IndexAny(b, ",\r\n"); i >= 0 {
+		b = b[:i]
+	}
+	return strings.Trim(strings.TrimSpace(string(b)), `"`)
+}
+
+// NoteStates writes the reader's notes on the alphabet (pairwise.StateNotes)
+// as warnings, with what to do about them. removed is the column (from 1)
+// taken out of the file before reading, which the places count; 0 for
+// none.
+func NoteStates(w io.Writer, name string, s *pairwise.Samples, removed int) {
+	for _, n := range s.StateNotes() {
+		n.Places = slices.Clone(n.Places)
+		for p := range n.Places {
+			if removed > 0 && n.Places[p].Column >= removed {
+				n.Places[p].Column++
+			}
+		}
+		if n.Count == 0 {
+			fmt.Fprintf(w, "warning: %s: %s, yet k = %d counts it: if the file codes its values from 1 (or skips one), list them with -states so that the empty state does not change the graph\n", name, n, s.Alphabet())
+			continue
+		}
+		fmt.Fprintf(w, "warning: %s: %s in %v values: a typo? It adds a state (k = %d); correct it, mark it missing, or state the alphabet with -k to make it an error\n", name, n, float64(s.Vars())*s.TotalWeight()-s.MissingCount(), s.Alphabet())
+	}
+}
+
+// CleanPathError turns an *os.PathError into "path: reason" (for example
+// "data.csv: no such file or directory").
+func CleanPathError(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s: %v", pe.Path, pe.Err)
+	}
+	return err
+}
+
+// FileError restates an error of a package reader for the command's user:
+// "FILE: line 3, column 2: ..." in place of "pairwise: ReadCSV: line 3, ...".
+// A *pairwise.ParseError is told the file's name and names the place
+// itself; the reader's other errors (no samples, a read error) lose the
+// package's prefix to the file's name.
+func FileError(name string, err error) error {
+	var pe *pairwise.ParseError
+	if errors.As(err, &pe) {
+		pe.File = name
+		return pe
+	}
+	return fmt.Errorf("%s: %s", name, StripPrefixes(err.Error()))
+}
+
+// WriteFile writes what write produces to path, or to stdout for "" or
+// "-". The commands call it only once the result is computed, so a failed
+// run leaves no output file; a file whose writing fails is removed.
+func WriteFile(path string, stdout io.Writer, write func(w io.Writer) error) error {
+	out, name := stdout, "standard output"
+	var f *os.File
+	if path != "" && path != "-" {
+		var err error
+		if f, err = os.Create(path); err != nil {
+			return CleanPathError(err)
+		}
+		out, name = f, path
+	}
+	bw := bufio.NewWriter(out)
+	err := write(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if f != nil {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			os.Remove(path)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %v", name, CleanPathError(err))
+	}
+	return nil
+}
+
+// libPrefixes matches "pairwise: " and "pairwise: Function: " at the start
+// of every line of a (joined) error.
+var libPrefixes = regexp.MustCompile(`(?m)^pairwise: ([A-Za-z.]+: )?`)
+
+// StripPrefixes returns an error message of the library without the
+// "pairwise: " and "pairwise: Function: " at the start of its lines.
+func StripPrefixes(msg string) string { return libPrefixes.ReplaceAllString(msg, "") }
