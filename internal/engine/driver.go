@@ -11,7 +11,9 @@
 // start from the spins' moments for a cold Ising node (isingMM), Newton
 // steps for small one-hot problems (newton), then accelerated projected
 // gradient with Newton steps on the face of the ball (FISTA, faceNewton),
-// stopped by the duality-gap certificate. With any other backend it hands
+// stopped by the duality-gap certificate; an Ising node among many
+// variables runs those methods on working sets of variables, certified on
+// all of them (screen.go). With any other backend it hands
 // the same problem, on the plain layouts of package solve and the rows in
 // their order, to the backend's solve.Solver. The stages that look at all
 // nodes (the width search, symmetrisation, the edge test) live in package
