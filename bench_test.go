@@ -196,3 +196,21 @@ func BenchmarkLearnPairwise(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkLearnIsingByN measures LearnIsing against n at fixed N = 1e4 and
+// bounded degree (issue 21): Ising grids of 500, 1000, 2000 and 5000 nodes
+// (20×25, 25×40, 40×50, 50×100; degree at most 4, |A_ij| uniform in
+// [0.2, 0.5) with random signs), Gibbs samples, the true λ and η, one
+// worker. The time exponent against n between 500 and 5000 is the slope of
+// ns/op on log-log axes.
+func BenchmarkLearnIsingByN(b *testing.B) {
+	const count = 10000
+	for _, g := range [][2]int{{20, 25}, {25, 40}, {40, 50}, {50, 100}} {
+		m := gridIsing(g[0], g[1], rand.New(rand.NewPCG(uint64(g[0]*g[1]), 21)), 0.2, 0.5)
+		grid := "grid=" + strconv.Itoa(g[0]) + "x" + strconv.Itoa(g[1])
+		b.Run(grid+"/n="+strconv.Itoa(g[0]*g[1])+"/N="+strconv.Itoa(count), func(b *testing.B) {
+			s := benchSamples(b, grid, m, count)
+			benchLearn(b, s, LearnIsing, WithWidth(m.Width()), WithMinEdgeWeight(m.MinEdgeWeight()), WithWorkers(1))
+		})
+	}
+}

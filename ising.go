@@ -31,8 +31,13 @@ import (
 // codes of eight variables that turn margins and gradients into table
 // reads and histogram updates, and near the optimum the accelerated method
 // takes Newton steps on the face of the l1 ball (preconditioned by the
-// spins' second moment, computed once through gonum's blas64). Any other
-// backend runs on the plain ±1 design of package solve.
+// spins' second moment, computed once through gonum's blas64). From 400
+// variables on, each node's regression is solved on a small working set of
+// variables that grows until the duality gap of the full problem, computed
+// over all n − 1 variables, certifies WithTolerance: the same certificate,
+// with a cost that follows the node's support more than n, and without the
+// n×n second moment. Any other backend runs on the plain ±1 design of
+// package solve.
 func LearnIsing(s *Samples, opts ...Option) (*Result, error) {
 	return LearnIsingContext(context.Background(), s, opts...)
 }

@@ -198,6 +198,7 @@ func newRun(fn string, s *Samples, opts []Option, ising bool) (*run, error) {
 	fs := r.fitted
 	rows := &engine.Rows{N: fs.n, K: fs.k, Count: fs.rows, States: fs.b8, Weights: fs.weights}
 	r.d = engine.NewData(rows, r.b, ising, cfg.workers, cfg.split)
+	r.d.SetScreen(cfg.screen)
 	return r, nil
 }
 

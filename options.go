@@ -38,6 +38,7 @@ type config struct {
 	test      WaldTest     // edgetest.go: WithEdgeTest, WithFalseEdgeRate
 	widths    []float64    // WithNodeWidths: λ_i for each node; nil otherwise
 	split     engine.Split // when the engine splits rows among the workers
+	screen    int          // the least n from which Ising nodes are screened (engine.DefaultScreen)
 	missing   MissingRule  // missing.go: WithMissing
 	ridge     float64      // ρ of WithRidge; 0 for none
 	gap       int          // contacts_learn.go: WithIgnoreGap
@@ -66,6 +67,7 @@ func defaultConfig() config {
 		tol:     DefaultTolerance,
 		maxIter: DefaultMaxIterations,
 		split:   engine.DefaultSplit,
+		screen:  engine.DefaultScreen,
 	}
 }
 

@@ -13,6 +13,7 @@
 //	go run . compare DATA TRUTH      time one ../shared/bench data file, as the baselines do
 //	go run . scaling [flags]         fit and draw the learners' scaling from go test -bench output
 //	go run . psych [flags]           the default against the IsingFit preset on questionnaire-shaped networks
+//	go run . regular [flags]         write samples of a random d-regular Ising model for the scaling study
 //
 // Run "go run . COMMAND -h" for the flags and examples of a command.
 package main
@@ -35,6 +36,7 @@ var commands = []command{
 	{Name: "compare", Summary: "learn a ../shared/bench data file with its true λ, η; print a JSON line like the baselines'", Run: runCompare},
 	{Name: "missing", Summary: "exact recovery against N with values missing at random: missing as a state, listwise deletion, complete data", Run: runMissing},
 	{Name: "scaling", Summary: "fit the exponents of time against N, n and k from go test -bench output and draw them", Run: runScaling},
+	{Name: "regular", Summary: "write Gibbs samples of a random d-regular Ising model and its truth, for glmnet and pairwise learn", Run: runRegular},
 	{Name: "psych", Summary: "the default against the IsingFit preset on questionnaire-shaped networks, N = 100 to 2500", Run: runPsych},
 }
 

@@ -11,7 +11,9 @@
 // start from the spins' moments for a cold Ising node (isingMM), Newton
 // steps for small one-hot problems (newton), then accelerated projected
 // gradient with Newton steps on the face of the ball (FISTA, faceNewton),
-// stopped by the duality-gap certificate. With any other backend it hands
+// stopped by the duality-gap certificate; an Ising node among many
+// variables runs those methods on working sets of variables, certified on
+// all of them (screen.go). With any other backend it hands
 // the same problem, on the plain layouts of package solve and the rows in
 // their order, to the backend's solve.Solver. The stages that look at all
 // nodes (the width search, symmetrisation, the edge test) live in package
@@ -76,10 +78,22 @@ type Data struct {
 	newton bool
 	// spins is the ±1 matrix of the plain Spins layout (k = 2, no codes).
 	spins []float64
-	// cw, cov and mean are the normalised row weights and the spins'
-	// second moment and means (spinMoments): the majorise–minimise start
-	// of a cold Ising node. nil on the pairwise path.
-	cw, cov, mean []float64
+	// cov and mean are the spins' second moment and means under the
+	// normalised row weights (spinMoments): the majorise–minimise start
+	// of a cold Ising node. Computed on first use (moments), by the first
+	// unscreened cold Ising fit; nil on the pairwise path.
+	cov, mean   []float64
+	momentsOnce sync.Once
+	// ising: the data are fitted on the Ising path. screenMin: the least
+	// number of variables from which its regressions are screened
+	// (screen.go, SetScreen).
+	ising     bool
+	screenMin int
+	// bits are the states as bit columns (columns, screen.go), words of
+	// them a variable; built on first use.
+	bits     []uint64
+	words    int
+	bitsOnce sync.Once
 	// team splits every pass over the rows among the workers when there
 	// are at least split.Min rows (rowsplit.go); the nodes are then
 	// solved one at a time. nil otherwise.
@@ -91,7 +105,7 @@ type Data struct {
 // number of goroutines that split the rows when there are at least split.Min
 // of them (Split reports whether they do); Stop ends them.
 func NewData(rows *Rows, b Backend, ising bool, workers int, split Split) *Data {
-	d := &Data{Rows: rows}
+	d := &Data{Rows: rows, ising: ising, screenMin: DefaultScreen}
 	if b.Fast {
 		d.gc = newGroupCodes(rows, groupSize(rows.N, rows.K, maxGroupTable))
 	}
@@ -99,8 +113,7 @@ func NewData(rows *Rows, b Backend, ising bool, workers int, split Split) *Data 
 	case d.gc == nil && ising:
 		d.spins = encodeSpins(rows)
 	case d.gc != nil && ising:
-		d.cw = normalisedWeights(nil, rows, nil)
-		d.cov, d.mean = spinMoments(rows, d.cw)
+		// The moments wait for their first use (moments).
 	case d.gc != nil:
 		d.newton = useNewton(rows.N, rows.K, d.gc.groups)
 	}
@@ -108,6 +121,16 @@ func NewData(rows *Rows, b Backend, ising bool, workers int, split Split) *Data 
 		d.team = newRowTeam(workers, split.Chunk)
 	}
 	return d
+}
+
+// moments returns the spins' second moment and means (spinMoments under
+// the normalised row weights), computed on the first call: O(N·n²) time
+// and n² memory, which the screened fits (screen.go) do without.
+func (d *Data) moments() (cov, mean []float64) {
+	d.momentsOnce.Do(func() {
+		d.cov, d.mean = spinMoments(d.Rows, normalisedWeights(nil, d.Rows, nil))
+	})
+	return d.cov, d.mean
 }
 
 // Split reports whether the passes over the rows are split among the
@@ -154,6 +177,7 @@ type Work struct {
 	codes      []uint16
 	last       *Task
 	lastDesign *codedDesign
+	scr        screenWork // the screened fits' scratch (screen.go)
 }
 
 // RowScratch returns a buffer of length rows that the next Fit will
@@ -199,8 +223,17 @@ func (e *Driver) SpinTask(i int) Task {
 	s := e.Data.Rows
 	n := s.N
 	y := e.Work.y[:0]
-	for m := 0; m < s.Count; m++ {
-		y = append(y, float64(2*int(s.States[m*n+i])-1))
+	if e.Data.screens() {
+		// The screened fits read the bit columns (screen.go): variable
+		// i's is N/8 bytes in a row, where the states are N bytes n apart.
+		col, words := e.Data.columns()
+		for m, c := 0, col[i*words:(i+1)*words]; m < s.Count; m++ {
+			y = append(y, float64(2*int(c[m/64]>>(m%64)&1)-1))
+		}
+	} else {
+		for m := 0; m < s.Count; m++ {
+			y = append(y, float64(2*int(s.States[m*n+i])-1))
+		}
 	}
 	e.Work.y = y
 	t := Task{Bias: i, C: s.Weights, Y: y}
@@ -367,10 +400,15 @@ func (e *Driver) fit(ctx context.Context, t *Task, c []float64, radius float64, 
 	var pre solve.Stats
 	cd, coded := x.(*codedDesign)
 	switch {
-	case coded && cd.spins && e.Data.cov != nil && sameSlice(c, t.C) && isZero(w) && e.Ridge == 0:
+	case coded && cd.spins && e.Data.screens() && t.Rows == nil && !math.IsInf(radius, 1):
+		// An Ising node among many variables: solved on working sets,
+		// certified on all of them (screen.go).
+		return e.fitScreened(ctx, t, cd, p, w)
+	case coded && cd.spins && e.Data.ising && sameSlice(c, t.C) && isZero(w) && e.Ridge == 0:
 		// A cold Ising node on its own weights: the moments describe its
 		// design, and majorise–minimise steps in their metric start it.
-		p.cov, p.mean, p.covN, p.bias = e.Data.cov, e.Data.mean, n, t.Bias
+		p.cov, p.mean = e.Data.moments()
+		p.covN, p.bias = n, t.Bias
 		pre.Iterations = isingMM(ctx, p, cd, w, wk)
 	case coded && !cd.spins && e.Data.newton && !e.NoNewton:
 		// The coordinates each row selects, in increasing order: (j, z_j)

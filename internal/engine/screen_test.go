@@ -1,0 +1,452 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/mrfkit/pairwise/solve"
+)
+
+// treeRows returns count exact samples (states 0, 1) of a zero-field Ising
+// model on a random tree over n spins: spin j > 0 hangs from a parent drawn
+// among the (at most) ten spins before it and copies it with probability
+// stay_j ∈ [0.65, 0.9) (else it flips), so that each node's regression has
+// a handful of true neighbours: a sparse truth.
+func treeRows(n, count int, seed uint64) *Rows {
+	r := rand.New(rand.NewPCG(seed, 1))
+	parent, stay := make([]int, n), make([]float64, n)
+	for j := 1; j < n; j++ {
+		parent[j] = j - 1 - r.IntN(min(j, 10))
+		stay[j] = 0.65 + 0.25*r.Float64()
+	}
+	z := make([]uint8, count*n)
+	for m := range count {
+		row := z[m*n : (m+1)*n]
+		row[0] = uint8(r.IntN(2))
+		for j := 1; j < n; j++ {
+			row[j] = row[parent[j]]
+			if r.Float64() >= stay[j] {
+				row[j] ^= 1
+			}
+		}
+	}
+	return &Rows{N: n, K: 2, Count: count, States: z}
+}
+
+// factorRows returns count samples of n spins that share three hidden ±1
+// factors: spin j copies factor j mod 3 with probability p_j ∈ [0.6, 0.8)
+// and is its opposite otherwise, and every third row also flips a random
+// tenth of the spins. Every spin depends on the n/3 others of its factor,
+// weakly: a dense truth, whose regressions have many small coefficients.
+func factorRows(n, count int, seed uint64) *Rows {
+	r := rand.New(rand.NewPCG(seed, 2))
+	p := make([]float64, n)
+	for j := range p {
+		p[j] = 0.6 + 0.2*r.Float64()
+	}
+	z := make([]uint8, count*n)
+	for m := range count {
+		var h [3]uint8
+		for f := range h {
+			h[f] = uint8(r.IntN(2))
+		}
+		row := z[m*n : (m+1)*n]
+		for j := range row {
+			row[j] = h[j%3]
+			if r.Float64() >= p[j] {
+				row[j] ^= 1
+			}
+			if m%3 == 0 && r.IntN(10) == 0 {
+				row[j] ^= 1
+			}
+		}
+	}
+	return &Rows{N: n, K: 2, Count: count, States: z}
+}
+
+// fitNode fits node i of e's data at the radius from a copy of start (nil
+// for 0) with the given row weights (nil for the task's own), and returns
+// the solution and its Stats.
+func fitNode(t testing.TB, e *Driver, i int, radius float64, start, c []float64) ([]float64, solve.Stats) {
+	t.Helper()
+	task := e.SpinTask(i)
+	w := make([]float64, e.Data.Rows.N)
+	copy(w, start)
+	if c == nil {
+		c = task.C
+	}
+	st, err := e.Fit(context.Background(), &task, c, radius, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w, st
+}
+
+// BenchmarkScreenNode measures one Ising node's fit at n = 1000, N = 1e4
+// (the tree model of treeRows, a binding radius), unscreened and screened;
+// the unscreened fits' moments (spinMoments, once for all nodes) are
+// computed before the timer starts.
+func BenchmarkScreenNode(b *testing.B) {
+	s := treeRows(1000, 10000, 7)
+	for _, screen := range []int{0, DefaultScreen} {
+		name := "screen=off"
+		if screen > 0 {
+			name = "screen=on"
+		}
+		b.Run(name, func(b *testing.B) {
+			e := testEngine(s, true, 1e-6, new(Work))
+			e.Data.SetScreen(screen)
+			e.Data.moments()
+			i := 0
+			iters := 0
+			for b.Loop() {
+				_, st := fitNode(b, e, i%s.N, 1.5, nil, nil)
+				iters += st.Iterations
+				if !st.Converged {
+					b.Fatal(st)
+				}
+				i += 37
+			}
+			b.ReportMetric(float64(iters)/float64(b.N), "iters/op")
+		})
+	}
+}
+
+// screenDrivers returns two drivers over s with tolerance tol: one that
+// never screens and one that screens every Ising regression (from n = 1
+// on), with the rows split among workers goroutines per split.
+func screenDrivers(s *Rows, tol, ridge float64, split Split, workers int) (plain, scr *Driver) {
+	b := Backend{Fast: true}
+	mk := func(screen int) *Driver {
+		d := NewData(s, b, true, workers, split)
+		d.SetScreen(screen)
+		return &Driver{Backend: b, Data: d, Settings: solve.Settings{Tol: tol, MaxIter: 20000}, Work: new(Work), Ridge: ridge}
+	}
+	return mk(0), mk(1)
+}
+
+// plainCertificate returns F(w) and the Frank–Wolfe gap ⟨∇F(w), w⟩ +
+// R·‖∇F(w)‖_∞ of node i's full problem on the rows s with row weights c
+// (nil for 1) and ridge ρ (in the units of the weights, as Driver.Ridge),
+// computed on the plain ±1 design with math.Exp: independently of the
+// coded kernels, of fista and of the working sets.
+func plainCertificate(s *Rows, i int, c []float64, ridge, radius float64, w []float64) (f, gap float64) {
+	n := s.N
+	total := WeightSum(c, s.Count)
+	g := make([]float64, n)
+	x := make([]float64, n)
+	for m := 0; m < s.Count; m++ {
+		cm := 1.0
+		if c != nil {
+			cm = c[m]
+		}
+		cm /= total
+		row := s.States[m*n : (m+1)*n]
+		y := float64(2*int(row[i]) - 1)
+		u := 0.0
+		for j := range n {
+			x[j] = float64(2*int(row[j]) - 1)
+			if j == i {
+				x[j] = 1
+			}
+			u += w[j] * x[j]
+		}
+		b := -y * u
+		f += cm * (math.Max(b, 0) + math.Log1p(math.Exp(-math.Abs(b))))
+		sg := 1 / (1 + math.Exp(-b)) // σ(−y u)
+		for j := range n {
+			g[j] -= cm * y * sg * x[j]
+		}
+	}
+	rho := ridge / total
+	for j := range n {
+		if j != i {
+			f += 0.5 * rho * w[j] * w[j]
+			g[j] += rho * w[j]
+		}
+	}
+	return f, solve.Gap(g, w, 1, radius)
+}
+
+// supportDiff returns the coordinates where a and b disagree on whether
+// |w_j| > tau, leaving out those where ref is within a factor 2 of tau
+// (where two solutions within the tolerance may fall on either side).
+func supportDiff(a, b, ref []float64, tau float64) []int {
+	var diff []int
+	for j := range a {
+		if r := math.Abs(ref[j]); r > tau/2 && r < 2*tau {
+			continue
+		}
+		if (math.Abs(a[j]) > tau) != (math.Abs(b[j]) > tau) {
+			diff = append(diff, j)
+		}
+	}
+	return diff
+}
+
+// checkScreened fits node i at the radius from start (nil for 0) with row
+// weights c (nil for the task's own) with both drivers, and checks the
+// screened fit against the unscreened one and the plain certificate: both
+// certified at the tolerance; the screened Stats are the full problem's
+// (its loss and gap are those plainCertificate computes, to the rounding of
+// sums of N terms); the objectives agree within the tolerance (both are
+// within it of the optimum); the certificate is honest: F(ŵ) − F(w_ref) is
+// at most the reported gap, w_ref the unscreened fit at tolerance 1e-12;
+// and the supports above 0.01 agree. It returns the screened solution.
+func checkScreened(t *testing.T, plain, scr *Driver, i int, radius float64, start, c []float64) []float64 {
+	t.Helper()
+	s := plain.Data.Rows
+	tol := scr.Tol
+	wu, su := fitNode(t, plain, i, radius, start, c)
+	ws, ss := fitNode(t, scr, i, radius, start, c)
+	if !su.Converged || !ss.Converged || ss.Gap > tol {
+		t.Fatalf("node %d, radius %g: unscreened %+v, screened %+v", i, radius, su, ss)
+	}
+	f, gap := plainCertificate(s, i, c, scr.Ridge, radius, ws)
+	// Rounding: the loss and gradient are sums of N terms of size ≤ 1
+	// computed in different orders; 1e-11 is a hundred times their
+	// rounding at N ≤ 1e4.
+	if math.Abs(f-ss.Loss) > 1e-11 || math.Abs(gap-ss.Gap) > 1e-11 {
+		t.Errorf("node %d, radius %g: screened Stats loss %.15g gap %.3g, the full problem's %.15g and %.3g", i, radius, ss.Loss, ss.Gap, f, gap)
+	}
+	fu, _ := plainCertificate(s, i, c, scr.Ridge, radius, wu)
+	if math.Abs(f-fu) > tol {
+		t.Errorf("node %d, radius %g: objective %.15g screened, %.15g unscreened", i, radius, f, fu)
+	}
+	ref := *plain
+	ref.Tol = 1e-12
+	wr, sr := fitNode(t, &ref, i, radius, wu, c)
+	if !sr.Converged {
+		t.Fatalf("node %d, radius %g: the reference fit %+v", i, radius, sr)
+	}
+	fr, _ := plainCertificate(s, i, c, scr.Ridge, radius, wr)
+	if f-fr > ss.Gap+1e-12 {
+		t.Errorf("node %d, radius %g: F(ŵ) − F(w_ref) = %.3g above the certificate %.3g", i, radius, f-fr, ss.Gap)
+	}
+	if d := supportDiff(ws, wu, wr, 0.01); len(d) > 0 {
+		t.Errorf("node %d, radius %g: supports above 0.01 differ at %v", i, radius, d)
+	}
+	return ws
+}
+
+// screenCase is a problem of the screening tests: a truth (treeRows or
+// factorRows), n spins, the radii and nodes fitted.
+type screenCase struct {
+	truth string
+	n     int
+	radii []float64
+	nodes []int
+}
+
+// rows returns the case's 2000 rows.
+func (tc screenCase) rows() *Rows {
+	if tc.truth == "factor" {
+		return factorRows(tc.n, 2000, uint64(tc.n))
+	}
+	return treeRows(tc.n, 2000, uint64(tc.n))
+}
+
+// runScreenCases runs checkScreened on every radius and node of the cases,
+// cold, at tolerance 1e-8.
+func runScreenCases(t *testing.T, cases []screenCase) {
+	for _, tc := range cases {
+		t.Run(fmt.Sprintf("%s/n=%d", tc.truth, tc.n), func(t *testing.T) {
+			plain, scr := screenDrivers(tc.rows(), 1e-8, 0, DefaultSplit, 1)
+			for _, radius := range tc.radii {
+				for _, i := range tc.nodes {
+					checkScreened(t, plain, scr, i, radius, nil, nil)
+				}
+			}
+		})
+	}
+}
+
+// TestScreenMatchesUnscreened compares screened and unscreened fits of
+// Ising nodes on sparse (treeRows) and dense (factorRows) truths with
+// n = 50 and 200, at radii where the l1 constraint binds (0.5, 2) and, at
+// n = 50, where it does not (100: the unconstrained optimum, whose support
+// is every variable, so that the working set gives way to the full
+// problem). See checkScreened for what is checked.
+func TestScreenMatchesUnscreened(t *testing.T) {
+	runScreenCases(t, []screenCase{
+		{"tree", 50, []float64{0.5, 2, 100}, []int{0, 25}},
+		{"factor", 50, []float64{0.5, 2, 100}, []int{0, 25}},
+		{"tree", 200, []float64{0.5, 2}, []int{0, 100}},
+		{"factor", 200, []float64{0.5, 2}, []int{0, 100}},
+	})
+}
+
+// TestScreenMatchesUnscreenedLarge is TestScreenMatchesUnscreened at
+// n = 600, one node a truth (the unscreened fits' n-dimensional moments
+// make it the slow part).
+func TestScreenMatchesUnscreenedLarge(t *testing.T) {
+	runScreenCases(t, []screenCase{
+		{"tree", 600, []float64{0.5, 2}, []int{300}},
+		{"factor", 600, []float64{2}, []int{300}},
+	})
+}
+
+// TestScreenWarmFoldsRidge runs checkScreened along a path of radii with
+// warm starts (each fit starts from the screened solution of the last, as
+// the width search does), with the weights of a cross-validation fold (a
+// fifth of the rows at zero), and with a ridge, on n = 200 spins.
+func TestScreenWarmFoldsRidge(t *testing.T) {
+	s := treeRows(200, 2000, 5)
+	fold := make([]float64, s.Count)
+	for m := range fold {
+		if m%5 != 2 {
+			fold[m] = 1
+		}
+	}
+	for _, tc := range []struct {
+		name  string
+		ridge float64
+		c     []float64
+	}{{"path", 0, nil}, {"fold", 0, fold}, {"ridge", 40, nil}, {"ridge+fold", 40, fold}} {
+		t.Run(tc.name, func(t *testing.T) {
+			plain, scr := screenDrivers(s, 1e-8, tc.ridge, DefaultSplit, 1)
+			for _, i := range []int{3, 150} {
+				var w []float64
+				for _, radius := range []float64{0.25, 0.5, 1, 2, 4} {
+					w = checkScreened(t, plain, scr, i, radius, w, tc.c)
+				}
+				// And back down: a warm start outside the smaller ball.
+				checkScreened(t, plain, scr, i, 0.75, w, tc.c)
+			}
+		})
+	}
+}
+
+// TestScreenRowSplit screens with the rows split among the workers: the
+// solutions are the same bits for 1, 2 and 3 workers (the chunks depend on
+// the rows alone), and agree with the unscreened split fits as
+// checkScreened requires.
+func TestScreenRowSplit(t *testing.T) {
+	s := treeRows(120, 3000, 9)
+	split := Split{Min: 1000, Chunk: 256}
+	var first [][]float64
+	for _, workers := range []int{1, 2, 3} {
+		plain, scr := screenDrivers(s, 1e-8, 0, split, workers)
+		if !scr.Data.Split() {
+			t.Fatal("the rows are not split")
+		}
+		var got [][]float64
+		for _, i := range []int{0, 60} {
+			for _, radius := range []float64{0.5, 2} {
+				if workers == 1 {
+					got = append(got, checkScreened(t, plain, scr, i, radius, nil, nil))
+				} else {
+					w, _ := fitNode(t, scr, i, radius, nil, nil)
+					got = append(got, w)
+				}
+			}
+		}
+		plain.Data.Stop()
+		scr.Data.Stop()
+		if first == nil {
+			first = got
+			continue
+		}
+		for x := range got {
+			for j := range got[x] {
+				if got[x][j] != first[x][j] {
+					t.Fatalf("%d workers, fit %d, coordinate %d: %v, with one worker %v", workers, x, j, got[x][j], first[x][j])
+				}
+			}
+		}
+	}
+}
+
+// countingContext is a context whose Err reports cancellation from its
+// limit-th call on: every place the driver polls ctx can be made the one
+// that sees the cancel.
+type countingContext struct {
+	context.Context
+	calls, limit int
+}
+
+func (c *countingContext) Err() error {
+	c.calls++
+	if c.calls > c.limit {
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestScreenCancel cancels a screened fit at each of its polls of ctx in
+// turn: the fit returns context.Canceled with the Cancelled status and w
+// feasible, or, when no later poll comes before the certificate, a
+// certified solution; without a cancel it completes.
+func TestScreenCancel(t *testing.T) {
+	s := treeRows(200, 2000, 11)
+	_, scr := screenDrivers(s, 1e-8, 0, DefaultSplit, 1)
+	const radius = 2.0
+	cancelled := 0
+	for limit := 0; ; limit++ {
+		ctx := &countingContext{Context: context.Background(), limit: limit}
+		task := scr.SpinTask(7)
+		w := make([]float64, s.N)
+		st, err := scr.Fit(ctx, &task, task.C, radius, w)
+		if err == nil {
+			if !st.Converged {
+				t.Fatalf("poll %d: %+v without an error", limit, st)
+			}
+			if ctx.calls <= limit { // never cancelled: the fit is done
+				break
+			}
+			continue
+		}
+		cancelled++
+		if err != context.Canceled || st.Status != solve.Cancelled {
+			t.Fatalf("cancelled at poll %d: %+v, %v", limit, st, err)
+		}
+		if nrm := solve.Norm(w, 1); nrm > radius*(1+1e-12) {
+			t.Fatalf("cancelled at poll %d: ‖w‖₁ = %v outside the ball", limit, nrm)
+		}
+	}
+	if cancelled == 0 {
+		t.Fatal("no cancel was seen")
+	}
+}
+
+// TestScreenEncode checks the working set's group codes (encode, through
+// transpose8) against newGroupCodes on the same variables copied out as
+// rows: the same groups, offsets and codes, for working sets of 1 to 21
+// variables (partial last groups) and row counts that end inside a byte
+// and a word of the bit columns.
+func TestScreenEncode(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 4))
+	for _, count := range []int{1, 61, 64, 203} {
+		s := randomSamples(t, count, 40, 2, r)
+		d := NewData(s, Backend{Fast: true}, true, 1, DefaultSplit)
+		col, words := d.columns()
+		for _, size := range []int{1, 7, 8, 9, 21} {
+			var sw screenWork
+			sw.reset(s.N, r.IntN(s.N), normalisedWeights(nil, s, nil))
+			for len(sw.cols) < size {
+				if j := r.IntN(s.N); sw.pos[j] < 0 {
+					sw.add(j)
+				}
+			}
+			sw.encode(col, words, count)
+			sub := &Rows{N: size, K: 2, Count: count, States: make([]uint8, count*size)}
+			for m := range count {
+				for a, j := range sw.cols {
+					sub.States[m*size+a] = s.States[m*s.N+j]
+				}
+			}
+			want := newGroupCodes(sub, 8)
+			if sw.gc.groups != want.groups || fmt.Sprint(sw.gc.off) != fmt.Sprint(want.off) {
+				t.Fatalf("N=%d, %d variables: groups %d, offsets %v; want %d, %v", count, size, sw.gc.groups, sw.gc.off, want.groups, want.off)
+			}
+			for x := range want.codes {
+				if sw.gc.codes[x] != want.codes[x] {
+					t.Fatalf("N=%d, %d variables: code %d is %d, want %d", count, size, x, sw.gc.codes[x], want.codes[x])
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,128 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"runtime"
+
+	"github.com/mrfkit/pairwise"
+)
+
+// regularUsage is the help of "regular".
+const regularUsage = `Usage: go run . regular [flags]   (from study/)
+
+Writes Gibbs samples of a zero-field Ising model on a random d-regular graph
+(the pairing model, redrawn until simple; |A_ij| ~ U[lo, hi) with random
+signs) as OUT.csv, one sample a line of spins -1/+1 without a header, and
+the model as OUT.truth.json in the layout of ../shared/bench/gen.py (n, k,
+edges, A, theta, lambda = max_i Σ_j |A_ij|, eta = min |A_ij|), so that
+../shared/bench/glmnet_ising.R and "pairwise learn" read the same file: the
+data of the scaling study of BENCHMARKS.md (issue 21). The samples come
+from pairwise's GibbsSampler with its default burn-in and thinning.
+
+Example (n = 1000, N = 1e4; then time both on it):
+  go run . regular -n 1000 -N 10000 -out /tmp/reg1000
+  pairwise learn -lambda LAMBDA -eta ETA -workers 2 /tmp/reg1000.csv
+  Rscript ../shared/bench/glmnet_ising.R /tmp/reg1000.csv /tmp/reg1000.truth.json --methods fixed --jobs 2
+`
+
+// runRegular is the regular subcommand.
+func runRegular(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("regular", regularUsage, stderr)
+	n := fs.Int("n", 1000, "variables")
+	d := fs.Int("d", 4, "degree of every variable")
+	count := fs.Int("N", 10000, "samples")
+	lo := fs.Float64("lo", 0.2, "least coupling magnitude")
+	hi := fs.Float64("hi", 0.5, "coupling magnitudes are below it")
+	seed := fs.Uint64("seed", 1, "seed of the graph, couplings and samples")
+	out := fs.String("out", "", "output prefix: writes OUT.csv and OUT.truth.json (required)")
+	if err := parseNoArgs(fs, args); err != nil {
+		return err
+	}
+	if *out == "" {
+		return errors.New("regular: -out is required")
+	}
+	m, err := tuningRegularIsing(*n, *d, *lo, *hi, *seed)
+	if err != nil {
+		return err
+	}
+	g, err := pairwise.NewGibbsSampler(m, pairwise.GibbsWorkers(runtime.GOMAXPROCS(0)))
+	if err != nil {
+		return err
+	}
+	s, err := g.Sample(rand.NewPCG(*seed, 4), *count)
+	if err != nil {
+		return err
+	}
+	if err := writeSpins(*out+".csv", s); err != nil {
+		return err
+	}
+	a, theta, err := m.Ising()
+	if err != nil {
+		return err
+	}
+	A := make([][]float64, *n)
+	for i := range A {
+		A[i] = make([]float64, *n)
+		for j := range A[i] {
+			A[i][j] = a.At(i, j)
+		}
+	}
+	var edges [][2]int
+	eta := math.Inf(1)
+	for _, e := range m.Edges() {
+		edges = append(edges, [2]int{e.I, e.J})
+		eta = math.Min(eta, math.Abs(a.At(e.I, e.J)))
+	}
+	truth := map[string]any{
+		"name": fmt.Sprintf("ising_regular%d_n%d", *d, *n), "kind": "ising", "n": *n, "k": 2,
+		"indexing": "0-based", "edges": edges, "lambda": m.Width(), "eta": eta,
+		"sampler": "pairwise GibbsSampler, default burn-in and thinning", "values": []int{-1, 1},
+		"A": A, "theta": theta, "model_seed": *seed,
+		"definition": "p(z) ~ exp(sum_{i<j} A_ij z_i z_j + sum_i theta_i z_i), z in {-1,1}^n",
+	}
+	b, err := json.Marshal(truth)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(*out+".truth.json", b, 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s.csv: n = %d, %d edges, N = %d; lambda = %.6g, eta = %.6g\n", *out, *n, len(edges), s.Len(), m.Width(), eta)
+	return nil
+}
+
+// writeSpins writes the samples as spins -1/+1, one a line, no header.
+func writeSpins(path string, s *pairwise.Samples) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	row := make([]int, s.Vars())
+	for m := 0; m < s.Len(); m++ {
+		row = s.Row(row, m)
+		for j, v := range row {
+			if j > 0 {
+				w.WriteByte(',')
+			}
+			if v == 1 {
+				w.WriteString("1")
+			} else {
+				w.WriteString("-1")
+			}
+		}
+		w.WriteByte('\n')
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
