@@ -79,7 +79,8 @@ type BootstrapOptions struct {
 	// minimum edge weight η̂ that the learner chose on the full data
 	// (NodeFit.Width and Result.MinEdgeWeight, given as WithNodeWidths and
 	// WithMinEdgeWeight before Options, so that a λ or η in Options still
-	// wins), and the full-data estimate that the resamples are compared
+	// wins; with the And rule of WithSymmetrization too when the edge test
+	// chose the EBIC graph, Tuning.EBICGraph), and the full-data estimate that the resamples are compared
 	// with is refitted the same way. A fit then skips the selection of the
 	// widths and the edge test, several times faster, but the intervals no
 	// longer include the variability of those choices, which bootnet's
@@ -319,6 +320,12 @@ func Bootstrap(ctx context.Context, s *Samples, src rand.Source, opts BootstrapO
 		}
 		if eta := fitRes.MinEdgeWeight; eta > 0 && !math.IsInf(eta, 0) {
 			fixed = append(fixed, WithMinEdgeWeight(eta))
+		}
+		if tu := fitRes.Tuning; tu != nil && tu.EBICGraph {
+			// The edge test chose the EBIC graph (η̂ is then
+			// IsingFitMinEdgeWeight): every nonzero coupling both
+			// nodes keep, IsingFit's rule.
+			fixed = append(fixed, WithSymmetrization(And))
 		}
 		user = append(fixed, user...)
 		if fitRes, err = LearnContext(ctx, full, append(slices.Clip(user), WithWorkers(workers), WithProgress(nil))...); err != nil {

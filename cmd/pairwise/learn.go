@@ -80,6 +80,7 @@ func runLearn(args []string, stdout, stderr io.Writer) error {
 	gap := fs.Bool("gap", true, "without -eta: let the edge test's gap rule add the pairs above the widest gap in the statistics (-gap=false: Bonferroni at α only)")
 	mixture := fs.Bool("mixture", true, "without -eta, Ising data: keep the pairs whose statistic a two-group mixture fit says is more likely an edge than not,\nonce five pairs reach the Bonferroni value (-mixture=false, or fewer pairs: the gap rule of -gap)")
 	refit := fs.Bool("refit", true, "without -eta, Ising data: test the pairs again after refitting each node on the pairs whose statistic reaches 1.5 (-refit=false: one stage)")
+	ebicGraph := fs.Bool("ebic-graph", true, "without -eta, Ising data, EBIC widths: the small-sample stage; when a global test rejects independence at α and the\nedge test finds fewer than half of the pairs both nodes' EBIC fits keep, learn those pairs too if BIC prefers it (-ebic-graph=false: the test alone)")
 	solver := fs.String("solver", "", "regression `backend`: entropic (Algorithm 3), group (Algorithm 4), or sparsitron (the paper's online\nbaseline; it reads the rows in file order, so it implies -merge=false) (default: entropic for k = 2, group for k > 2)")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "`goroutines` solving nodes in parallel; results do not depend on it")
 	tol := fs.Float64("tol", pairwise.DefaultTolerance, "certified optimality `gap` L(ŵ) - L* of every regression")
@@ -105,7 +106,7 @@ func runLearn(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	sel, err := selectionOptions(set, *selection, *folds, *gamma, *alpha, *gap, *refit, *mixture)
+	sel, err := selectionOptions(set, *selection, *folds, *gamma, *alpha, *gap, *refit, *mixture, *ebicGraph)
 	if err != nil {
 		return err
 	}
@@ -246,7 +247,7 @@ func learnOptions(set map[string]bool, lambda, eta, radius float64, solver strin
 // into options; as in learnOptions, only flags given become options. The
 // flags apply only when -lambda (for -select, -folds, -gamma) or -eta (for
 // -alpha, -gap, -refit, -mixture) is missing; giving both is a mistake worth reporting.
-func selectionOptions(set map[string]bool, rule string, folds int, gamma, alpha float64, gap, refit, mixture bool) ([]pairwise.Option, error) {
+func selectionOptions(set map[string]bool, rule string, folds int, gamma, alpha float64, gap, refit, mixture, ebicGraph bool) ([]pairwise.Option, error) {
 	var opts []pairwise.Option
 	if set["folds"] && folds < 2 {
 		return nil, usageError("-folds %d: want at least 2", folds)
@@ -261,7 +262,7 @@ func selectionOptions(set map[string]bool, rule string, folds int, gamma, alpha 
 			}
 		}
 	}
-	for _, name := range []string{"alpha", "gap", "refit", "mixture"} {
+	for _, name := range []string{"alpha", "gap", "refit", "mixture", "ebic-graph"} {
 		if set["eta"] && set[name] {
 			return nil, usageError("-%s sets the edge test used without -eta; it has no effect with -eta", name)
 		}
@@ -297,6 +298,9 @@ func selectionOptions(set map[string]bool, rule string, folds int, gamma, alpha 
 	}
 	if set["mixture"] {
 		opts = append(opts, pairwise.WithEdgeMixture(mixture))
+	}
+	if set["ebic-graph"] {
+		opts = append(opts, pairwise.WithEBICGraph(ebicGraph))
 	}
 	return opts, nil
 }
@@ -445,6 +449,9 @@ func summarize(w io.Writer, name string, s *pairwise.Samples, res *pairwise.Resu
 				eta += fmt.Sprintf(", cut by a mixture fit (%.3g of the pairs edges)", mx.EdgeShare)
 			} else if tu.Lowest > 0 {
 				eta += fmt.Sprintf(", cut at the widest gap above %.3g", tu.Lowest)
+			}
+			if tu.EBICGraph {
+				eta += fmt.Sprintf("; then the EBIC graph (independence rejected, p = %.2g), its pairs not tested", tu.GlobalP)
 			}
 		}
 	}

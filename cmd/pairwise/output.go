@@ -89,6 +89,8 @@ type tuningJSON struct {
 	Refit         bool      `json:"refit,omitempty"`           // whether the Ising refit stage ran
 	Screen        float64   `json:"screen,omitempty"`          // the statistic a pair needed to be refit
 	Mixture       *mixJSON  `json:"mixture,omitempty"`         // the two-group fit that cut the Ising statistics
+	GlobalP       *float64  `json:"global_p,omitempty"`        // p-value of the small-sample stage's test of independence
+	EBICGraph     bool      `json:"ebic_graph,omitempty"`      // whether the small-sample stage chose the EBIC graph
 }
 
 // mixJSON is pairwise.EdgeMixture in the json output.
@@ -133,7 +135,10 @@ func writeEdgesJSON(w io.Writer, res *pairwise.Result, names []string, s sampleC
 	}
 	tu := res.Tuning
 	if tu != nil {
-		tj := tuningJSON{FalseEdgeRate: tu.FalseEdgeRate, Critical: tu.Critical, Threshold: tu.Threshold, Lowest: tu.Lowest, Refit: tu.Refit, Screen: tu.Screen}
+		tj := tuningJSON{FalseEdgeRate: tu.FalseEdgeRate, Critical: tu.Critical, Threshold: tu.Threshold, Lowest: tu.Lowest, Refit: tu.Refit, Screen: tu.Screen, EBICGraph: tu.EBICGraph}
+		if p := tu.GlobalP; !math.IsNaN(p) && tu.FalseEdgeRate > 0 {
+			tj.GlobalP = &p
+		}
 		if mx := tu.Mixture; mx != nil {
 			tj.Mixture = &mixJSON{EdgeShare: mx.EdgeShare, LogMean: mx.LogMean, LogSD: mx.LogSD}
 		}

@@ -28,7 +28,7 @@ type learnerFlags struct {
 	histogram, merge, isingfit *bool
 	lambda, eta, gamma, alpha  *float64
 	selection, sym             *string
-	gap, mixture, refit        *bool
+	gap, mixture, refit, graph *bool
 	workers                    *int
 }
 
@@ -46,6 +46,7 @@ func addLearnerFlags(fs *flag.FlagSet) *learnerFlags {
 		gap:       fs.Bool("gap", true, "without -eta: the edge test's gap rule"),
 		mixture:   fs.Bool("mixture", true, "without -eta, Ising data: the edge test's mixture cut"),
 		refit:     fs.Bool("refit", true, "without -eta, Ising data: the edge test's refit stage"),
+		graph:     fs.Bool("ebic-graph", true, "without -eta, Ising data: the edge test's small-sample stage (the EBIC graph)"),
 		sym:       fs.String("sym", "average", "the `rule` combining a pair's two estimates: average, and, or"),
 		workers:   fs.Int("workers", runtime.GOMAXPROCS(0), "`goroutines`; results do not depend on it"),
 	}
@@ -54,7 +55,7 @@ func addLearnerFlags(fs *flag.FlagSet) *learnerFlags {
 // options turns the flags given on the command line into learner options.
 func (lf *learnerFlags) options(set map[string]bool) ([]pairwise.Option, error) {
 	if *lf.isingfit {
-		for _, name := range []string{"eta", "alpha", "gap", "mixture", "refit"} {
+		for _, name := range []string{"eta", "alpha", "gap", "mixture", "refit", "ebic-graph"} {
 			if set[name] {
 				return nil, usageError("-%s sets the edge test or η, which -isingfit replaces by its nonzero rule", name)
 			}
@@ -64,7 +65,7 @@ func (lf *learnerFlags) options(set map[string]bool) ([]pairwise.Option, error) 
 	if err != nil {
 		return nil, err
 	}
-	sel, err := selectionOptions(set, *lf.selection, 0, *lf.gamma, *lf.alpha, *lf.gap, *lf.refit, *lf.mixture)
+	sel, err := selectionOptions(set, *lf.selection, 0, *lf.gamma, *lf.alpha, *lf.gap, *lf.refit, *lf.mixture, *lf.graph)
 	if err != nil {
 		return nil, err
 	}
@@ -155,7 +156,7 @@ func runNetwork(args []string, stdout, stderr io.Writer) error {
 		edges []pairwise.Edge
 	)
 	if *model {
-		for _, name := range []string{"histogram", "merge", "isingfit", "lambda", "eta", "select", "gamma", "alpha", "gap", "mixture", "refit", "sym", "workers"} {
+		for _, name := range []string{"histogram", "merge", "isingfit", "lambda", "eta", "select", "gamma", "alpha", "gap", "mixture", "refit", "ebic-graph", "sym", "workers"} {
 			if set[name] {
 				return usageError("-%s sets the learner; with -model nothing is learned", name)
 			}
