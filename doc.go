@@ -53,11 +53,14 @@
 // more likely than not, once five pairs reach z*(α) to place the fit. On
 // k-ary data, and on sparse Ising data with fewer such pairs, the test keeps
 // the pairs that stand above the widest gap in the statistics just below
-// z*(α). WaldTest's fields turn each stage off.
-// Result.Tuning reports what was chosen. IsingFit returns the options of R's
-// IsingFit rule instead (EBIC γ = 0.25, AND rule, every nonzero coefficient
-// an edge, no test), which finds more edges than the test at small samples
-// (docs/psych). These rules are ours, not the
+// z*(α). On Ising data with too few observations for the test to find most
+// of the pairs that both nodes' EBIC fits keep nonzero, those pairs join
+// the test's graph when a global test of independence rejects at α and BIC
+// prefers the union (the EBIC graph; WaldTest says when). WaldTest's fields
+// turn each stage off. Result.Tuning reports what was chosen. IsingFit
+// returns the options of R's IsingFit rule instead (EBIC γ = 0.25, AND
+// rule, every nonzero coefficient an edge, no test), for users who must
+// match a published analysis (docs/psych). These rules are ours, not the
 // paper's; docs/tuning in the repository measures them against the oracle
 // that knows λ and η. For k > 2 the test keeps an inverse Hessian
 // for each of a node's k(k-1)/2 value pairs; where that would pass 4 GB a

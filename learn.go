@@ -24,8 +24,9 @@ import (
 //   - WithMinEdgeWeight (η) missing: the graph is chosen by the edge test
 //     (WaldTest: a Wald statistic a pair at the family-wise false-edge
 //     rate DefaultFalseEdgeRate, then, on Ising data, a refit of the
-//     screened pairs and a mixture cut); Result.MinEdgeWeight is the η̂ it
-//     implies and Result.Tuning holds the statistics.
+//     screened pairs and a mixture cut, and with few observations the
+//     EBIC graph); Result.MinEdgeWeight is the η̂ it implies and
+//     Result.Tuning holds the statistics.
 //   - Both given: the paper's algorithm, unchanged.
 //   - WithSolver: EntropicMirror for k = 2, GroupMirror for k > 2, with the
 //     Adaptive schedule, on the fast path.

@@ -282,7 +282,10 @@ func WithEdgeTest(t WaldTest) Option {
 
 // WithFalseEdgeRate sets α, the family-wise false-edge rate of the edge
 // test (WaldTest.FalseEdgeRate), keeping the test's other settings. α must
-// be in (0, 1); the default is DefaultFalseEdgeRate. It has no effect when
+// be in (0, 1); the default is DefaultFalseEdgeRate. On Ising data it is
+// also the level of the EBIC graph stage's test of independence, so that a
+// model with no edge is learned with one with probability at most about 2α
+// (α for the test, α for the stage; see WaldTest). It has no effect when
 // WithMinEdgeWeight is given.
 func WithFalseEdgeRate(alpha float64) Option {
 	return optionFunc(func(c *config) {
@@ -311,6 +314,14 @@ func WithEdgeMixture(on bool) Option {
 // or off: WaldTest.NoRefit = !on, keeping the test's other settings.
 func WithRefit(on bool) Option {
 	return optionFunc(func(c *config) { c.test.NoRefit = !on })
+}
+
+// WithEBICGraph turns the EBIC graph stage of the Ising edge test on (the
+// default) or off: WaldTest.NoEBICGraph = !on, keeping the test's other
+// settings. The stage runs only when the widths are chosen by EBIC (the
+// default Selection).
+func WithEBICGraph(on bool) Option {
+	return optionFunc(func(c *config) { c.test.NoEBICGraph = !on })
 }
 
 // WithRidge adds a ridge (L2) term (ρ/2)·‖w‖² to every per-node regression,

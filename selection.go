@@ -68,10 +68,13 @@ const (
 	// DefaultGamma}: IsingFit's default (van Borkulo et al. 2014).
 	DefaultGamma = 0.25
 	// DefaultFalseEdgeRate is the default α of WithFalseEdgeRate: the
-	// Bonferroni level above which every pair is an edge, so the
-	// probability that a model with no edge is learned with one
-	// (asymptotically). With the gap rule of WithEdgeGap, 0.01 recovered
-	// more graphs exactly than 0.05 on the models of docs/tuning.
+	// Bonferroni level above which every pair is an edge, which bounds
+	// the probability that the Wald test gives a model with no edge one
+	// (asymptotically), and the level of the EBIC graph stage's test of
+	// independence, which bounds the probability that the stage adds
+	// one; together at most about 2α. With the gap rule of WithEdgeGap,
+	// 0.01 recovered more graphs exactly than 0.05 on the models of
+	// docs/tuning.
 	DefaultFalseEdgeRate = 0.01
 )
 
@@ -259,6 +262,15 @@ type Tuning struct {
 	// statistics and whose posterior chose the edges (Ising data only);
 	// nil when the gap rule or Bonferroni's z*(α) alone did.
 	Mixture *EdgeMixture
+	// GlobalP is the p-value of the EBIC graph stage's test of
+	// independence (WaldTest; Ising data with the widths chosen by EBIC):
+	// 1 when no pair's table passes Cochran's rule, NaN when the edge test
+	// ran without the stage, zero when WithMinEdgeWeight was given.
+	// EBICGraph reports that the stage chose the graph: the Wald test's
+	// edges and the pairs both nodes' EBIC fits keep nonzero (the And
+	// rule), which pass no threshold.
+	GlobalP   float64
+	EBICGraph bool
 
 	n, k    int
 	curves  []curve   // per node, when a Selection ran

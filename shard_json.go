@@ -51,6 +51,7 @@ type edgeTestJSON struct {
 	NoRefit       bool       `json:"no_refit,omitempty"`
 	NoMixture     bool       `json:"no_mixture,omitempty"`
 	NoGap         bool       `json:"no_gap,omitempty"`
+	NoEBICGraph   bool       `json:"no_ebic_graph,omitempty"`
 }
 
 type selectionJSON struct {
@@ -192,6 +193,7 @@ func (p *Partial) MarshalJSON() ([]byte, error) {
 				NoRefit:       set.test.NoRefit,
 				NoMixture:     set.test.NoMixture,
 				NoGap:         set.test.NoGap,
+				NoEBICGraph:   set.test.NoEBICGraph,
 			},
 			Fit: set.fit,
 		},
@@ -263,6 +265,7 @@ func (p *Partial) UnmarshalJSON(data []byte) error {
 			test: WaldTest{
 				FalseEdgeRate: float64(sj.EdgeTest.FalseEdgeRate),
 				NoRefit:       sj.EdgeTest.NoRefit, NoMixture: sj.EdgeTest.NoMixture, NoGap: sj.EdgeTest.NoGap,
+				NoEBICGraph: sj.EdgeTest.NoEBICGraph,
 			},
 			fit: sj.Fit,
 		},

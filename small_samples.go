@@ -184,9 +184,11 @@ const (
 	// a regression of the pair's nodes has fewer than two observations of
 	// its rarer label per coefficient, or the pair's table of values fails
 	// Cochran's rule (docs/tuning/small-samples.md). The tuning-free test
-	// gives those pairs the statistic 0, so they are not edges whatever
-	// their dependence; with η given (WithMinEdgeWeight) their estimates
-	// stand but rest on too little data to mean much.
+	// gives those pairs the statistic 0, so the Wald test does not call
+	// them edges whatever their dependence (on Ising data the EBIC graph
+	// stage of WaldTest may still add them, untested); with η given
+	// (WithMinEdgeWeight) their estimates stand but rest on too little
+	// data to mean much.
 	SmallSample WarningKind = iota + 1
 	// ConstantVariable: some variables take one value in every row
 	// (NodeFit.Constant); they have no edge and their fields sit at the
@@ -281,7 +283,10 @@ func sampleWarnings(s *Samples, nodes []NodeFit, tested bool) []Warning {
 		}
 	}
 	if small > 0 {
-		what := "were not tested: they are not edges, whatever their dependence"
+		what := "were not tested: the Wald test does not call them edges, whatever their dependence"
+		if k == 2 {
+			what += " (the EBIC graph stage may still add them, untested)"
+		}
 		if !tested {
 			what = "rest on too little data for their estimates to mean much"
 		}

@@ -34,6 +34,7 @@ sensitivity, precision, empty graphs, weight correlation, time).
 
 Example:
   go run . psych -seeds 20 -N 100,250,500,1000,2500
+  go run . psych -seeds 20 -seed-offset 100     held-out truths (seeds 101-120)
 `
 
 // psychRow is one learned data set.
@@ -44,11 +45,13 @@ type psychRow struct {
 	sens, prec, f1, wcor   float64
 	seconds                float64
 	truthEdges, truthItems int
+	ebicGraph              bool // the default's EBIC graph stage chose the graph
 }
 
 func runPsych(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("psych", psychUsage, stderr)
 	seeds := fs.Int("seeds", 20, "seeded runs (each its own truth) per sample size")
+	offset := fs.Int("seed-offset", 0, "the seeds are `offset`+1 to offset+seeds: 0 for the seeds 1-20 the default's small-sample stage was chosen on, 100 for held-out ones")
 	sizes := fs.String("N", "100,250,500,1000,2500", "sample sizes, comma-separated")
 	out := fs.String("out", filepath.Join("..", "docs", "psych"), "output `directory` for power.csv and power.md")
 	workers := fs.Int("workers", 1, "goroutines per learner")
@@ -75,7 +78,10 @@ func runPsych(args []string, stdout, stderr io.Writer) error {
 		{"isingfit", pairwise.IsingFit()},
 	}
 	var rows []psychRow
-	for seed := 1; seed <= *seeds; seed++ {
+	if *offset < 0 {
+		return fmt.Errorf("-seed-offset %d: want at least 0", *offset)
+	}
+	for seed := *offset + 1; seed <= *offset+*seeds; seed++ {
 		m, beta, err := psychTruth(uint64(seed))
 		if err != nil {
 			return err
@@ -105,6 +111,7 @@ func runPsych(args []string, stdout, stderr io.Writer) error {
 				row := psychScore(beta, res)
 				row.seconds = time.Since(t0).Seconds()
 				row.method, row.N, row.seed = me.name, N, seed
+				row.ebicGraph = res.Tuning != nil && res.Tuning.EBICGraph
 				rows = append(rows, row)
 				fmt.Fprintf(stderr, "seed %2d N %5d %-9s F1 %.3f edges %3d (truth %d) %.3fs\n", seed, N, me.name, row.f1, row.edges, row.truthEdges, row.seconds)
 			}
@@ -116,7 +123,7 @@ func runPsych(args []string, stdout, stderr io.Writer) error {
 	if err := psychCSV(filepath.Join(*out, "power.csv"), rows); err != nil {
 		return err
 	}
-	md := psychSummary(rows, ns, methods[0].name, methods[1].name, *seeds, args)
+	md := psychSummary(rows, ns, methods[0].name, methods[1].name, *offset+1, *offset+*seeds, args)
 	fmt.Fprint(stdout, md)
 	return os.WriteFile(filepath.Join(*out, "power.md"), []byte(md), 0o644)
 }
@@ -239,19 +246,19 @@ func psychScore(beta *mat.SymDense, res *pairwise.Result) psychRow {
 
 func psychCSV(path string, rows []psychRow) error {
 	var b strings.Builder
-	b.WriteString("method,N,seed,truth_edges,edges,tp,fp,fn,sensitivity,precision,f1,weight_cor,seconds\n")
+	b.WriteString("method,N,seed,truth_edges,edges,tp,fp,fn,sensitivity,precision,f1,weight_cor,seconds,ebic_graph\n")
 	for _, r := range rows {
-		fmt.Fprintf(&b, "%s,%d,%d,%d,%d,%d,%d,%d,%.4f,%.4f,%.4f,%.4f,%.4f\n",
-			r.method, r.N, r.seed, r.truthEdges, r.edges, r.tp, r.fp, r.fn, r.sens, r.prec, r.f1, r.wcor, r.seconds)
+		fmt.Fprintf(&b, "%s,%d,%d,%d,%d,%d,%d,%d,%.4f,%.4f,%.4f,%.4f,%.4f,%t\n",
+			r.method, r.N, r.seed, r.truthEdges, r.edges, r.tp, r.fp, r.fn, r.sens, r.prec, r.f1, r.wcor, r.seconds, r.ebicGraph)
 	}
 	return os.WriteFile(path, []byte(b.String()), 0o644)
 }
 
-// psychSummary is the Markdown table of the means over seeds, one line a
-// method and N.
-func psychSummary(rows []psychRow, ns []int, m1, m2 string, seeds int, args []string) string {
+// psychSummary is the Markdown table of the means over the seeds first to
+// last, one line a method and N, and the paired comparison of m1 with m2.
+func psychSummary(rows []psychRow, ns []int, m1, m2 string, first, last int, args []string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Command: `cd study && go run . psych %s` (%d seeds, each its own truth).\n\n", strings.Join(args, " "), seeds)
+	fmt.Fprintf(&b, "Command: `cd study && go run . psych %s` (seeds %d to %d, each its own truth).\n\n", strings.Join(args, " "), first, last)
 	b.WriteString("| N | method | F1 (sd) | sensitivity | precision | edges (truth) | empty graphs | weight cor. | time a fit |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|---|\n")
 	for _, N := range ns {
@@ -276,6 +283,43 @@ func psychSummary(rows []psychRow, ns []int, m1, m2 string, seeds int, args []st
 		}
 	}
 	b.WriteString("\nPrecision and weight correlation are over the runs with at least one edge. Times were taken on a shared, busy machine, one goroutine a fit.\n")
+	fmt.Fprintf(&b, "\nPaired by seed (the same data set): %s's F1 minus %s's, and the runs in which the default's EBIC graph stage chose the graph.\n\n", m1, m2)
+	fmt.Fprintf(&b, "| N | F1 difference (sd) | %s ≥ %s | %s empty where %s is not | EBIC graph chosen |\n", m1, m2, m1, m2)
+	b.WriteString("|---|---|---|---|---|\n")
+	for _, N := range ns {
+		by := map[int]map[string]psychRow{}
+		for _, r := range rows {
+			if r.N != N {
+				continue
+			}
+			if by[r.seed] == nil {
+				by[r.seed] = map[string]psychRow{}
+			}
+			by[r.seed][r.method] = r
+		}
+		var diff []float64
+		ge, empty, chosen, runs := 0, 0, 0, 0
+		for _, p := range by {
+			a, okA := p[m1]
+			c, okC := p[m2]
+			if !okA || !okC {
+				continue
+			}
+			runs++
+			diff = append(diff, a.f1-c.f1)
+			if a.f1 >= c.f1 {
+				ge++
+			}
+			if a.edges == 0 && c.edges > 0 {
+				empty++
+			}
+			if a.ebicGraph {
+				chosen++
+			}
+		}
+		md, sd := stat.MeanStdDev(diff, nil)
+		fmt.Fprintf(&b, "| %d | %+.3f (%.3f) | %d of %d | %d | %d of %d |\n", N, md, sd, ge, runs, empty, chosen, runs)
+	}
 	return b.String()
 }
 

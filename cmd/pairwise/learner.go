@@ -20,11 +20,11 @@ import (
 // subcommand learning from a CSV file shares (learn, network, bootstrap,
 // compare-groups): the same names, help and checks in all of them.
 type learnerFlags struct {
-	names                                           []string // the flags' names
-	histogram, merge, gap, mixture, refit, isingfit *bool
-	lambda, eta, radius, gamma, alpha, tol          *float64
-	selection, solver, sym, states, na, missing     *string
-	folds, workers, maxIter, alphabet               *int
+	names                                                  []string // the flags' names
+	histogram, merge, gap, mixture, refit, isingfit, graph *bool
+	lambda, eta, radius, gamma, alpha, tol                 *float64
+	selection, solver, sym, states, na, missing            *string
+	folds, workers, maxIter, alphabet                      *int
 }
 
 // addLearnerFlags registers the learner's flags on fs, which must have no
@@ -44,6 +44,7 @@ func addLearnerFlags(fs *flag.FlagSet) *learnerFlags {
 		gap:       fs.Bool("gap", true, "without -eta: let the edge test's gap rule add the pairs above the widest gap in the statistics (-gap=false: Bonferroni at α only)"),
 		mixture:   fs.Bool("mixture", true, "without -eta, Ising data: keep the pairs whose statistic a two-group mixture fit says is more likely an edge than not,\nonce five pairs reach the Bonferroni value (-mixture=false, or fewer pairs: the gap rule of -gap)"),
 		refit:     fs.Bool("refit", true, "without -eta, Ising data: test the pairs again after refitting each node on the pairs whose statistic reaches 1.5 (-refit=false: one stage)"),
+		graph:     fs.Bool("ebic-graph", true, "without -eta, Ising data, EBIC widths: the small-sample stage; when a global test rejects independence at α and the\nedge test finds fewer than half of the pairs both nodes' EBIC fits keep, learn those pairs too if BIC prefers it (-ebic-graph=false: the test alone)"),
 		solver:    fs.String("solver", "", "regression `backend`: entropic (Algorithm 3), group (Algorithm 4), or sparsitron (the paper's online\nbaseline; it reads the rows in file order, so it implies -merge=false) (default: entropic for k = 2, group for k > 2)"),
 		workers:   fs.Int("workers", runtime.GOMAXPROCS(0), "`goroutines` solving nodes in parallel; results do not depend on it"),
 		tol:       fs.Float64("tol", pairwise.DefaultTolerance, "certified optimality `gap` L(ŵ) - L* of every regression"),
@@ -70,7 +71,7 @@ func (lf *learnerFlags) options(set map[string]bool) ([]pairwise.Option, pairwis
 	fail := func(format string, args ...any) ([]pairwise.Option, pairwise.CSVOptions, error) {
 		return nil, ro, fmt.Errorf(format, args...)
 	}
-	for _, name := range []string{"eta", "alpha", "gap", "mixture", "refit"} {
+	for _, name := range []string{"eta", "alpha", "gap", "mixture", "refit", "ebic-graph"} {
 		if *lf.isingfit && set[name] {
 			return fail("-%s sets the edge test or η, which -isingfit replaces by its nonzero rule", name)
 		}
@@ -89,7 +90,7 @@ func (lf *learnerFlags) options(set map[string]bool) ([]pairwise.Option, pairwis
 			return fail("-%s chooses λ from the data; it has no effect with -lambda or -radius", name)
 		}
 	}
-	for _, name := range []string{"alpha", "gap", "refit", "mixture"} {
+	for _, name := range []string{"alpha", "gap", "refit", "mixture", "ebic-graph"} {
 		if set["eta"] && set[name] {
 			return fail("-%s sets the edge test used without -eta; it has no effect with -eta", name)
 		}
@@ -156,6 +157,7 @@ func (lf *learnerFlags) options(set map[string]bool) ([]pairwise.Option, pairwis
 	}{
 		{"alpha", pairwise.WithFalseEdgeRate(*lf.alpha)}, {"gap", pairwise.WithEdgeGap(*lf.gap)},
 		{"refit", pairwise.WithRefit(*lf.refit)}, {"mixture", pairwise.WithEdgeMixture(*lf.mixture)},
+		{"ebic-graph", pairwise.WithEBICGraph(*lf.graph)},
 	} {
 		if set[o.flag] {
 			opts = append(opts, o.opt)
@@ -274,6 +276,9 @@ func summarize(w io.Writer, name string, s *pairwise.Samples, res *pairwise.Resu
 				eta += fmt.Sprintf(", cut by a mixture fit (%.3g of the pairs edges)", mx.EdgeShare)
 			} else if tu.Lowest > 0 {
 				eta += fmt.Sprintf(", cut at the widest gap above %.3g", tu.Lowest)
+			}
+			if tu.EBICGraph {
+				eta += fmt.Sprintf("; then the EBIC graph (independence rejected, p = %.2g), its pairs not tested", tu.GlobalP)
 			}
 		}
 	}

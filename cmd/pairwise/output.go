@@ -70,6 +70,8 @@ type tuningJSON struct {
 	Lowest        float64   `json:"lowest,omitempty"`          // the gap rule's floor z₁
 	Refit         bool      `json:"refit,omitempty"`           // whether the Ising refit stage ran
 	Screen        float64   `json:"screen,omitempty"`          // the statistic a pair needed to be refit
+	GlobalP       *float64  `json:"global_p,omitempty"`        // p-value of the small-sample stage's test of independence
+	EBICGraph     bool      `json:"ebic_graph,omitempty"`      // whether the small-sample stage chose the EBIC graph
 	// Mixture is the two-group fit that cut the Ising statistics: π̂₁, the
 	// share of pairs that are edges, and the mean and standard deviation
 	// of log z over the edges.
@@ -92,7 +94,10 @@ func writeEdgesJSON(w io.Writer, res *pairwise.Result, names []string, s sampleC
 	fields := []any{"n", res.Model.Vars(), "k", k, "names", names, "samples", s.TotalWeight(), "rows", s.Len(),
 		"width", finite(res.Width), "min_edge_weight", finite(res.MinEdgeWeight)}
 	if tu != nil {
-		tj := tuningJSON{FalseEdgeRate: tu.FalseEdgeRate, Critical: tu.Critical, Threshold: tu.Threshold, Lowest: tu.Lowest, Refit: tu.Refit, Screen: tu.Screen}
+		tj := tuningJSON{FalseEdgeRate: tu.FalseEdgeRate, Critical: tu.Critical, Threshold: tu.Threshold, Lowest: tu.Lowest, Refit: tu.Refit, Screen: tu.Screen, EBICGraph: tu.EBICGraph}
+		if p := tu.GlobalP; !math.IsNaN(p) && tu.FalseEdgeRate > 0 {
+			tj.GlobalP = &p
+		}
 		if mx := tu.Mixture; mx != nil {
 			tj.Mixture = &struct {
 				EdgeShare float64 `json:"edge_share"`
