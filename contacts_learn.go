@@ -40,6 +40,31 @@ func WithIgnoreGap(on bool) Option {
 	})
 }
 
+// WithReferencePairs sets which value pairs LearnContacts fits at each
+// node: when on, only the k'−1 pairs of the node's reference value (the
+// value of largest weight) with each other value, whose log-odds against
+// the reference give every other pair's by difference, as a multinomial
+// regression with a reference category does (Begg and Gray's individual
+// regressions); when off, all k'(k'−1)/2 pairs of Algorithm 2, averaged as
+// in equation (9). k' is k, or k−1 with the gap ignored. Learn and
+// LearnPairwise ignore it.
+func WithReferencePairs(on bool) Option {
+	return optionFunc(func(c *config) {
+		if on {
+			c.refPairs = refPairsOn
+		} else {
+			c.refPairs = refPairsOff
+		}
+	})
+}
+
+// Which value pairs LearnContacts fits (config.refPairs).
+const (
+	refPairsDefault = iota // not set
+	refPairsOn
+	refPairsOff
+)
+
 // How LearnContacts treats state 0 (config.gap).
 const (
 	gapDefault = iota // not set: ignored
@@ -132,7 +157,11 @@ func LearnContactsContext(ctx context.Context, s *Samples, opts ...Option) (*Con
 	radius := r.cfg.regressionRadius(k, true)
 	raw := make([]float64, n*n) // raw[i*n+j]: node i's score of column j
 	nodes := make([]NodeFit, n)
+	refPairs := r.cfg.refPairs == refPairsOn
 	err = r.eachNode(ctx, func(ctx context.Context, e *engine.Driver, i int) error {
+		if refPairs {
+			return contactNodeRef(ctx, e, i, n, k, first, skip, radius, raw, nodes, fn)
+		}
 		pl := e.PlanPairs(i, skip)
 		fit := NodeFit{Node: i, Converged: true, EmptyPairs: pl.Empty, OneLabelPairs: len(pl.OneLabel)}
 		// sumU[j*kk + α*k + b] accumulates Σ_β U^{α,β}(j, b).
@@ -233,4 +262,63 @@ func zeroSumNorm(w []float64, k, first int, row, col []float64) float64 {
 		}
 	}
 	return math.Sqrt(s)
+}
+
+// contactNodeRef is node i of LearnContacts with WithReferencePairs: the
+// k'−1 value pairs (r, β) of its reference value r (PlanReferencePairs)
+// give the log-odds of every value against r, U^{r,β} (centred, with
+// U^{r,r} = 0), and the log-odds of α against β is U^{r,β} − U^{r,α}.
+// Equation (9)'s average over β of those differences is Ŵ_ij(α, ·) =
+// mean_β U^{r,β}(j, ·) − U^{r,α}(j, ·), whose first term does not depend on
+// α and vanishes in the zero-sum gauge: node i's score of column j is the
+// zero-sum norm of the block with rows −U^{r,α}(j, ·).
+func contactNodeRef(ctx context.Context, e *engine.Driver, i, n, k, first int, skip []bool, radius float64, raw []float64, nodes []NodeFit, fn string) error {
+	pl := e.PlanReferencePairs(i, skip)
+	fit := NodeFit{Node: i, Converged: true, EmptyPairs: pl.Empty, OneLabelPairs: len(pl.OneLabel)}
+	kk := k * k
+	// u[j*kk + α*k + b] holds −U^{r,α}(j, b).
+	u := make([]float64, n*kk)
+	var w []float64
+	for p, ab := range pl.Pairs {
+		alpha, beta := ab[0], ab[1]
+		t := e.Task(pl, p)
+		if d := e.Design(&t).Dim(); cap(w) < d {
+			w = make([]float64, d)
+		} else {
+			w = w[:d]
+			clear(w)
+		}
+		st, err := e.Fit(ctx, &t, t.C, radius, w)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return fmt.Errorf("pairwise: %s: node %d, values (%d, %d): %w", fn, i, alpha, beta, err)
+		}
+		fit.noteStats(st)
+		centreRows(w, n, k, i)
+		// w is the log-odds of α against β: U^{r,β} when α = r, and
+		// −U^{r,α} when β = r.
+		other, sign := beta, -1.0
+		if beta == pl.Ref {
+			other, sign = alpha, 1.0
+		}
+		for j := 0; j < n; j++ {
+			if j == i {
+				continue
+			}
+			for b := 0; b < k; b++ {
+				u[j*kk+other*k+b] = sign * w[j*k+b]
+			}
+		}
+	}
+	nodes[i] = fit
+	row, col := make([]float64, k), make([]float64, k)
+	for j := 0; j < n; j++ {
+		if j == i {
+			continue
+		}
+		raw[i*n+j] = zeroSumNorm(u[j*kk:(j+1)*kk], k, first, row, col)
+	}
+	return nil
 }

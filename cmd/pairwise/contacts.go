@@ -57,6 +57,8 @@ func runContacts(args []string, stdout, stderr io.Writer) error {
 	png := fs.String("png", "", "also draw the score matrix as a PNG heat map, the top pairs marked")
 	ridge := fs.Float64("ridge", pairwise.DefaultContactRidge, "ridge ρ of every regression, in effective sequences")
 	lambda := fs.Float64("lambda", pairwise.DefaultContactWidth, "width λ: l2,1 radius 2λ√k of every regression")
+	refPairs := fs.Bool("ref-pairs", false, "fit only each column's reference value against the others (k-2 regressions a column instead of (k-1)(k-2)/2)")
+	tol := fs.Float64("tol", pairwise.DefaultTolerance, "certified optimality gap of every regression")
 	workers := fs.Int("workers", 0, "goroutines (0 for every core)")
 	quiet := fs.Bool("quiet", false, "no progress bar and no summary on standard error")
 	if _, err := parseOneFile(fs, args, "contacts", "ALIGNMENT file"); err != nil {
@@ -136,6 +138,7 @@ func runContacts(args []string, stdout, stderr io.Writer) error {
 	lopts := []pairwise.Option{
 		pairwise.WithRidge(*ridge), pairwise.WithWidth(*lambda),
 		pairwise.WithIgnoreGap(*ignoreGap), pairwise.WithProgress(bar.Func()),
+		pairwise.WithReferencePairs(*refPairs), pairwise.WithTolerance(*tol),
 	}
 	if *workers > 0 {
 		lopts = append(lopts, pairwise.WithWorkers(*workers))
