@@ -177,6 +177,8 @@ func LearnContactsContext(ctx context.Context, s *Samples, opts ...Option) (*Con
 				for x := range w {
 					w[x] = base[beta][x] - base[alpha][x]
 				}
+			} else {
+				w[i*k] = logOdds(t.Y, t.C) // the bias alone, as contactNodeRef starts
 			}
 			st, err := e.Fit(ctx, &t, t.C, radius, w)
 			if err != nil {
@@ -288,6 +290,11 @@ func contactNodeRef(ctx context.Context, e *engine.Driver, i, n, k, first int, s
 			w = w[:d]
 			clear(w)
 		}
+		// Start from the fit of the bias alone, the weighted log-odds of
+		// α against β (the bias is coordinate (i, 0), unpenalised): from
+		// zero, the first-order steps spend many iterations reaching the
+		// large bias of a rare β.
+		w[i*k] = logOdds(t.Y, t.C)
 		st, err := e.Fit(ctx, &t, t.C, radius, w)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -321,4 +328,25 @@ func contactNodeRef(ctx context.Context, e *engine.Driver, i, n, k, first int, s
 		raw[i*n+j] = zeroSumNorm(u[j*kk:(j+1)*kk], k, first, row, col)
 	}
 	return nil
+}
+
+// logOdds returns ln(Σ c over label +1 / Σ c over label −1), the weights c
+// nil for 1; 0 when either side has no weight.
+func logOdds(y, c []float64) float64 {
+	pos, neg := 0.0, 0.0
+	for m, v := range y {
+		w := 1.0
+		if c != nil {
+			w = c[m]
+		}
+		if v > 0 {
+			pos += w
+		} else {
+			neg += w
+		}
+	}
+	if pos <= 0 || neg <= 0 {
+		return 0
+	}
+	return math.Log(pos / neg)
 }
