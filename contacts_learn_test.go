@@ -74,8 +74,9 @@ func TestLearnContactsRanksTruePairs(t *testing.T) {
 		t.Errorf("ContactMap reports ρ %v, λ %v, gap ignored %v, Neff %v; want the defaults and %d", cm.Ridge, cm.Width, cm.IgnoreGap, cm.Neff, count)
 	}
 	for _, nf := range cm.Nodes {
-		if !nf.Converged {
-			t.Errorf("node %d did not converge: %+v", nf.Node, nf)
+		// The default fits reference pairs: k' = 4 states scored, 3 a node.
+		if !nf.Converged || nf.Regressions != 3 {
+			t.Errorf("node %d: %+v, want 3 converged regressions", nf.Node, nf)
 		}
 	}
 	ranked := RankContacts(cm.Scores, 1)
@@ -107,7 +108,7 @@ func TestLearnContactsMatchesLearnPairwise(t *testing.T) {
 		t.Fatal(err)
 	}
 	opts := []Option{WithRidge(3), WithWidth(5), WithIgnoreGap(false), WithTolerance(1e-10), WithWorkers(1)}
-	cm, err := LearnContacts(s, opts...)
+	cm, err := LearnContacts(s, append(opts, WithReferencePairs(false))...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,5 +167,79 @@ func TestLearnContactsErrors(t *testing.T) {
 	}
 	if d := time.Since(start); d > 2*time.Second {
 		t.Errorf("cancelled after 50 ms, returned after %v", d)
+	}
+}
+
+// TestLearnContactsReferencePairs checks WithReferencePairs against all
+// pairs: on the family of TestLearnContactsRanksTruePairs (which checks
+// the default, reference pairs) all pairs must rank the true pairs as
+// well (the same bound, for the same reasons), and with two states scored
+// (k = 3, the gap ignored) its single value pair is the single pair of
+// Algorithm 2, so the raw scores must agree with the default's to the
+// solver's tolerance: the averaged block of equation (9) has rows ±U/2,
+// the reference block rows 0 and −U, equal once centred.
+func TestLearnContactsReferencePairs(t *testing.T) {
+	const n, count = 16, 3000
+	m, truth := contactFamily(t, n, 3)
+	g, err := NewGibbsSampler(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := g.Sample(rand.NewPCG(5, 6), count)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm, err := LearnContacts(s, WithWorkers(2), WithReferencePairs(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, nf := range cm.Nodes {
+		// k' = 4 states scored: all 6 pairs a node.
+		if !nf.Converged || nf.Regressions != 6 {
+			t.Errorf("node %d: %+v, want 6 converged regressions", nf.Node, nf)
+		}
+	}
+	top := len(truth)
+	p := ContactPrecision(RankContacts(cm.Scores, 1), top, func(i, j int) bool { return truth[[2]int{i, j}] })
+	if p < 0.8 {
+		t.Errorf("top-%d precision %.2f with all pairs, want at least 0.8", top, p)
+	}
+
+	// Three states, the gap (0) ignored: one value pair, (1, 2).
+	rng := rand.New(rand.NewPCG(9, 10))
+	rows := make([][]int, 400)
+	for r := range rows {
+		rows[r] = make([]int, 5)
+		for j := range rows[r] {
+			rows[r][j] = rng.IntN(3)
+		}
+		rows[r][1] = rows[r][0] // a dependent pair, so that scores differ
+		if rng.IntN(4) == 0 {
+			rows[r][1] = 1 + rng.IntN(2)
+		}
+	}
+	s3, err := NewSamples(3, rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := []Option{WithTolerance(1e-11), WithWorkers(1)}
+	all, err := LearnContacts(s3, append(opts, WithReferencePairs(false))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := LearnContacts(s3, append(opts, WithReferencePairs(true))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 5; i++ {
+		for j := i + 1; j < 5; j++ {
+			a, b := all.Raw.At(i, j), ref.Raw.At(i, j)
+			if math.Abs(a-b) > 1e-5*(1+a) {
+				t.Errorf("raw score (%d, %d): %v with all pairs, %v with the reference pair", i, j, a, b)
+			}
+		}
+	}
+	if all.Raw.At(0, 1) < 5*all.Raw.At(2, 3) {
+		t.Errorf("the dependent pair's raw score %v is not far above an independent one's %v", all.Raw.At(0, 1), all.Raw.At(2, 3))
 	}
 }

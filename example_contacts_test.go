@@ -53,7 +53,7 @@ func ExampleLearnContacts() {
 		fmt.Printf("%s %s %.2f\n", names[c.I], names[c.J], c.Score)
 	}
 	// Output:
-	// col4 col9 0.41
-	// col2 col7 0.40
-	// col1 col3 0.04
+	// col4 col9 0.42
+	// col2 col7 0.41
+	// col6 col8 0.04
 }

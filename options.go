@@ -42,6 +42,7 @@ type config struct {
 	missing   MissingRule  // missing.go: WithMissing
 	ridge     float64      // ρ of WithRidge; 0 for none
 	gap       int          // contacts_learn.go: WithIgnoreGap
+	refPairs  int          // contacts_learn.go: WithReferencePairs
 
 	errs []error // problems found while applying options
 }

@@ -12,6 +12,7 @@
 //	go run . tuning [flags]          measure the tuning-free learner against the oracle into ../docs/tuning
 //	go run . compare DATA TRUTH      time one ../shared/bench data file, as the baselines do
 //	go run . scaling [flags]         fit and draw the learners' scaling from go test -bench output
+//	go run . structprec prep|score   contact precision against a solved structure (docs/contacts)
 //	go run . psych [flags]           the default against the IsingFit preset on questionnaire-shaped networks
 //	go run . regular [flags]         write samples of a random d-regular Ising model for the scaling study
 //
@@ -37,6 +38,7 @@ var commands = []command{
 	{Name: "missing", Summary: "exact recovery against N with values missing at random: missing as a state, listwise deletion, complete data", Run: runMissing},
 	{Name: "scaling", Summary: "fit the exponents of time against N, n and k from go test -bench output and draw them", Run: runScaling},
 	{Name: "regular", Summary: "write Gibbs samples of a random d-regular Ising model and its truth, for glmnet and pairwise learn", Run: runRegular},
+	{Name: "structprec", Summary: "contact precision of score files against a solved structure (PDB) or a distance map; prepares focus alignments", Run: runStructprec},
 	{Name: "psych", Summary: "the default against the IsingFit preset on questionnaire-shaped networks, N = 100 to 2500", Run: runPsych},
 }
 

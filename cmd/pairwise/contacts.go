@@ -23,7 +23,9 @@ in the zero-sum gauge, gap state excluded, with the average product
 correction (APC), the contact predictor of direct coupling analysis.
 Sequences are reweighted by 1/(number of sequences at >= theta identity), as
 plmc does. The learner is pairwise.LearnContacts: Algorithm 2's nodewise
-value-pair regressions with a ridge term (see docs/contacts).
+value-pair regressions with a ridge term, by default only those of each
+column's most frequent value against the others (-all-pairs for every
+pair; see docs/contacts).
 
 Output (-o, standard output by default):
   csv    i,j,score: the pairs ranked by score (the column names are the
@@ -65,6 +67,8 @@ func runContacts(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("o", "", "output file (standard output when empty or -)")
 	png := fs.String("png", "", "also draw the score matrix as a PNG heat map, the top pairs marked")
 	ridge := fs.Float64("ridge", pairwise.DefaultContactRidge, "ridge ρ of every regression, in effective sequences")
+	allPairs := fs.Bool("all-pairs", false, "fit every value pair of a column, as Algorithm 2 does ((k-1)(k-2)/2 regressions), instead of its most frequent value against each other (k-2)")
+	tol := fs.Float64("tol", pairwise.DefaultContactTolerance, "certified optimality gap of every regression")
 	lambda := fs.Float64("lambda", pairwise.DefaultContactWidth, "width λ: l2,1 radius 2λ√k of every regression")
 	workers := fs.Int("workers", 0, "goroutines (0 for every core)")
 	quiet := fs.Bool("quiet", false, "no progress bar and no summary on standard error")
@@ -122,7 +126,11 @@ func runContacts(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return cli.FileError(in.Name, err)
 		}
-		lopts := []pairwise.Option{pairwise.WithRidge(*ridge), pairwise.WithWidth(*lambda), pairwise.WithIgnoreGap(*ignoreGap), pairwise.WithProgress(progress)}
+		lopts := []pairwise.Option{
+			pairwise.WithRidge(*ridge), pairwise.WithWidth(*lambda),
+			pairwise.WithIgnoreGap(*ignoreGap), pairwise.WithProgress(progress),
+			pairwise.WithReferencePairs(!*allPairs), pairwise.WithTolerance(*tol),
+		}
 		if *workers > 0 {
 			lopts = append(lopts, pairwise.WithWorkers(*workers))
 		}

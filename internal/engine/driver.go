@@ -258,7 +258,9 @@ type PairPlan struct {
 	Pairs    [][2]int // the value pairs (α, β) with rows of both values
 	Empty    int
 	OneLabel [][2]int
-	byValue  [][]int32 // the rows with z_i = a
+	// Ref is the reference value of PlanReferencePairs, −1 otherwise.
+	Ref     int
+	byValue [][]int32 // the rows with z_i = a
 }
 
 // PlanPairs returns node i's plan. Values in skip (nil for none) are left
@@ -268,7 +270,7 @@ func (e *Driver) PlanPairs(i int, skip []bool) *PairPlan {
 	e.Work.last, e.Work.lastDesign = nil, nil // a new node's tasks may reuse old addresses
 	s := e.Data.Rows
 	n, k := s.N, s.K
-	pl := &PairPlan{Node: i, byValue: make([][]int32, k)}
+	pl := &PairPlan{Node: i, Ref: -1, byValue: make([][]int32, k)}
 	for m := 0; m < s.Count; m++ {
 		if s.Weights != nil && s.Weights[m] == 0 {
 			continue
@@ -293,6 +295,54 @@ func (e *Driver) PlanPairs(i int, skip []bool) *PairPlan {
 				pl.Pairs = append(pl.Pairs, [2]int{alpha, beta})
 			}
 		}
+	}
+	return pl
+}
+
+// PlanReferencePairs returns node i's plan with only the value pairs that
+// hold its reference value r, the value (of those not in skip) with the
+// largest total row weight (the smallest such value on a tie): the k'−1
+// pairs (min(r, β), max(r, β)) for every other value β with rows, in
+// increasing β, where PlanPairs has k'(k'−1)/2 pairs. Each log-odds
+// between two values α, β is then the difference of their log-odds against
+// r. Empty and OneLabel count as in PlanPairs over those pairs; Ref is r
+// (−1 when no value has rows).
+func (e *Driver) PlanReferencePairs(i int, skip []bool) *PairPlan {
+	pl := e.PlanPairs(i, skip)
+	s := e.Data.Rows
+	k := s.K
+	ref, best := -1, 0.0
+	for a := 0; a < k; a++ {
+		if skip != nil && skip[a] || len(pl.byValue[a]) == 0 {
+			continue
+		}
+		w := 0.0
+		for _, m := range pl.byValue[a] {
+			w += s.Weight(int(m))
+		}
+		if ref < 0 || w > best {
+			ref, best = a, w
+		}
+	}
+	pl.Ref = ref
+	pl.Pairs, pl.Empty, pl.OneLabel = pl.Pairs[:0], 0, nil
+	if ref < 0 {
+		return pl
+	}
+	for b := 0; b < k; b++ {
+		if b == ref || skip != nil && skip[b] {
+			continue
+		}
+		if len(pl.byValue[b]) == 0 {
+			// The reference has rows: the pair has one label, that of r.
+			lo, hi, sign := min(ref, b), max(ref, b), 1
+			if ref > b {
+				sign = -1
+			}
+			pl.OneLabel = append(pl.OneLabel, [2]int{lo*k + hi, sign})
+			continue
+		}
+		pl.Pairs = append(pl.Pairs, [2]int{min(ref, b), max(ref, b)})
 	}
 	return pl
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -198,4 +199,63 @@ func TestFastPathScratchIndependent(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestPlanReferencePairs checks the reference value (the heaviest, found
+// here by summing the weights directly) and the pairs formed with it: with
+// value 0 skipped and value 4 absent, node 0's reference pairs are (r, β)
+// for the other values with rows, in order, and the pair with 4 has one
+// label, the reference's.
+func TestPlanReferencePairs(t *testing.T) {
+	const k = 5
+	// Node 0 takes 3 rows of value 1 (weight 0.5 each), 2 of value 2
+	// (weight 1 each), 1 of value 3 (weight 3), 2 of value 0 (weight 9).
+	vals := []uint8{1, 1, 1, 2, 2, 3, 0, 0}
+	wts := []float64{0.5, 0.5, 0.5, 1, 1, 3, 9, 9}
+	z := make([]uint8, 0, 2*len(vals))
+	for m, v := range vals {
+		z = append(z, v, uint8(m%k))
+	}
+	rows := &Rows{N: 2, K: k, Count: len(vals), States: z, Weights: wts}
+	e := testEngine(rows, false, 1e-6, new(Work))
+	skip := []bool{true, false, false, false, false}
+	weight := make([]float64, k)
+	for m, v := range vals {
+		weight[v] += wts[m]
+	}
+	want := -1
+	for a := 1; a < k; a++ {
+		if want < 0 || weight[a] > weight[want] {
+			want = a
+		}
+	}
+	pl := e.PlanReferencePairs(0, skip)
+	if pl.Ref != want || want != 3 {
+		t.Fatalf("reference %d, want %d (the heaviest value but the skipped 0)", pl.Ref, want)
+	}
+	if fmt.Sprint(pl.Pairs) != "[[1 3] [2 3]]" {
+		t.Errorf("pairs %v, want [[1 3] [2 3]]", pl.Pairs)
+	}
+	if fmt.Sprint(pl.OneLabel) != fmt.Sprint([][2]int{{3*k + 4, 1}}) || pl.Empty != 0 {
+		t.Errorf("one-label pairs %v, empty %d; want (3, 4) with the label of 3, none empty", pl.OneLabel, pl.Empty)
+	}
+	// The reference's rows are in every pair's task, with label +1 as α.
+	for p := range pl.Pairs {
+		task := e.Task(pl, p)
+		n3 := 0
+		for m, r := range task.Rows {
+			if vals[r] == 3 {
+				n3++
+				if task.Y[m] != -1 {
+					t.Errorf("pair %v: the reference's row %d has label %v, want -1 (β)", pl.Pairs[p], r, task.Y[m])
+				}
+			}
+		}
+		if n3 != 1 {
+			t.Errorf("pair %v: %d rows of the reference, want 1", pl.Pairs[p], n3)
+		}
+	}
+	if pp := e.PlanPairs(0, skip); pp.Ref != -1 || len(pp.Pairs) != 3 {
+		t.Errorf("PlanPairs: ref %d, %d pairs; want -1 and 3", pp.Ref, len(pp.Pairs))
+	}
 }

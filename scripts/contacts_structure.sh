@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Contact precision against solved structures (docs/contacts, issue 19):
+# pairwise contacts and plmc on protein families whose structure is known,
+# the precision of their top L/5, L/2 and L pairs (separation >= 6), and
+# CPU seconds, wall seconds and peak memory from /usr/bin/time -v, run side
+# by side under nice. Not part of CI (tens of minutes on 2 cores).
+#
+#   DATA=/path/to/files bash scripts/contacts_structure.sh
+#   FAMILIES="1guu PF00014" VARIANTS="default ref" DATA=... bash scripts/contacts_structure.sh
+#
+# The data are third-party and are not in this repository, and this script
+# fetches nothing: put these files in $DATA (paths inside the public GitHub
+# repositories named, at the commits docs/contacts gives):
+#   1atzA.aln          soedinglab/CCMpred     example/1atzA.aln    (PSICOV's 1atz family)
+#   1atz.pdb           bestlab/GREMLIN_RF     preprocessing/org_pdb/1atz.pdb (PDB 1ATZ as deposited)
+#   1guuA.aln          psipred/DeepCov        test/example_io/1guuA.aln
+#   1guu.pdb           bestlab/GREMLIN_RF     preprocessing/org_pdb/1guu.pdb
+#   DHFR.a2m           ../shared/bench/plmc/example/protein/DHFR.a2m (read from there if absent)
+#   5dfr.pdb           openmm/openmm          examples/benchmarks/5dfr_minimized.pdb (E. coli DHFR, PDB 5DFR, minimised)
+#   PFxxxxx.fasta.gz, PFxxxxx_struct.dat
+#                      pagnani/ArDCAData      data/PF00014/PF00014_mgap6.fasta.gz, data/PF00014/PF00014_struct.dat,
+#                                             data/PF00595/PF00595_mgap6.fasta.gz, data/PF00595/PF00595_struct.dat,
+#                                             data/PF13354/PF13354_wo_ref_seqs.fasta.gz, data/PF13354/PF13354_struct.dat
+#                      (the Pfam families' distance maps, columns numbered as the alignment's)
+#
+# plmc is built from ../shared/bench/plmc in a temporary directory, run as
+# its authors recommend (-le 16 -lh 0.01 -m 100 -t 0.2 -g) with -n 2; ours
+# with -workers 2. Each structure family's alignment is first rewritten by
+# "study structprec prep" with the sequence of the structure's chain first
+# and only its residue columns, so that both programs number the columns
+# 1..L as residues of that sequence; the Pfam families are read as they are.
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+DATA=${DATA:?set DATA to the folder of the files listed above}
+plmcsrc=${PLMC_SRC:-$repo/../shared/bench/plmc}
+work=${WORK:-$(mktemp -d)}
+FAMILIES=${FAMILIES:-"1guu PF00014 PF13354 1atz PF00595 DHFR"}
+VARIANTS=${VARIANTS:-"default plmc"}
+echo "working in $work" >&2
+mkdir -p "$work/plmc"
+cp -r "$plmcsrc/." "$work/plmc"
+make -s -C "$work/plmc" all-openmp >/dev/null 2>&1
+plmc=$work/plmc/bin/plmc
+(cd "$repo" && go build -o "$work/pairwise" ./cmd/pairwise)
+(cd "$repo/study" && go build -o "$work/study" .)
+cd "$work"
+results=$work/results.tsv
+: > "$results"
+
+# timed TAG CMD... runs CMD under nice and /usr/bin/time -v and appends
+# TAG wall_s cpu_s peak_MB to $results.
+timed() {
+  local tag=$1; shift
+  nice -n 19 /usr/bin/time -v "$@" 2> "$tag.time" > "$tag.out"
+  awk -v tag="$tag" -F': ' '
+    /Elapsed \(wall clock\)/ { n = split($2, t, ":"); w = 0; for (i = 1; i <= n; i++) w = w * 60 + t[i] }
+    /User time/ { u = $2 } /System time/ { s = $2 }
+    /Maximum resident/ { m = $2 / 1024 }
+    END { printf "%s\twall=%.1f\tcpu=%.1f\tpeakMB=%.0f\n", tag, w, u + s, m }' "$tag.time" >> "$results"
+}
+
+# pdbseq PDB CHAIN prints the one-letter sequence of the chain's Cα atoms.
+pdbseq() {
+  awk -v ch="$2" '/^ENDMDL/{exit} /^ATOM/ && substr($0,13,4)==" CA " && substr($0,22,1)==ch && (substr($0,17,1)==" "||substr($0,17,1)=="A") {print substr($0,18,3)}' "$1" |
+    awk 'BEGIN{split("ALA A ARG R ASN N ASP D CYS C GLN Q GLU E GLY G HIS H HID H HIE H ILE I LEU L LYS K MET M MSE M PHE F PRO P SER S THR T TRP W TYR Y VAL V", a, " "); for (i = 1; i < length(a); i += 2) c[a[i]] = a[i+1]}
+         {printf "%s", ($1 in c) ? c[$1] : "X"} END{print ""}'
+}
+
+# family NAME prepares the alignment and sets aln and truth (the score
+# command's truth flags).
+family() {
+  case $1 in
+  1atz|1guu)
+    "$work/study" structprec prep -match "$(pdbseq "$DATA/$1.pdb" A)" -o "$1.fasta" "$DATA/${1}A.aln"
+    aln=$1.fasta; truth=(-pdb "$DATA/$1.pdb" -chain A -fasta "$1.fasta") ;;
+  DHFR)
+    a2m=$DATA/DHFR.a2m; [ -f "$a2m" ] || a2m=$plmcsrc/example/protein/DHFR.a2m
+    "$work/study" structprec prep -focus DYR_ECOLI/1-159 -o DHFR.fasta "$a2m"
+    # 5dfr_minimized.pdb has no chain letter.
+    aln=DHFR.fasta; truth=(-pdb "$DATA/5dfr.pdb" -chain _ -fasta DHFR.fasta) ;;
+  PF00014|PF00595|PF13354)
+    local gz
+    gz=$(ls "$DATA/$1"_*.fasta.gz | head -1)
+    gunzip -c "$gz" > "$1.fasta"
+    aln=$1.fasta
+    truth=(-dist "$DATA/$1_struct.dat" -L "$(awk '!/^>/{print length($0); exit}' "$1.fasta")") ;;
+  *) echo "unknown family $1" >&2; exit 1 ;;
+  esac
+}
+
+for f in $FAMILIES; do
+  family "$f"
+  files=()
+  for v in $VARIANTS; do
+    case $v in
+    plmc) timed "$f.plmc" "$plmc" -c "$f.plmc.ec" -le 16.0 -lh 0.01 -m 100 -t 0.2 -g -n 2 "$aln"; files+=("$f.plmc.ec") ;;
+    default) timed "$f.default" "$work/pairwise" contacts -quiet -workers 2 -o "$f.default.csv" "$aln"; files+=("$f.default.csv") ;;
+    # Any other variant NAME=FLAGS, e.g. "rho16=-ridge,16": commas become spaces.
+    *=*) name=${v%%=*}; flags=${v#*=}
+         # shellcheck disable=SC2086
+         timed "$f.$name" "$work/pairwise" contacts -quiet -workers 2 ${flags//,/ } -o "$f.$name.csv" "$aln"; files+=("$f.$name.csv") ;;
+    esac
+  done
+  echo "precision $f" >> "$results"
+  "$work/study" structprec score "${truth[@]}" "${files[@]}" >> "$results" 2>> "$results"
+done
+cat "$results"

@@ -1,0 +1,154 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestAlignSeqsMapsAnInsertion(t *testing.T) {
+	// b has an extra residue X after "ACD" and two leading residues: the
+	// mapping must skip both.
+	a := alignSeqs("ACDEFGHIK", "MMACDXEFGHIK")
+	want := []int{2, 3, 4, 6, 7, 8, 9, 10, 11}
+	for i, w := range want {
+		if a.toB[i] != w {
+			t.Fatalf("toB = %v, want %v", a.toB, want)
+		}
+	}
+	if a.identical != 9 || a.aligned != 9 {
+		t.Fatalf("identical %d aligned %d, want 9 and 9", a.identical, a.aligned)
+	}
+}
+
+// pdbLine formats one ATOM record.
+func pdbLine(serial int, atom, res string, chain string, seq int, x, y, z float64) string {
+	return fmt.Sprintf("ATOM  %5d %-4s %3s %1s%4d    %8.3f%8.3f%8.3f  1.00  0.00           C", serial, " "+atom, res, chain, seq, x, y, z)
+}
+
+func TestPDBTruthUsesCBAndCAForGlycine(t *testing.T) {
+	// Residues on a line, 5 Å apart in CA; residue 3 is a glycine (CA
+	// used), residue 2's CB sits 10 Å off the line. Chain B is ignored.
+	var b strings.Builder
+	res := []string{"ALA", "SER", "GLY", "LEU"}
+	serial := 1
+	for i, r := range res {
+		x := 5 * float64(i)
+		fmt.Fprintln(&b, pdbLine(serial, "CA", r, "A", i+1, x, 0, 0))
+		serial++
+		if r != "GLY" {
+			y := 0.5
+			if i == 1 {
+				y = 10
+			}
+			fmt.Fprintln(&b, pdbLine(serial, "CB", r, "A", i+1, x, y, 0))
+			serial++
+		}
+	}
+	fmt.Fprintln(&b, pdbLine(serial, "CA", "TRP", "B", 1, 0, 0, 0))
+	rs, err := readPDBChain(strings.NewReader(b.String()), "A")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 4 || rs[2].hasCB || !rs[0].hasCB {
+		t.Fatalf("residues %+v", rs)
+	}
+	var log bytes.Buffer
+	tm := pdbTruth("ASGL", rs, 8, &log)
+	// Brute force: CB (CA for G) distances.
+	want := map[[2]int]bool{
+		{0, 1}: false, // (0,0.5) to (5,10): 10.6
+		{0, 2}: false, // 10
+		{0, 3}: false, // 15
+		{1, 2}: false, // (5,10) to (10,0): 11.2
+		{1, 3}: false, // (5,10) to (15,0.5): 13.8
+		{2, 3}: true,  // (10,0) to (15,0.5): 5.02
+	}
+	for p, c := range want {
+		if tm.contact[p] != c || !tm.known(p[0], p[1]) {
+			t.Errorf("pair %v: contact %v known %v, want %v", p, tm.contact[p], tm.known(p[0], p[1]), c)
+		}
+	}
+}
+
+func TestPrecisionAtCountsKnownPairsOnly(t *testing.T) {
+	tm := truthMap{L: 10, contact: map[[2]int]bool{{0, 6}: true, {0, 7}: false, {1, 8}: true, {2, 9}: false}}
+	tm.known = func(i, j int) bool { _, ok := tm.contact[[2]int{i, j}]; return ok }
+	pairs := []scoredPair{
+		{0, 1, 9},   // separation 1: not ranked
+		{3, 9, 8},   // unknown truth: skipped
+		{0, 7, 7},   // false
+		{1, 8, 6},   // true
+		{0, 6, 5},   // true
+		{2, 9, 0.5}, // false
+	}
+	got, err := precisionAt(pairs, tm, 6, []int{1, 2, 3, 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []float64{0, 0.5, 2.0 / 3, 0.5}
+	for x := range want {
+		if got[x] != want[x] {
+			t.Fatalf("precision %v, want %v", got, want)
+		}
+	}
+	if _, err := precisionAt(pairs, tm, 6, []int{5}); err == nil {
+		t.Fatal("top 5 of 4 known pairs: want an error")
+	}
+}
+
+func TestStructprecPrepAndScoreFiles(t *testing.T) {
+	dir := t.TempDir()
+	// A2M: the focus (second) has a gap in match column 3 and an insert;
+	// the prepared columns are its residues A C E F.
+	aln := ">s1\nAC-DEF\n>foc\nACa--EF\n>s3\nGG.-QHH\n"
+	if err := os.WriteFile(filepath.Join(dir, "a.a2m"), []byte(aln), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "p.fasta")
+	var stdout, stderr bytes.Buffer
+	if err := runStructprec([]string{"prep", "-focus", "foc", "-o", out, filepath.Join(dir, "a.a2m")}, &stdout, &stderr); err != nil {
+		t.Fatal(err, stderr.String())
+	}
+	got, _ := os.ReadFile(out)
+	if want := ">foc\nACEF\n>s1\nACEF\n>s3\nGGHH\n"; string(got) != want {
+		t.Fatalf("prepared\n%s\nwant\n%s", got, want)
+	}
+	// Score a plmc file and a CSV against a distance map of 10 columns:
+	// the pairs at separation >= 6 are in contact when j - i = 6.
+	var dist, ec, csv strings.Builder
+	csv.WriteString("i,j,score\n")
+	for i := 1; i <= 10; i++ {
+		for j := i + 1; j <= 10; j++ {
+			d := 12.0
+			if j-i == 6 {
+				d = 5
+			}
+			fmt.Fprintf(&dist, "%d %d 0 %g\n", i, j, d)
+			// plmc ranks the contacts first, the CSV last.
+			fmt.Fprintf(&ec, "%d A %d X 0 %g\n", i, j, 20-d)
+			fmt.Fprintf(&csv, "col%d,col%d,%g\n", i, j, d)
+		}
+	}
+	for name, body := range map[string]string{"d.dat": dist.String(), "p.ec": ec.String(), "o.csv": csv.String()} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stdout.Reset()
+	err := runStructprec([]string{"score", "-dist", filepath.Join(dir, "d.dat"), "-L", "10",
+		filepath.Join(dir, "p.ec"), filepath.Join(dir, "o.csv")}, &stdout, &stderr)
+	if err != nil {
+		t.Fatal(err, stderr.String())
+	}
+	// 10 pairs at separation >= 6, 4 of them contacts; top 2, 5, 10.
+	want := "# L = 10, 4 contacts at separation >= 6; top 2, 5, 10\nfile\tP(L/5)\tP(L/2)\tP(L)\n" +
+		filepath.Join(dir, "p.ec") + "\t1.000\t0.800\t0.400\n" +
+		filepath.Join(dir, "o.csv") + "\t0.000\t0.000\t0.400\n"
+	if stdout.String() != want {
+		t.Fatalf("got\n%s\nwant\n%s", stdout.String(), want)
+	}
+}
