@@ -59,7 +59,7 @@ func runStructprec(args []string, stdout, stderr io.Writer) error {
 	case "score":
 		return runStructprecScore(args[1:], stdout, stderr)
 	case "-h", "-help", "--help":
-		fmt.Fprint(stdout, structprecUsage)
+		fmt.Fprint(stderr, structprecUsage) // help goes where every command's goes
 		return nil
 	}
 	fmt.Fprint(stderr, structprecUsage)
