@@ -271,6 +271,7 @@ func runScreenCases(t *testing.T, cases []screenCase) {
 // is every variable, so that the working set gives way to the full
 // problem). See checkScreened for what is checked.
 func TestScreenMatchesUnscreened(t *testing.T) {
+	skipUnderRace(t)
 	runScreenCases(t, []screenCase{
 		{"tree", 50, []float64{0.5, 2, 100}, []int{0, 25}},
 		{"factor", 50, []float64{0.5, 2, 100}, []int{0, 25}},
@@ -283,6 +284,7 @@ func TestScreenMatchesUnscreened(t *testing.T) {
 // n = 600, one node a truth (the unscreened fits' n-dimensional moments
 // make it the slow part).
 func TestScreenMatchesUnscreenedLarge(t *testing.T) {
+	skipUnderRace(t)
 	runScreenCases(t, []screenCase{
 		{"tree", 600, []float64{0.5, 2}, []int{300}},
 		{"factor", 600, []float64{2}, []int{300}},
@@ -294,6 +296,7 @@ func TestScreenMatchesUnscreenedLarge(t *testing.T) {
 // the width search does), with the weights of a cross-validation fold (a
 // fifth of the rows at zero), and with a ridge, on n = 200 spins.
 func TestScreenWarmFoldsRidge(t *testing.T) {
+	skipUnderRace(t)
 	s := treeRows(200, 2000, 5)
 	fold := make([]float64, s.Count)
 	for m := range fold {
