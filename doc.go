@@ -55,8 +55,9 @@
 // the pairs that stand above the widest gap in the statistics just below
 // z*(α). On Ising data with too few observations for the test to find most
 // of the pairs that both nodes' EBIC fits keep nonzero, those pairs join
-// the test's graph when a global test of independence rejects at α and BIC
-// prefers the union (the EBIC graph; WaldTest says when). WaldTest's fields
+// the test's graph when a global test of independence rejects at α/2 and
+// the test found nothing or BIC prefers the union (the EBIC graph; WaldTest
+// says when). WaldTest's fields
 // turn each stage off. Result.Tuning reports what was chosen. IsingFit
 // returns the options of R's IsingFit rule instead (EBIC γ = 0.25, AND
 // rule, every nonzero coefficient an edge, no test), for users who must

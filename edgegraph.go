@@ -32,19 +32,22 @@ import (
 // The stage runs on Ising data when the widths were chosen by EBIC (the
 // default Selection), after the test has chosen G_W:
 //
-//  1. A global test of independence at level α (the test's FalseEdgeRate):
-//     T = Σ N·r_ij² over the pairs whose 2×2 table passes Cochran's rule
-//     (r_ij the correlation of spins i and j: N·r_ij² is Pearson's
-//     chi-square of the table). Given the margins, independent spins make
-//     each table hypergeometric, so the mean and the variance of every term
-//     are known exactly (hyperChiMoments), and the terms are uncorrelated:
-//     two pairs that share spin i are independent given spin i, and each
-//     term's conditional mean does not depend on it. T is referred to the
-//     scaled chi-square law with that mean and variance (Satterthwaite
-//     1946). Unless it rejects, G_W stands. So on independent data the
-//     stage adds an edge with probability at most about α: a model with no
-//     edge is learned with one with probability at most about 2α, α for the
-//     test's own edges and α for this one.
+//  1. A global test of independence at level α/2 (α the test's
+//     FalseEdgeRate): T = Σ N·r_ij² over the pairs whose 2×2 table passes
+//     Cochran's rule (r_ij the correlation of spins i and j: N·r_ij² is
+//     Pearson's chi-square of the table). Given the margins, independent
+//     spins make each table hypergeometric, so the mean and the variance of
+//     every term are known exactly (hyperChiMoments), and the terms are
+//     uncorrelated: two pairs that share spin i are independent given spin
+//     i, and each term's conditional mean does not depend on it. T is
+//     referred to the scaled chi-square law with that mean and variance
+//     (Satterthwaite 1946). Unless it rejects, G_W stands. The law is an
+//     approximation: on independent data (4000 runs a cell, n = 5 to 30,
+//     N = 50 to 1000, P(1) = 0.3 and 0.5) the test at level 0.01 rejected
+//     in 0.8% to 1.4% of runs, at 0.005 in 0.3% to 0.8%. Hence α/2: the
+//     stage adds an edge to independent data in at most about α/2 of runs,
+//     and with the Wald test's own α a model with no edge is learned with
+//     one with probability at most about 1.5α.
 //  2. G_A is the set of pairs whose coupling both nodes' constrained fits
 //     keep nonzero (but pairs of a constant variable). If it adds nothing
 //     to G_W, G_W stands. If G_W is empty, the graph is G_U = G_W ∪ G_A:

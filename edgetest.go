@@ -39,7 +39,7 @@ import (
 // below α. Every pair that reaches z*(α) is an edge; when none does, the
 // test's graph is empty, so the test gives a model with no edge a false
 // edge with probability at most about α whatever the stages below do (the
-// EBIC graph stage adds at most about α more; see there).
+// EBIC graph stage adds at most about α/2 more; see there).
 //
 // The refit stage (Ising data; off with NoRefit) keeps, for each node, the
 // spins whose pair statistic reaches 1.5 (or z₁ below, if lower), refits the
@@ -90,12 +90,12 @@ import (
 // nonzero: G_A) finds more, at a precision of about 0.75 to 0.85. The test's
 // graph G_W is replaced by G_W ∪ G_A when (1) a global test of independence
 // (the sum over pairs of Pearson's chi-square of their 2×2 tables, with
-// its exact mean and variance given the margins) rejects at level α, and
+// its exact mean and variance given the margins) rejects at level α/2, and
 // either (2) G_W is empty (the global test has rejected the empty graph) or
 // (3) G_W holds fewer than half of G_A's pairs (the test lacks the power to
 // judge them) and the union has the smaller BIC of the nodes'
 // conditional likelihoods refitted without constraint. On independent data
-// step 1 keeps the stage from adding an edge in all but about α of the
+// step 1 keeps the stage from adding an edge in all but about α/2 of the
 // runs; as N grows the test finds most of G_A's true pairs and step 3
 // leaves its graph alone. The pairs the stage adds are not tested and
 // carry no false-edge rate (Tuning.EBICGraph says when it chose the graph,
@@ -113,8 +113,8 @@ import (
 // statistics and the mixture.
 type WaldTest struct {
 	// FalseEdgeRate is α, in (0, 1); zero means DefaultFalseEdgeRate.
-	// It is the family-wise level of the Bonferroni test and the level of
-	// the EBIC graph stage's test of independence.
+	// It is the family-wise level of the Bonferroni test; the EBIC graph
+	// stage's test of independence runs at α/2.
 	FalseEdgeRate float64
 	// NoRefit turns the Ising refit stage off.
 	NoRefit bool
@@ -338,7 +338,7 @@ func (t WaldTest) run(ctx context.Context, s *Samples, res *Result, tun *Tuning,
 		// The EBIC graph of small samples (edgegraph.go).
 		p, _ := independenceP(s, counts, total)
 		tun.GlobalP = p
-		if p < alpha {
+		if p < alpha/2 {
 			constant := func(i, j int) bool { return nodes[i].Constant || nodes[j].Constant }
 			g, chosen, err := ebicGraph(ctx, s, res.est, keep, constant, workers)
 			if err != nil {

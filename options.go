@@ -283,10 +283,10 @@ func WithEdgeTest(t WaldTest) Option {
 
 // WithFalseEdgeRate sets α, the family-wise false-edge rate of the edge
 // test (WaldTest.FalseEdgeRate), keeping the test's other settings. α must
-// be in (0, 1); the default is DefaultFalseEdgeRate. On Ising data it is
-// also the level of the EBIC graph stage's test of independence, so that a
-// model with no edge is learned with one with probability at most about 2α
-// (α for the test, α for the stage; see WaldTest). It has no effect when
+// be in (0, 1); the default is DefaultFalseEdgeRate. On Ising data the
+// EBIC graph stage's test of independence runs at α/2, so that a model
+// with no edge is learned with one with probability at most about 1.5α (α
+// for the test, α/2 for the stage; see WaldTest). It has no effect when
 // WithMinEdgeWeight is given.
 func WithFalseEdgeRate(alpha float64) Option {
 	return optionFunc(func(c *config) {

@@ -70,9 +70,9 @@ const (
 	// DefaultFalseEdgeRate is the default α of WithFalseEdgeRate: the
 	// Bonferroni level above which every pair is an edge, which bounds
 	// the probability that the Wald test gives a model with no edge one
-	// (asymptotically), and the level of the EBIC graph stage's test of
-	// independence, which bounds the probability that the stage adds
-	// one; together at most about 2α. With the gap rule of WithEdgeGap,
+	// (asymptotically); the EBIC graph stage's test of independence runs
+	// at α/2, which bounds the probability that the stage adds one:
+	// together at most about 1.5α. With the gap rule of WithEdgeGap,
 	// 0.01 recovered more graphs exactly than 0.05 on the models of
 	// docs/tuning.
 	DefaultFalseEdgeRate = 0.01

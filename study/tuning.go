@@ -175,23 +175,24 @@ func tuningIsing(n int, edges [][2]int, lo, hi float64, r *rand.Rand) (*pairwise
 
 // tuningMethods are the learners the study can run.
 var tuningMethods = map[string]string{
-	"oracle":     "the true λ and η given (WithWidth, WithMinEdgeWeight)",
-	"default":    "tuning-free: Learn(samples) with no option",
-	"cv":         "tuning-free with WithSelection(CrossValidation{Folds: 5})",
-	"ebic":       "tuning-free with WithSelection(EBIC{Gamma: 0.25})",
-	"cv+eta":     "true η given, width by CrossValidation{Folds: 5}",
-	"ebic+eta":   "true η given, width by EBIC{Gamma: 0.25}",
-	"lambda":     "true λ given, edges by the edge test",
-	"bonferroni": "tuning-free with the edge test before the gap rule, the refit and the mixture: WithFalseEdgeRate(0.05), WithEdgeGap(false), WithRefit(false), WithEdgeMixture(false)",
-	"norefit":    "tuning-free without the Ising refit stage: WithRefit(false) (the mixture cut on the first stage's statistics)",
-	"gap":        "tuning-free with the gap rule in place of the Ising mixture cut: WithEdgeMixture(false) (the default until 2026-11-24, late evening)",
-	"nogap":      "tuning-free with Bonferroni at the default α alone: WithEdgeMixture(false), WithEdgeGap(false)",
-	"isingfit":   "IsingFit's rule: EBIC (γ = 0.25) widths and the AND support of the constrained fits (WithMinEdgeWeight(1e-9), WithSymmetrization(And))",
+	"oracle":      "the true λ and η given (WithWidth, WithMinEdgeWeight)",
+	"default":     "tuning-free: Learn(samples) with no option",
+	"cv":          "tuning-free with WithSelection(CrossValidation{Folds: 5})",
+	"ebic":        "tuning-free with WithSelection(EBIC{Gamma: 0.25})",
+	"cv+eta":      "true η given, width by CrossValidation{Folds: 5}",
+	"ebic+eta":    "true η given, width by EBIC{Gamma: 0.25}",
+	"lambda":      "true λ given, edges by the edge test",
+	"bonferroni":  "tuning-free with the edge test before the gap rule, the refit and the mixture: WithFalseEdgeRate(0.05), WithEdgeGap(false), WithRefit(false), WithEdgeMixture(false)",
+	"norefit":     "tuning-free without the Ising refit stage: WithRefit(false) (the mixture cut on the first stage's statistics)",
+	"gap":         "tuning-free with the gap rule in place of the Ising mixture cut: WithEdgeMixture(false) (the default until 2026-11-24, late evening)",
+	"nogap":       "tuning-free with Bonferroni at the default α alone: WithEdgeMixture(false), WithEdgeGap(false)",
+	"isingfit":    "IsingFit's rule: EBIC (γ = 0.25) widths and the AND support of the constrained fits (WithMinEdgeWeight(1e-9), WithSymmetrization(And))",
+	"noebicgraph": "tuning-free without the small-sample stage of the Ising edge test: WithEBICGraph(false) (the default until 2026-11-25)",
 }
 
 // tuningFreeMethods are the methods that need nothing of the true model, so
 // that they can run on files (-bench).
-var tuningFreeMethods = []string{"default", "bonferroni", "norefit", "gap", "nogap", "isingfit", "cv", "ebic"}
+var tuningFreeMethods = []string{"default", "bonferroni", "norefit", "gap", "nogap", "isingfit", "cv", "ebic", "noebicgraph"}
 
 func tuningOptions(method string, m *pairwise.Model) []pairwise.Option {
 	cv, ebic := pairwise.WithSelection(pairwise.CrossValidation{Folds: 5}), pairwise.WithSelection(pairwise.EBIC{Gamma: 0.25})
@@ -208,6 +209,8 @@ func tuningOptions(method string, m *pairwise.Model) []pairwise.Option {
 		return []pairwise.Option{pairwise.WithEdgeMixture(false)}
 	case "nogap":
 		return []pairwise.Option{pairwise.WithEdgeMixture(false), pairwise.WithEdgeGap(false)}
+	case "noebicgraph":
+		return []pairwise.Option{pairwise.WithEBICGraph(false)}
 	case "isingfit":
 		return []pairwise.Option{pairwise.WithMinEdgeWeight(1e-9), pairwise.WithSymmetrization(pairwise.And)}
 	case "default":
