@@ -3,6 +3,7 @@ package pairwise
 import (
 	"math"
 	"math/rand/v2"
+	"strconv"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -300,5 +301,42 @@ func TestEBICGraphOff(t *testing.T) {
 	}
 	if got := (WaldTest{NoEBICGraph: true}).String(); got != "WaldTest{NoEBICGraph}" {
 		t.Errorf("String: %q", got)
+	}
+}
+
+// BenchmarkEBICGraph measures the tuning-free default with the EBIC graph
+// stage on and off (WithEBICGraph) on a questionnaire of 25 items (five
+// subscales of five, each a 5-cycle with a chord, couplings 0.2, Gibbs
+// samples) at N = 250, where the stage chooses the graph, and at N = 2500,
+// where it computes only the test of independence; one worker.
+func BenchmarkEBICGraph(b *testing.B) {
+	const n = 25
+	w := mat.NewSymDense(n, nil)
+	for s := 0; s < 5; s++ {
+		o := 5 * s
+		for x := 0; x < 5; x++ {
+			w.SetSym(o+x, o+(x+1)%5, 0.2)
+		}
+		w.SetSym(o, o+2, 0.2)
+	}
+	h := make([]float64, n)
+	for i := range h {
+		h[i] = []float64{-0.6, 0.3, -0.2, 0.5, -0.4}[i%5]
+	}
+	m, err := NewIsing(w, h)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, count := range []int{250, 2500} {
+		s := benchSamples(b, "questionnaire25", m, count)
+		for _, on := range []bool{true, false} {
+			name := "N=" + strconv.Itoa(count) + "/stage=off"
+			if on {
+				name = "N=" + strconv.Itoa(count) + "/stage=on"
+			}
+			b.Run(name, func(b *testing.B) {
+				benchLearn(b, s, Learn, WithWorkers(1), WithEBICGraph(on))
+			})
+		}
 	}
 }
