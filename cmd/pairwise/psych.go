@@ -37,7 +37,7 @@ func addLearnerFlags(fs *flag.FlagSet) *learnerFlags {
 	return &learnerFlags{
 		histogram: fs.Bool("histogram", false, `the input is a histogram, lines "count,z_1,...,z_n"`),
 		merge:     fs.Bool("merge", true, "merge identical rows into counts while reading"),
-		isingfit:  fs.Bool("isingfit", false, "estimate as R's IsingFit does (pairwise.IsingFit: EBIC γ = 0.25, AND rule, every nonzero\ncoefficient an edge, no edge test); more edges than the default below N ≈ 500 (see docs/psych)"),
+		isingfit:  fs.Bool("isingfit", false, "estimate as R's IsingFit does (pairwise.IsingFit: EBIC γ = 0.25, AND rule, every nonzero\ncoefficient an edge, no edge test), to match a published analysis (see docs/psych)"),
 		lambda:    fs.Float64("lambda", 0, "width bound `λ` (default: chosen per node from the data)"),
 		eta:       fs.Float64("eta", 0, "minimum edge weight bound `η`: keep pairs whose estimate max|Ŵ_ij| reaches η/2 (default: the edge test)"),
 		selection: fs.String("select", "", "without -lambda, the `rule` choosing each node's λ: cv or ebic (default: ebic)"),
