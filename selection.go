@@ -235,7 +235,9 @@ func widthsString(w []float64) string {
 // η̂ = 2·t·SE_min, with t the test's Threshold and SE_min the smallest
 // standard error of any entry of any pair: no pair whose debiased estimate
 // is below η̂/2 in every entry can be an edge, the guarantee the paper's
-// rule gives for η/2. Result.Model holds the
+// rule gives for η/2; when the EBIC graph stage chose the graph
+// (EBICGraph), its pairs pass no threshold and Result.MinEdgeWeight is
+// IsingFitMinEdgeWeight, as with IsingFit's rule. Result.Model holds the
 // constrained (shrunk) estimates of the learned edges; Debiased gives the
 // debiased ones the test used.
 type Tuning struct {
@@ -248,7 +250,8 @@ type Tuning struct {
 	FalseEdgeRate, Critical float64
 	// Threshold is the statistic a pair needed to be an edge: Critical,
 	// or less when the gap rule of WithEdgeGap or the mixture cut of
-	// WithEdgeMixture lowered it. Lowest is the gap rule's floor z₁, zero
+	// WithEdgeMixture lowered it (the pairs the EBIC graph stage adds,
+	// when EBICGraph is true, need none). Lowest is the gap rule's floor z₁, zero
 	// when that rule did not run. Both are zero when WithMinEdgeWeight
 	// was given.
 	Threshold, Lowest float64
