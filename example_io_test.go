@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"gonum.org/v1/gonum/graph/topo"
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/mrfkit/pairwise"
 )
@@ -105,4 +106,71 @@ func ExampleReadCSVCompact() {
 	// count,a,b
 	// 3,0,1
 	// 1,1,1
+}
+
+// Write a learned graph for Graphviz: each edge is labelled with its Ising
+// coupling Â_ij, blue when positive and red when negative, as wide as its
+// weight. "neato -Tsvg chain.dot > chain.svg" draws it. WriteEdgesCSV and
+// WriteEdgesJSON write the same edges as tables.
+func ExampleResult_WriteDOT() {
+	a := mat.NewSymDense(3, nil)
+	a.SetSym(0, 1, 0.8)
+	a.SetSym(1, 2, -0.4)
+	m, err := pairwise.NewIsing(a, make([]float64, 3))
+	if err != nil {
+		log.Fatal(err)
+	}
+	sampler, err := pairwise.NewExactSampler(m)
+	if err != nil {
+		log.Fatal(err)
+	}
+	s, err := sampler.Sample(rand.NewPCG(1, 2), 20000)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if s, err = s.WithNames([]string{"smoker", "cough", "short breath"}); err != nil {
+		log.Fatal(err)
+	}
+	res, err := pairwise.Learn(s, pairwise.WithWidth(m.Width()), pairwise.WithMinEdgeWeight(0.4))
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := res.WriteDOT(os.Stdout); err != nil {
+		log.Fatal(err)
+	}
+	// Output:
+	// strict graph pairwise {
+	//   graph [
+	//     layout=neato
+	//     overlap=false
+	//     splines=true
+	//   ];
+	//   node [
+	//     shape=ellipse
+	//     fontname=Helvetica
+	//   ];
+	//   edge [
+	//     fontname=Helvetica
+	//     fontsize=10
+	//   ];
+	//
+	//   // Node definitions.
+	//   smoker;
+	//   cough;
+	//   "short breath";
+	//
+	//   // Edge definitions.
+	//   smoker -- cough [
+	//     penwidth=5.00
+	//     color="#2166ac"
+	//     label=0.80
+	//     tooltip="smoker -- cough: A = 0.8017"
+	//   ];
+	//   cough -- "short breath" [
+	//     penwidth=2.98
+	//     color="#b2182b"
+	//     label=-0.40
+	//     tooltip="cough -- short breath: A = -0.3963"
+	//   ];
+	// }
 }

@@ -102,24 +102,23 @@ func addResultFlags(fs *flag.FlagSet) (format, out, modelOut *string) {
 // learnFormats), and its model to modelOut unless that is "". s gives the
 // counts of the samples for the json format.
 func writeResult(format, out, modelOut string, stdout io.Writer, res *pairwise.Result, s sampleCounts) error {
-	names := res.Model.Names()
 	if err := cli.WriteFile(out, stdout, func(w io.Writer) error {
 		switch format {
 		case "json":
-			return writeEdgesJSON(w, res, names, s)
+			return res.WriteEdgesJSON(w, s.TotalWeight(), s.Len())
 		case "dot":
-			return writeDOT(w, res, names)
+			return res.WriteDOT(w)
 		case "model":
 			return res.Model.WriteModel(w)
 		}
-		return writeEdgesCSV(w, res, names)
+		return res.WriteEdgesCSV(w)
 	}); err != nil || modelOut == "" {
 		return err
 	}
 	return cli.WriteFile(modelOut, stdout, res.Model.WriteModel)
 }
 
-// sampleCounts is what writeEdgesJSON reports about the samples: a
+// sampleCounts is what Result.WriteEdgesJSON reports about the samples: a
 // *pairwise.Samples, or the *pairwise.Partial that recorded them.
 type sampleCounts interface {
 	TotalWeight() float64
