@@ -1,9 +1,12 @@
 package pairwise
 
 import (
+	"bufio"
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"strconv"
 
@@ -233,6 +236,49 @@ func (p *Partial) MarshalJSON() ([]byte, error) {
 		w.Nodes[x] = nj
 	}
 	return json.Marshal(w)
+}
+
+// WritePartial writes p to w as one line of JSON (MarshalJSON), and
+// gzip-compressed when compress is true: the file a shard hands to the
+// machine that merges, which ReadPartial reads back. It returns the first
+// write error of w as w returned it, and MarshalJSON's error for a
+// Partial that did not come from LearnShard or ReadPartial.
+func (p *Partial) WritePartial(w io.Writer, compress bool) error {
+	if !compress {
+		return json.NewEncoder(w).Encode(p)
+	}
+	zw := gzip.NewWriter(w)
+	if err := json.NewEncoder(zw).Encode(p); err != nil {
+		return err
+	}
+	return zw.Close()
+}
+
+// ReadPartial reads one Partial from r as WritePartial writes it, plain or
+// gzip-compressed (recognised by gzip's magic number, whatever the file is
+// called). It reads the first JSON value of r and ignores what follows. It
+// returns UnmarshalJSON's errors for a document that is not a Partial,
+// and an error for empty input ("EOF"), malformed or truncated JSON and a
+// corrupt gzip stream.
+func ReadPartial(r io.Reader) (*Partial, error) {
+	br := bufio.NewReaderSize(r, 1<<16)
+	var in io.Reader = br
+	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, fmt.Errorf("pairwise: ReadPartial: %w", err)
+		}
+		in = zr
+	}
+	var raw json.RawMessage
+	if err := json.NewDecoder(in).Decode(&raw); err != nil {
+		return nil, fmt.Errorf("pairwise: ReadPartial: %w", err)
+	}
+	p := new(Partial)
+	if err := p.UnmarshalJSON(raw); err != nil {
+		return nil, err
+	}
+	return p, nil
 }
 
 // UnmarshalJSON decodes a Partial written by MarshalJSON. It returns an

@@ -1,6 +1,7 @@
 package pairwise
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -327,5 +328,60 @@ func TestPartialJSONExact(t *testing.T) {
 		if err := json.Unmarshal([]byte(bad), &fs); err == nil {
 			t.Errorf("%s: no error", bad)
 		}
+	}
+}
+
+// TestPartialFiles checks WritePartial and ReadPartial: plain and gzip
+// files read back to partials that merge to Learn's result bit for bit,
+// whatever follows the JSON value, and a truncated, corrupt or foreign
+// file is an error that says so.
+func TestPartialFiles(t *testing.T) {
+	s := shardSamples(t, 2)
+	opts := []Option{WithWidth(1.5), WithMinEdgeWeight(0.3), WithWorkers(1)}
+	want, err := Learn(s, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files [2][]byte
+	parts := make([]*Partial, 2)
+	for i := range parts {
+		p, err := LearnShard(s, i, 2, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := p.WritePartial(&b, i == 1); err != nil {
+			t.Fatal(err)
+		}
+		files[i] = b.Bytes()
+		if gz := len(files[i]) > 1 && files[i][0] == 0x1f && files[i][1] == 0x8b; gz != (i == 1) {
+			t.Fatalf("shard %d: gzip %v, want %v", i, gz, i == 1)
+		}
+		// A second value after the first is not read.
+		if parts[i], err = ReadPartial(bytes.NewReader(append(bytes.Clone(files[i]), "{}"...))); err != nil {
+			t.Fatalf("shard %d: %v", i, err)
+		}
+	}
+	got, err := MergePartials(parts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSameResult(t, want, got)
+	for _, c := range []struct {
+		name, in, want string
+	}{
+		{"empty", "", "pairwise: ReadPartial: EOF"},
+		{"truncated", string(files[0][:len(files[0])/2]), "pairwise: ReadPartial: unexpected EOF"},
+		{"truncated gzip", string(files[1][:len(files[1])/2]), "pairwise: ReadPartial: unexpected EOF"},
+		{"gzip header only", "\x1f\x8bxx", "pairwise: ReadPartial: unexpected EOF"},
+		{"not JSON", "garbage", "pairwise: ReadPartial: invalid character 'g' looking for beginning of value"},
+		{"another format", `{"format": "x"}`, `pairwise: Partial: format "x", want "pairwise-partial/1"`},
+	} {
+		if _, err := ReadPartial(strings.NewReader(c.in)); err == nil || err.Error() != c.want {
+			t.Errorf("%s: error %v, want %q", c.name, err, c.want)
+		}
+	}
+	if err := parts[0].WritePartial(failWriter{}, false); err == nil || err.Error() != "disk full" {
+		t.Errorf("failing writer: %v, want its error", err)
 	}
 }

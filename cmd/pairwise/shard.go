@@ -1,10 +1,7 @@
 package main
 
 import (
-	"bufio"
-	"compress/gzip"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -152,38 +149,19 @@ func runLearnShard(v string, set map[string]bool, path string, ro pairwise.CSVOp
 	// {shard} in the path is the shard's index, so that one command line
 	// serves every task of an array job.
 	out = strings.ReplaceAll(out, "{shard}", strconv.Itoa(shard))
-	return cli.WriteFile(out, stdout, func(w io.Writer) error { return writePartial(w, p, out) })
-}
-
-// writePartial writes p as JSON, gzip-compressed when path ends in .gz.
-func writePartial(w io.Writer, p *pairwise.Partial, path string) error {
-	if !strings.HasSuffix(path, ".gz") {
-		return json.NewEncoder(w).Encode(p)
-	}
-	zw := gzip.NewWriter(w)
-	if err := json.NewEncoder(zw).Encode(p); err != nil {
-		return err
-	}
-	return zw.Close()
+	return cli.WriteFile(out, stdout, func(w io.Writer) error { return p.WritePartial(w, strings.HasSuffix(out, ".gz")) })
 }
 
 // readPartial reads a partial result written by "pairwise learn -shard",
-// compressed or not (gzip is recognised by its magic number).
+// compressed or not (pairwise.ReadPartial).
 func readPartial(path string) (*pairwise.Partial, error) {
 	in, err := cli.Open(path, stdin)
 	if err != nil {
 		return nil, err
 	}
 	defer in.Close()
-	br := bufio.NewReaderSize(in.R, 1<<16)
-	var r io.Reader = br
-	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
-		if r, err = gzip.NewReader(br); err != nil {
-			return nil, fmt.Errorf("%s: %v", in.Name, err)
-		}
-	}
-	p := new(pairwise.Partial)
-	if err := json.NewDecoder(r).Decode(p); err != nil {
+	p, err := pairwise.ReadPartial(in.R)
+	if err != nil {
 		return nil, cli.FileError(in.Name, err)
 	}
 	return p, nil
