@@ -3,6 +3,7 @@ package pairwise
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"sort"
 
@@ -175,6 +176,45 @@ func RankContacts(scores mat.Symmetric, minSeparation int) []Contact {
 		return a > b
 	})
 	return out
+}
+
+// WritePlmcCouplings writes the coupling scores of the columns of a to w,
+// one line a pair i < j in column order, in the layout of plmc's couplings
+// file (its -c output), which its downstream tools read:
+//
+//	RES_I FOCUS_AI RES_J FOCUS_AJ 0 SCORE
+//
+// RES is a column's residue number (Alignment.Columns), FOCUS_A its letter
+// in the focus sequence ("-" without a focus), and SCORE the pair's score
+// with six decimals ('%f'), a NaN score written 0. The numbers are the
+// focus sequence's own; plmc counts from its first column instead, which
+// differs when the focus sequence has gaps (see Alignment.Columns). It
+// returns an error unless scores has one row a column of a, and the first
+// write error of w as w returned it.
+func WritePlmcCouplings(w io.Writer, a *Alignment, scores mat.Symmetric) error {
+	n := scores.SymmetricDim()
+	if n != a.Vars() {
+		return fmt.Errorf("pairwise: WritePlmcCouplings: %d×%d scores for %d columns", n, n, a.Vars())
+	}
+	num := a.Columns()
+	letter := func(i int) string {
+		if f := a.Focus(); f >= 0 {
+			return string(a.Alphabet()[a.At(f, i)])
+		}
+		return "-"
+	}
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			v := scores.At(i, j)
+			if math.IsNaN(v) {
+				v = 0
+			}
+			if _, err := fmt.Fprintf(w, "%d %s %d %s 0 %f\n", num[i], letter(i), num[j], letter(j), v); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // ContactPrecision returns the fraction of the first top pairs of ranked

@@ -3,6 +3,7 @@ package pairwise
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/floats/scalar"
@@ -317,5 +318,30 @@ func TestMutationEffects(t *testing.T) {
 	}
 	if _, err := MutationEffects(nil, z); err == nil {
 		t.Error("nil model: no error")
+	}
+}
+
+// TestWritePlmcCouplings checks the layout without a focus (columns
+// numbered from 1, letters "-"), with the input's column numbers when
+// columns are dropped, and the errors.
+func TestWritePlmcCouplings(t *testing.T) {
+	a, err := ReadAlignment(strings.NewReader(">a\nMK-L\n>b\nMR-L\n>c\nMRAL\n"), AlignMaxColumnGaps(0.5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	scores := mat.NewSymDense(3, []float64{0, 2, -1, 2, 0, 0.5, -1, 0.5, 0})
+	var b strings.Builder
+	if err := WritePlmcCouplings(&b, a, scores); err != nil {
+		t.Fatal(err)
+	}
+	// The gap column 3 is dropped: the columns are 1, 2 and 4.
+	if want := "1 - 2 - 0 2.000000\n1 - 4 - 0 -1.000000\n2 - 4 - 0 0.500000\n"; b.String() != want {
+		t.Errorf("got\n%swant\n%s", b.String(), want)
+	}
+	if err := WritePlmcCouplings(&b, a, mat.NewSymDense(2, nil)); err == nil || !strings.Contains(err.Error(), "2×2 scores for 3 columns") {
+		t.Errorf("wrong size: %v", err)
+	}
+	if err := WritePlmcCouplings(failWriter{}, a, scores); err == nil || err.Error() != "disk full" {
+		t.Errorf("failing writer: %v", err)
 	}
 }

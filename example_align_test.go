@@ -3,6 +3,8 @@ package pairwise_test
 import (
 	"fmt"
 	"log"
+	"math"
+	"os"
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
@@ -160,4 +162,31 @@ func ExampleMutationEffects() {
 	// Output:
 	// ⎡-2.5   0.0  -2.5⎤
 	// ⎣-2.0  -2.0   0.0⎦
+}
+
+// Write scores in plmc's couplings-file layout, numbered by the focus
+// sequence's residues (here from the 5 of its name) with its letters; a
+// NaN score is written 0.
+func ExampleWritePlmcCouplings() {
+	const fasta = ">QUERY/5-8\nMKVL\n>hit\nMRVL\n"
+	a, err := pairwise.ReadAlignment(strings.NewReader(fasta), pairwise.AlignFocus("QUERY"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	scores := mat.NewSymDense(4, []float64{
+		0, 0.5, 0.25, 0,
+		0.5, 0, math.NaN(), 0.125,
+		0.25, math.NaN(), 0, 1,
+		0, 0.125, 1, 0,
+	})
+	if err := pairwise.WritePlmcCouplings(os.Stdout, a, scores); err != nil {
+		log.Fatal(err)
+	}
+	// Output:
+	// 5 M 6 K 0 0.500000
+	// 5 M 7 V 0 0.250000
+	// 5 M 8 L 0 0.000000
+	// 6 K 7 V 0 0.000000
+	// 6 K 8 L 0 0.125000
+	// 7 V 8 L 0 1.000000
 }

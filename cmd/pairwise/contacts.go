@@ -4,13 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
 	"strings"
 
 	"github.com/mrfkit/pairwise"
 	"github.com/mrfkit/pairwise/internal/cli"
 	"github.com/mrfkit/pairwise/internal/draw"
-	"gonum.org/v1/gonum/mat"
 )
 
 // contactsUsage is the help of "pairwise contacts".
@@ -161,7 +159,7 @@ func runContacts(args []string, stdout, stderr io.Writer) error {
 	}
 	return cli.WriteFile(*out, stdout, func(w io.Writer) error {
 		if *layout == "plmc" {
-			return writePlmcCouplings(w, a, scores)
+			return pairwise.WritePlmcCouplings(w, a, scores)
 		}
 		if *top > 0 && *top < len(ranked) {
 			ranked = ranked[:*top]
@@ -176,30 +174,4 @@ func runContacts(args []string, stdout, stderr io.Writer) error {
 		}
 		return nil
 	})
-}
-
-// writePlmcCouplings writes every pair i < j in plmc's couplings-file
-// layout: RES_I FOCUS_AI RES_J FOCUS_AJ 0 SCORE, the focus letters '-'
-// without a focus.
-func writePlmcCouplings(w io.Writer, a *pairwise.Alignment, s mat.Symmetric) error {
-	num := a.Columns()
-	letter := func(i int) string {
-		if f := a.Focus(); f >= 0 {
-			return string(a.Alphabet()[a.At(f, i)])
-		}
-		return "-"
-	}
-	n := s.SymmetricDim()
-	for i := 0; i < n; i++ {
-		for j := i + 1; j < n; j++ {
-			v := s.At(i, j)
-			if math.IsNaN(v) {
-				v = 0
-			}
-			if _, err := fmt.Fprintf(w, "%d %s %d %s 0 %f\n", num[i], letter(i), num[j], letter(j), v); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
 }
