@@ -70,7 +70,7 @@ func runContacts(args []string, stdout, stderr io.Writer) error {
 	lambda := fs.Float64("lambda", pairwise.DefaultContactWidth, "width λ: l2,1 radius 2λ√k of every regression")
 	workers := fs.Int("workers", 0, "goroutines (0 for every core)")
 	quiet := fs.Bool("quiet", false, "no progress bar and no summary on standard error")
-	if _, err := parseOneFile(fs, args, "contacts", "ALIGNMENT file"); err != nil {
+	if _, err := cli.ParseOneFile(fs, args, "pairwise contacts", "ALIGNMENT file"); err != nil {
 		return err
 	}
 	alignFormat, ok := alignFormats[strings.ToLower(*format)]
@@ -111,7 +111,7 @@ func runContacts(args []string, stdout, stderr io.Writer) error {
 	}
 	neff := float64(a.Len())
 	var cm *pairwise.ContactMap
-	if err := during(stderr, "contacts", a.Vars(), *quiet, func(ctx context.Context, progress func(int, int)) error {
+	if err := cli.During(stderr, "contacts", a.Vars(), *quiet, func(ctx context.Context, progress func(int, int)) error {
 		var weights []float64
 		if *theta > 0 {
 			w, err := pairwise.ReweightContext(ctx, a, pairwise.ReweightIdentity(*theta))

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -10,8 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/mrfkit/pairwise"
 )
 
 // runCmd runs the command in-process with args and returns the exit code,
@@ -181,79 +178,6 @@ func TestHelp(t *testing.T) {
 				t.Errorf("help of %s lacks a usage line or an example:\n%s", c.Name, stderr)
 			}
 		})
-	}
-}
-
-// badOptions gives, for every option of optionFlags, a value the library
-// refuses, and how to call the library with it.
-var badOptions = map[string]func() error{
-	"WithWidth":         func() error { return learnErr(pairwise.WithWidth(-1)) },
-	"WithMinEdgeWeight": func() error { return learnErr(pairwise.WithMinEdgeWeight(0)) },
-	"WithRadius":        func() error { return learnErr(pairwise.WithRadius(-1)) },
-	"WithTolerance":     func() error { return learnErr(pairwise.WithTolerance(0)) },
-	"WithMaxIterations": func() error { return learnErr(pairwise.WithMaxIterations(0)) },
-	"WithWorkers":       func() error { return learnErr(pairwise.WithWorkers(0)) },
-	"WithFalseEdgeRate": func() error { return learnErr(pairwise.WithFalseEdgeRate(2)) },
-	"WithSelection":     func() error { return learnErr(pairwise.WithSelection(pairwise.CrossValidation{Folds: 1})) },
-	"GibbsBurnIn":       func() error { return gibbsErr(pairwise.GibbsBurnIn(-1)) },
-	"GibbsThin":         func() error { return gibbsErr(pairwise.GibbsThin(0)) },
-	"GibbsChains":       func() error { return gibbsErr(pairwise.GibbsChains(0)) },
-}
-
-func learnErr(o pairwise.Option) error {
-	s, err := pairwise.NewSamples(2, [][]int{{0, 1}, {1, 1}, {0, 0}})
-	if err != nil {
-		return err
-	}
-	_, err = pairwise.Learn(s, o)
-	return err
-}
-
-func gibbsErr(o pairwise.GibbsOption) error {
-	m, err := pairwise.NewModel(2, 2)
-	if err != nil {
-		return err
-	}
-	_, err = pairwise.NewGibbsSampler(m, o)
-	return err
-}
-
-// TestFlagHint checks that every option of optionFlags, given a value the
-// library refuses, is restated with its flag and the value, "-lambda -1:
-// ...", from the library's OptionError; and that the other errors lose the
-// package's prefix, with the flag that avoids a too large edge test.
-func TestFlagHint(t *testing.T) {
-	for option, flag := range optionFlags {
-		bad, ok := badOptions[option]
-		if !ok {
-			t.Errorf("%s (%s): no bad value in badOptions", option, flag)
-			continue
-		}
-		err := bad()
-		var oe *pairwise.OptionError
-		if !errors.As(err, &oe) || oe.Option != option {
-			t.Errorf("%s: the library's error %v is not an OptionError for it", option, err)
-			continue
-		}
-		want := fmt.Sprintf("%s %v: %s", flag, oe.Value, oe.Reason)
-		if got := flagHint(err).Error(); got != want {
-			t.Errorf("%s: flagHint gives %q, want %q", option, got, want)
-		}
-	}
-
-	// An option the command does not set keeps its own name.
-	if got, want := flagHint(&pairwise.OptionError{Option: "WithSymmetrization", Value: 7, Reason: "unknown rule"}).Error(), "WithSymmetrization(7): unknown rule"; got != want {
-		t.Errorf("unmapped option: %q, want %q", got, want)
-	}
-
-	s, err := pairwise.NewSamples(256, [][]int{{0, 255}, {1, 2}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = pairwise.Learn(s, pairwise.WithWidth(1))
-	got := flagHint(err).Error()
-	if !errors.Is(err, pairwise.ErrEdgeTestTooLarge) || strings.HasPrefix(got, "pairwise:") || !strings.HasSuffix(got, "with WithMinEdgeWeight (flag -eta)") {
-		t.Errorf("edge test too large: %q, want the message without the prefix, naming -eta", got)
 	}
 }
 

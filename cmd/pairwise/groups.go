@@ -61,7 +61,7 @@ func runCompareGroups(args []string, stdout, stderr io.Writer) error {
 	format := fs.String("format", "csv", "output `format`: csv or json")
 	out := fs.String("o", "", "write the result to `FILE` (default standard output)")
 	quiet := fs.Bool("quiet", false, "no progress bar and no summary on standard error")
-	set, err := parseFlags(fs, args)
+	set, err := cli.ParseFlags(fs, args)
 	if err != nil {
 		return err
 	}
@@ -79,10 +79,10 @@ func runCompareGroups(args []string, stdout, stderr io.Writer) error {
 	case *perms < 1:
 		return fmt.Errorf("-permutations %d: want at least 1", *perms)
 	}
-	if err := checkFormat(*format, "csv", "json"); err != nil {
+	if err := cli.CheckFormat(*format, "csv", "json"); err != nil {
 		return err
 	}
-	if err := checkOutput(*out); err != nil {
+	if err := cli.CheckOutput(*out); err != nil {
 		return err
 	}
 	opts, ro, err := lf.options(set)
@@ -106,7 +106,7 @@ func runCompareGroups(args []string, stdout, stderr io.Writer) error {
 	}
 	var c *pairwise.Comparison
 	t0 := time.Now()
-	if err := during(stderr, "permuting", *perms, *quiet, func(ctx context.Context, progress func(int, int)) (err error) {
+	if err := cli.During(stderr, "permuting", *perms, *quiet, func(ctx context.Context, progress func(int, int)) (err error) {
 		c, err = pairwise.CompareGroups(ctx, g.s[0], g.s[1], rand.NewPCG(*seed, 0xc0de), pairwise.CompareOptions{
 			Permutations: *perms, Correction: corr, SignedStrength: *signed,
 			Options: opts, Workers: *lf.workers, Progress: progress,
@@ -124,7 +124,7 @@ func runCompareGroups(args []string, stdout, stderr io.Writer) error {
 	}
 	return cli.WriteFile(*out, stdout, func(w io.Writer) error {
 		if *format == "json" {
-			return writeJSON(w, struct {
+			return cli.WriteJSON(w, struct {
 				Names  []string  `json:"names"`
 				Groups [2]string `json:"groups"`
 				*pairwise.Comparison

@@ -55,11 +55,11 @@ func runLearn(args []string, stdout, stderr io.Writer) error {
 	format, out, modelOut := addResultFlags(fs)
 	quiet := fs.Bool("quiet", false, "no progress bar and no summary on standard error")
 	shard := fs.String("shard", "", shardHelp)
-	set, err := parseOneFile(fs, args, "learn", "input FILE")
+	set, err := cli.ParseOneFile(fs, args, "pairwise learn", "input FILE")
 	if err != nil {
 		return err
 	}
-	if err := checkFormat(*format, learnFormats...); err != nil {
+	if err := cli.CheckFormat(*format, learnFormats...); err != nil {
 		return err
 	}
 	opts, ro, err := lf.options(set)
@@ -68,7 +68,7 @@ func runLearn(args []string, stdout, stderr io.Writer) error {
 	}
 	// Fail before the fit, not after it, on an output that cannot be written.
 	for _, path := range []string{*out, *modelOut} {
-		if err := checkOutput(path); err != nil {
+		if err := cli.CheckOutput(path); err != nil {
 			return err
 		}
 	}

@@ -227,7 +227,7 @@ func learnFile(path string, ro pairwise.CSVOptions, opts []pairwise.Option, stde
 	debug.FreeOSMemory()
 	var res *pairwise.Result
 	t0 := time.Now()
-	if err := during(stderr, "learning", s.Vars(), quiet, func(ctx context.Context, progress func(int, int)) (err error) {
+	if err := cli.During(stderr, "learning", s.Vars(), quiet, func(ctx context.Context, progress func(int, int)) (err error) {
 		res, err = pairwise.LearnContext(ctx, s, append(opts, pairwise.WithProgress(progress))...)
 		return err
 	}); err != nil {

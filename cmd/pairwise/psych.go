@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -59,11 +58,11 @@ func runNetwork(args []string, stdout, stderr io.Writer) error {
 	palette := fs.String("palette", "blue", "edge `colours`: blue (positive blue, negative red) or green (positive green, negative red)")
 	maxWeight := fs.Float64("max-weight", 0, "|w| drawn widest (default: the largest |w| of the network)")
 	quiet := fs.Bool("quiet", false, "no progress bar and no summary on standard error")
-	set, err := parseOneFile(fs, args, "network", "input FILE")
+	set, err := cli.ParseOneFile(fs, args, "pairwise network", "input FILE")
 	if err != nil {
 		return err
 	}
-	if err := checkFormat(*format, "table", "csv", "json"); err != nil {
+	if err := cli.CheckFormat(*format, "table", "csv", "json"); err != nil {
 		return err
 	}
 	colors, ok := draw.Palettes[*palette]
@@ -110,7 +109,7 @@ func runNetwork(args []string, stdout, stderr io.Writer) error {
 	}
 	c, err := pairwise.NewCentrality(m.Vars(), edges)
 	if err != nil {
-		return flagHint(err)
+		return cli.FlagHint(err)
 	}
 	var pos [][2]float64
 	if *layoutIn != "" {
@@ -196,7 +195,7 @@ func writeCentrality(w io.Writer, format string, names []string, edges []pairwis
 	}
 	switch format {
 	case "json":
-		return writeJSON(w, struct {
+		return cli.WriteJSON(w, struct {
 			Names      []string             `json:"names"`
 			Edges      []edgeOut            `json:"edges"`
 			Centrality *pairwise.Centrality `json:"centrality"`
@@ -272,11 +271,11 @@ func runBootstrap(args []string, stdout, stderr io.Writer) error {
 	intervals := fs.String("intervals", "", "draw the edge-weight intervals to `FILE`.png or FILE.svg")
 	stability := fs.String("stability", "", "draw the case-dropping correlations to `FILE`.png or FILE.svg")
 	quiet := fs.Bool("quiet", false, "no progress bar and no summary on standard error")
-	set, err := parseOneFile(fs, args, "bootstrap", "input FILE")
+	set, err := cli.ParseOneFile(fs, args, "pairwise bootstrap", "input FILE")
 	if err != nil {
 		return err
 	}
-	if err := checkFormat(*format, "json", "csv"); err != nil {
+	if err := cli.CheckFormat(*format, "json", "csv"); err != nil {
 		return err
 	}
 	switch {
@@ -313,7 +312,7 @@ func runBootstrap(args []string, stdout, stderr io.Writer) error {
 	}
 	var res *pairwise.BootstrapResult
 	t0 := time.Now()
-	if err := during(stderr, "resampling", *nBoot+*nDrop, *quiet, func(ctx context.Context, progress func(int, int)) (err error) {
+	if err := cli.During(stderr, "resampling", *nBoot+*nDrop, *quiet, func(ctx context.Context, progress func(int, int)) (err error) {
 		res, err = pairwise.Bootstrap(ctx, s, rand.NewPCG(*seed, 0xb007), pairwise.BootstrapOptions{
 			Resamples: count(*nBoot),
 			CaseDrops: count(*nDrop),
@@ -337,7 +336,7 @@ func runBootstrap(args []string, stdout, stderr io.Writer) error {
 		if *format == "csv" {
 			return res.WriteCSV(w)
 		}
-		return writeJSON(w, res)
+		return cli.WriteJSON(w, res)
 	}); err != nil {
 		return err
 	}
@@ -345,13 +344,6 @@ func runBootstrap(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	return writePicture(*stability, stdout, func() draw.Drawing { return draw.StabilityPlot(res) })
-}
-
-// writeJSON writes v as indented JSON.
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
 }
 
 // bootstrapSummary writes what a bootstrap found on one or two lines.

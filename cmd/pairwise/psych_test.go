@@ -2,10 +2,8 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"encoding/xml"
-	"fmt"
 	"image"
 	"image/png"
 	"math"
@@ -169,11 +167,8 @@ func TestBootstrapCommand(t *testing.T) {
 }
 
 // TestPsychCommandErrors: mistakes on the command line are reported, not
-// run, and a run stopped by Ctrl-C (its context cancelled) says so.
+// run (TestInterrupted in internal/cli: a run stopped by Ctrl-C says so).
 func TestPsychCommandErrors(t *testing.T) {
-	if err := interrupted(fmt.Errorf("pairwise: Bootstrap: %w", context.Canceled)); err.Error() != "interrupted" {
-		t.Errorf("cancelled run: %q, want \"interrupted\"", err)
-	}
 	for _, tc := range []struct {
 		args []string
 		want string

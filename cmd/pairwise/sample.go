@@ -48,7 +48,7 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 	spins := fs.Bool("spins", false, "for k = 2, write spins -1/+1 instead of states 0/1")
 	out := fs.String("o", "", "write the samples to `FILE` (default standard output)")
 	quiet := fs.Bool("quiet", false, "no progress bar on standard error")
-	set, err := parseOneFile(fs, args, "sample", "MODEL file")
+	set, err := cli.ParseOneFile(fs, args, "pairwise sample", "MODEL file")
 	if err != nil {
 		return err
 	}
@@ -77,7 +77,7 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 	if *gibbs {
 		g, err := pairwise.NewGibbsSampler(m, pairwise.GibbsBurnIn(*burnIn), pairwise.GibbsThin(*thin), pairwise.GibbsChains(*chains))
 		if err != nil {
-			return flagHint(err)
+			return cli.FlagHint(err)
 		}
 		sampler = g
 	} else {
@@ -102,7 +102,7 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 			c := min(chunk, *count-done)
 			s, err := sampler.Sample(src, c)
 			if err != nil {
-				return flagHint(err)
+				return cli.FlagHint(err)
 			}
 			if err := cli.WriteRows(w, s, *spins); err != nil {
 				return err

@@ -136,7 +136,7 @@ func runLearnShard(v string, set map[string]bool, path string, ro pairwise.CSVOp
 	}
 	var p *pairwise.Partial
 	t0 := time.Now()
-	if err := during(stderr, "learning", len(nodes), quiet, func(ctx context.Context, progress func(int, int)) (err error) {
+	if err := cli.During(stderr, "learning", len(nodes), quiet, func(ctx context.Context, progress func(int, int)) (err error) {
 		p, err = pairwise.LearnShardContext(ctx, s, shard, of, append(opts, pairwise.WithProgress(progress))...)
 		return err
 	}); err != nil {
@@ -204,7 +204,7 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() == 0 {
 		return errors.New("missing the partial results PART...; see 'pairwise merge -h'")
 	}
-	if err := checkFormat(*format, learnFormats...); err != nil {
+	if err := cli.CheckFormat(*format, learnFormats...); err != nil {
 		return err
 	}
 	if *workers < 1 {
@@ -228,7 +228,7 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 	}
 	var res *pairwise.Result
 	t0 := time.Now()
-	if err := during(stderr, "merging", 0, true, func(ctx context.Context, _ func(int, int)) (err error) {
+	if err := cli.During(stderr, "merging", 0, true, func(ctx context.Context, _ func(int, int)) (err error) {
 		res, err = pairwise.MergePartialsContext(ctx, s, *workers, parts...)
 		if errors.Is(err, pairwise.ErrRefitNeedsSamples) {
 			return errors.New("without -eta, for k = 2, the edge test's refit stage needs the samples: give them with -data FILE (or learn with -refit=false)")

@@ -1,7 +1,8 @@
 // Package cli holds what the repository's commands share: the dispatch of
-// subcommands, their flag sets, a terminal progress bar, and the reading
-// of samples and the writing of output files with errors that name the
-// file, its line and column. It is internal
+// subcommands, their flag sets and checks, a terminal progress bar, the
+// running of long work under Ctrl-C with the library's errors restated by
+// flag (During, FlagHint), and the reading of samples and the writing of
+// output files with errors that name the file, its line and column. It is internal
 // to github.com/mrfkit/pairwise: the command cmd/pairwise and the research
 // harnesses of study/ use it; the library does not.
 package cli

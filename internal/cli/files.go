@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -179,6 +180,31 @@ func FileError(name string, err error) error {
 		return pe
 	}
 	return fmt.Errorf("%s: %s", name, StripPrefixes(err.Error()))
+}
+
+// CheckOutput returns an error when path (an output file; "" or "-" is
+// standard output) cannot be created: its directory is missing or not a
+// directory, or path is a directory. It creates nothing.
+func CheckOutput(path string) error {
+	if path == "" || path == "-" {
+		return nil
+	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return fmt.Errorf("%s: is a directory", path)
+	}
+	dir := filepath.Dir(path)
+	fi, err := os.Stat(dir)
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			return fmt.Errorf("%s: %v", path, pe.Err)
+		}
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s: not a directory", dir)
+	}
+	return nil
 }
 
 // WriteFile writes what write produces to path, or to stdout for "" or
