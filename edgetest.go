@@ -323,12 +323,20 @@ func (t WaldTest) run(ctx context.Context, s *Samples, res *Result, tun *Tuning,
 	}
 	minThreshold := math.Inf(1)
 	keep := make(map[[2]int]bool)
+	// The pairs share a few degrees of freedom (one a regression), and
+	// Student's quantile is costly: it is computed once for each.
+	quantiles := make(map[float64]float64)
 	for p, z := range gapScores {
 		// The weight at which the pair's statistic would reach the
 		// threshold: its t-scale equivalent times its standard error.
 		// A pair without degrees of freedom (an infinite quantile) and a
 		// zero standard error bounds nothing (not NaN).
-		if w := tQuantile(tun.Threshold, seDFs[p]) * minSEs[p]; !math.IsNaN(w) {
+		q, ok := quantiles[seDFs[p]]
+		if !ok {
+			q = tQuantile(tun.Threshold, seDFs[p])
+			quantiles[seDFs[p]] = q
+		}
+		if w := q * minSEs[p]; !math.IsNaN(w) {
 			minThreshold = math.Min(minThreshold, w)
 		}
 		if z >= tun.Threshold {

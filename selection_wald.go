@@ -8,7 +8,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/mrfkit/pairwise/internal/engine"
-	"github.com/mrfkit/pairwise/solve"
 )
 
 // The edge test of WithFalseEdgeRate. For a regression with loss
@@ -200,8 +199,8 @@ func waldRow(task *engine.Task, u []float64, total float64, m int) (ch, sm, alph
 	}
 	ch = c / total
 	y := task.Y[m]
-	sg := solve.Sigmoid(u[m])
-	sm = -y * solve.Sigmoid(-y*u[m])
+	sg, sgy := engine.Sigmoids(u[m], y) // one exponential for both
+	sm = -y * sgy
 	return ch, sm, ch * sg * (1 - sg), ch * sm * sm
 }
 
@@ -348,8 +347,8 @@ func waldOneHot(s *Samples, i int, tasks []engine.Task, ws [][]float64, design f
 			}
 			ch := c / total
 			y := task.Y[r]
-			sg := solve.Sigmoid(u[r])
-			sm := -y * solve.Sigmoid(-y*u[r])
+			sg, sgy := engine.Sigmoids(u[r], y)
+			sm := -y * sgy
 			m := int(task.Rows[r])
 			other := task.Beta
 			if int(s.b8[m*n+i]) == task.Beta {

@@ -69,21 +69,25 @@ func (e *Driver) mle(ctx context.Context, t *Task, w []float64) (solve.Stats, er
 		})
 		return l / total
 	}
+	// h, g hold the Hessian and gradient at v; the first trial point of
+	// each line search is evaluated with its Hessian and gradient in one
+	// pass (fisherLoss) into h2, g2, which are swapped in when the point
+	// is taken, as it nearly always is: one pass a Newton step instead of
+	// two. The values are those of separate passes, bit for bit.
 	h, g := mat.NewSymDense(p, nil), make([]float64, p)
+	h2, g2 := mat.NewSymDense(p, nil), make([]float64, p)
 	z := mat.NewDense(mleChunk, p, nil)
 	step, next := make([]float64, p), make([]float64, p)
 	var chol mat.Cholesky
-	sv, gv := mat.NewVecDense(p, step), mat.NewVecDense(p, g)
-	cur := loss(v)
+	cur := fisherLoss(t, v, total, h, g, z)
 	for it := 0; it < mleSteps; it++ {
 		if err := ctx.Err(); err != nil {
 			return solve.Stats{Iterations: it, Loss: cur, Gap: math.Inf(1)}, err
 		}
-		fisher(t, v, total, h, g, z)
 		if !chol.Factorize(h) {
 			return solve.Stats{Iterations: it}, errNoMLE
 		}
-		if err := chol.SolveVecTo(sv, gv); err != nil && !isCondition(err) {
+		if err := chol.SolveVecTo(mat.NewVecDense(p, step), mat.NewVecDense(p, g)); err != nil && !isCondition(err) {
 			return solve.Stats{Iterations: it}, errNoMLE
 		}
 		// Once the decrement is below mleDecrement the full step is taken
@@ -100,9 +104,14 @@ func (e *Driver) mle(ctx context.Context, t *Task, w []float64) (solve.Stats, er
 		// Otherwise a damped step: halve it until the loss does not grow.
 		s := 1.0
 		var nl float64
+		fresh := false // h2, g2 hold the derivatives at next
 		for half := 0; ; half++ {
 			floats.AddScaledTo(next, v, -s, step)
-			nl = loss(next)
+			if half == 0 {
+				nl, fresh = fisherLoss(t, next, total, h2, g2, z), true
+			} else {
+				nl, fresh = loss(next), false
+			}
 			if nl <= cur {
 				break
 			}
@@ -116,6 +125,11 @@ func (e *Driver) mle(ctx context.Context, t *Task, w []float64) (solve.Stats, er
 		if floats.Norm(v, math.Inf(1)) > mleMaxWeight {
 			return solve.Stats{Iterations: it + 1}, errNoMLE // a separating predictor
 		}
+		if fresh {
+			h, h2, g, g2 = h2, h, g2, g
+		} else {
+			fisher(t, v, total, h, g, z)
+		}
 	}
 	return solve.Stats{Iterations: mleSteps}, errNoMLE
 }
@@ -124,6 +138,13 @@ func (e *Driver) mle(ctx context.Context, t *Task, w []float64) (solve.Stats, er
 // gradient Σ ĉ (−y σ(−y u)) x of t's loss at v, ĉ = c/total, stacking
 // mleChunk scaled rows in z before each symmetric rank-k update.
 func fisher(t *Task, v []float64, total float64, h *mat.SymDense, g []float64, z *mat.Dense) {
+	fisherLoss(t, v, total, h, g, z)
+}
+
+// fisherLoss is fisher that also returns the loss at v, Σ c ln(1 +
+// e^{−y u})/total, summed in the order of mle's loss: each row's three
+// numbers come from one exponential (LogisticParts).
+func fisherLoss(t *Task, v []float64, total float64, h *mat.SymDense, g []float64, z *mat.Dense) float64 {
 	p := len(g)
 	h.Zero()
 	clear(g)
@@ -134,17 +155,20 @@ func fisher(t *Task, v []float64, total float64, h *mat.SymDense, g []float64, z
 			r = 0
 		}
 	}
+	l := 0.0
 	t.Each(func(x []float64, y, c float64) {
 		u := floats.Dot(v, x)
 		ch := c / total
-		sg := solve.Sigmoid(u)
-		floats.AddScaled(g, -y*solve.Sigmoid(-y*u)*ch, x)
+		sg, sgy, sp := LogisticParts(u, y)
+		l += c * sp
+		floats.AddScaled(g, -y*sgy*ch, x)
 		floats.ScaleTo(z.RawRowView(r), math.Sqrt(ch*sg*(1-sg)), x)
 		if r++; r == mleChunk {
 			flush()
 		}
 	})
 	flush()
+	return l / total
 }
 
 // InverseFisher returns the inverse of the Hessian of the unconstrained
