@@ -273,7 +273,23 @@ func (t WaldTest) run(ctx context.Context, s *Samples, res *Result, tun *Tuning,
 	gapScores := scores
 	if k == 2 && !t.NoRefit {
 		screen := math.Min(refitScreen, lowest)
-		d, se, df, screened, err := refitAll(ctx, s, tun.scores, screen, workers)
+		// Each node's refit starts from its first stage: the debiased
+		// couplings (ŵ_j = 2Â_ij) and the constrained fit's bias
+		// (θ̂_i = ŵ_bias/2), a Newton step or two from the estimate.
+		starts := make([][]float64, n)
+		for i := range starts {
+			st := make([]float64, n)
+			for j := 0; j < n; j++ {
+				if j != i {
+					st[j] = 2 * tun.debias[i][j*kk]
+				}
+			}
+			if th := res.Model.Field(i); len(th) == 2 {
+				st[i] = 2 * th[1]
+			}
+			starts[i] = st
+		}
+		d, se, df, screened, err := refitAllFrom(ctx, s, tun.scores, screen, workers, starts)
 		if err != nil {
 			return err
 		}
