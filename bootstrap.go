@@ -320,9 +320,13 @@ func Bootstrap(ctx context.Context, s *Samples, src rand.Source, opts BootstrapO
 			fixed = append(fixed, WithWidth(w))
 		}
 		user = append(fixed, user...)
-		if fitRes, err = LearnContext(ctx, full, append(slices.Clip(user), WithWorkers(workers), WithProgress(nil))...); err != nil {
+		var sol [][]taskSolution
+		if fitRes, err = LearnContext(ctx, full, append(slices.Clip(user), WithWorkers(workers), WithProgress(nil), withRecordSolutions(&sol))...); err != nil {
 			return nil, err
 		}
+		// Every resample's regressions start from the full-data
+		// solutions at the same widths, a short way from their own.
+		user = append(user, withWarmStarts(sol))
 	}
 	out, err := bootstrapWith(ctx, tab, fitRes.SignedEdges(), src, opts, workers, learnerFit(user))
 	if err != nil {

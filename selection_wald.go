@@ -118,7 +118,9 @@ type waldMoments struct {
 // scaled add of the columns from G on, through gonum's floats), which
 // costs about n²/16 additions a row against the n²/2 of a rank-one update
 // (waldChunkSyrk, the reference, TestWaldChunk), and then contracted with
-// the patterns; likewise J with β.
+// the patterns by folding each group's table (waldContract: about 510
+// vector additions a group, where summing every row's 256 patterns
+// directly took 2048); likewise J with β.
 func waldChunk(s *Samples, task *engine.Task, u []float64, total float64, lo, hi int) waldMoments {
 	n, i := s.n, task.Bias
 	const per = 8 // variables a group: 256 patterns
@@ -164,25 +166,51 @@ func waldChunk(s *Samples, task *engine.Task, u []float64, total float64, lo, hi
 			floats.AddScaled(vj[off:off+w], beta, x[lo:])
 		}
 	}
-	// Row j of group g, columns k ≥ j: Σ_c s_j(c) V_c[k].
+	// Row j = lo + t of group g, columns k ≥ j: Σ_c s_t(c) V_c[k]
+	// (waldContract, which folds the tables in place).
+	scratch := make([]float64, 2*n)
 	for g := 0; g < groups; g++ {
 		lo, w := g*per, n-g*per
 		size := min(per, n-lo)
-		for t := 0; t < size; t++ {
-			j := lo + t
-			hr, jr := wm.h[j*n+j:(j+1)*n], wm.j[j*n+j:(j+1)*n]
-			for code := 0; code < 1<<size; code++ {
-				sj := -1.0
-				if code>>t&1 == 1 {
-					sj = 1
-				}
-				off := voff[g] + code*w + t
-				floats.AddScaled(hr, sj, vh[off:off+w-t])
-				floats.AddScaled(jr, sj, vj[off:off+w-t])
-			}
-		}
+		tab := voff[g] + (1<<size)*w
+		waldContract(wm.h[lo*n+lo:], n, vh[voff[g]:tab], size, w, scratch[:w], scratch[n:n+w])
+		waldContract(wm.j[lo*n+lo:], n, vj[voff[g]:tab], size, w, scratch[:w], scratch[n:n+w])
 	}
 	return wm
+}
+
+// waldContract adds to rows t = 0..size-1 of a group of rows of an n×n
+// matrix, their upper triangle (dst starts at the group's first diagonal
+// entry; row t's entries from its diagonal on are dst[t*stride+t:
+// t*stride+w]), the sums
+// R_t = Σ_c s_t(c) V_c over the 2^size vectors V_c of length w in v (V_c at
+// v[c*w:]), s_t(c) = +1 when bit t of c is set and −1 otherwise. With U_t
+// the sum of the V_c whose bit t is set and S the sum of all of them,
+// R_t = 2U_t − S. Taking the bits from the highest down, the table is
+// folded in half at each (V_c += V_{c+2^t} for c < 2^t), which leaves the
+// sum over the higher bits in the lower half: U_t is then the sum of the
+// upper half before the fold, and S is V_0 after the last one. That is
+// 2·(2^size − 1) additions of vectors, where summing each R_t directly
+// takes size·2^size. v is overwritten; u and sum are scratch of length w.
+func waldContract(dst []float64, stride int, v []float64, size, w int, u, sum []float64) {
+	ut := make([][]float64, size)
+	for t := size - 1; t >= 0; t-- {
+		half := 1 << t
+		clear(u[t:])
+		for c := 0; c < half; c++ {
+			up := v[(c+half)*w : (c+half+1)*w]
+			floats.Add(u[t:], up[t:])
+			floats.Add(v[c*w:(c+1)*w], up)
+		}
+		ut[t] = append(ut[t][:0], u[t:]...)
+	}
+	copy(sum, v[:w])
+	for t := 0; t < size; t++ {
+		row := dst[t*stride+t : t*stride+w]
+		for x, uv := range ut[t] {
+			row[x] += 2*uv - sum[t+x]
+		}
+	}
 }
 
 // waldRow returns, for row m of the task at margins u, its normalised
