@@ -489,8 +489,9 @@ func processCPU() time.Duration {
 // 2500 people), with 20 nonparametric and 20 case-dropping resamples and
 // one worker, so that its time is CPU time; the full-data fits (the
 // default, then its refit at the chosen widths) are part of every op,
-// about a sixth of it. "fit" is one resample's learner alone: the full
-// data at the fixed widths, as every resample runs it.
+// about a sixth of it. "fit" is the learner at the fixed widths on the
+// full data (cold), "resample" on one nonparametric resample, warm-started
+// as Bootstrap starts it.
 func BenchmarkBootstrap(b *testing.B) {
 	m := questionnaireModel(b, 1)
 	s := bootSamples(b, m, 2500, 11)
@@ -515,5 +516,28 @@ func BenchmarkBootstrap(b *testing.B) {
 			widths[i] = f.Width
 		}
 		benchLearn(b, s, Learn, WithWorkers(1), WithNodeWidths(widths))
+	})
+	b.Run("resample", func(b *testing.B) {
+		// One nonparametric resample's fit as Bootstrap runs it with
+		// FixTuning: the full data's widths, warm-started from the
+		// full-data solutions.
+		full, err := Learn(s, WithWorkers(1))
+		if err != nil {
+			b.Fatal(err)
+		}
+		widths := make([]float64, len(full.Nodes))
+		for i, f := range full.Nodes {
+			widths[i] = f.Width
+		}
+		var sol [][]taskSolution
+		if _, err := Learn(s, WithWorkers(1), WithNodeWidths(widths), withRecordSolutions(&sol)); err != nil {
+			b.Fatal(err)
+		}
+		tab, err := newObsTable("bench", s)
+		if err != nil {
+			b.Fatal(err)
+		}
+		rs := tab.samples(tab.resampleCounts(rand.New(rand.NewPCG(1, 2)), 0, s.Len(), s.Len()))
+		benchLearn(b, rs, Learn, WithWorkers(1), WithNodeWidths(widths), withWarmStarts(sol))
 	})
 }

@@ -73,7 +73,7 @@ func refitSpinsFrom(ctx context.Context, s *Samples, i int, nb []int, maxTable i
 		return nil, nil, 0, false
 	}
 	// The standard errors at the estimate: the inverse Fisher information.
-	inv, ok := engine.InverseFisher(task, w)
+	inv, ok := e.InverseFisher(task, w) // the Hessian of the fit's last pass
 	if !ok {
 		return nil, nil, 0, false
 	}

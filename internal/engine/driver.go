@@ -26,6 +26,8 @@ import (
 	"math"
 	"sync"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/mrfkit/pairwise/solve"
 )
 
@@ -203,6 +205,10 @@ type Driver struct {
 	// that the penalty weighs as much against a value pair with few rows
 	// as against one with many, as a prior does. The fast backend only.
 	Ridge float64
+	// fisher is the Hessian at the estimate fisherW of the last
+	// unconstrained fit (mle), for InverseFisher.
+	fisher  *mat.SymDense
+	fisherW []float64
 }
 
 // design returns the coded design of node i over codes on the worker's

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -54,6 +55,7 @@ type RowEach func(f func(x []float64, y, c float64))
 // coefficient finite and within mleMaxWeight. A failure leaves w as it was
 // and returns errNoMLE.
 func (e *Driver) mle(ctx context.Context, t *Task, w []float64) (solve.Stats, error) {
+	e.fisher, e.fisherW = nil, nil
 	p := len(w)
 	total := 0.0
 	t.Each(func(_ []float64, _, c float64) { total += c })
@@ -99,7 +101,11 @@ func (e *Driver) mle(ctx context.Context, t *Task, w []float64) (solve.Stats, er
 				return solve.Stats{Iterations: it + 1}, errNoMLE
 			}
 			copy(w, v)
-			return solve.Stats{Iterations: it + 1, Loss: loss(v), Gap: dec / 2, Converged: true}, nil
+			// The loss at the estimate, and its Hessian for
+			// InverseFisher (the same pass).
+			l := fisherLoss(t, v, total, h2, g2, z)
+			e.fisher, e.fisherW = h2, slices.Clone(v)
+			return solve.Stats{Iterations: it + 1, Loss: l, Gap: dec / 2, Converged: true}, nil
 		}
 		// Otherwise a damped step: halve it until the loss does not grow.
 		s := 1.0
@@ -171,6 +177,16 @@ func fisherLoss(t *Task, v []float64, total float64, h *mat.SymDense, g []float6
 	return l / total
 }
 
+// InverseFisher is the package's InverseFisher, reading the Hessian that
+// the driver's last unconstrained fit computed at its estimate when w is
+// that estimate, unchanged (the same numbers a new pass would give).
+func (e *Driver) InverseFisher(t *Task, w []float64) (*mat.SymDense, bool) {
+	if e.fisher == nil || !slices.Equal(w, e.fisherW) {
+		return InverseFisher(t, w)
+	}
+	return inverseOf(e.fisher)
+}
+
 // InverseFisher returns the inverse of the Hessian of the unconstrained
 // task t's loss at w (the Fisher information per unit of weight; divided by
 // the total weight N it is the asymptotic covariance of the estimate), or
@@ -184,6 +200,12 @@ func InverseFisher(t *Task, w []float64) (*mat.SymDense, bool) {
 	}
 	h, g := mat.NewSymDense(p, nil), make([]float64, p)
 	fisher(t, w, total, h, g, mat.NewDense(mleChunk, p, nil))
+	return inverseOf(h)
+}
+
+// inverseOf returns the inverse of the Hessian h, or false when it is
+// singular.
+func inverseOf(h *mat.SymDense) (*mat.SymDense, bool) {
 	var chol mat.Cholesky
 	if !chol.Factorize(h) {
 		return nil, false
