@@ -70,8 +70,19 @@ func waldSpins(s *Samples, task *engine.Task, w, u []float64) (d, se, df []float
 	hinv := invertSym(h)
 	delta := mat.NewVecDense(n, nil)
 	delta.MulVec(hinv, mat.NewVecDense(n, g))
-	var jh mat.Dense
-	jh.Mul(j, hinv)
+	// The sandwich's diagonal, (H⁻¹ J H⁻¹)_cc = Σ_r H⁻¹_cr (J H⁻¹)_rc, on
+	// the full arrays of both (gonum's product of two SymDense reads them
+	// entry by entry, which cost more than the test's moments at small N).
+	hf, jf := symFull(hinv), symFull(j)
+	jh := make([]float64, n*n) // J H⁻¹, row-major
+	for r := 0; r < n; r++ {
+		dst := jh[r*n : (r+1)*n]
+		for x, v := range jf[r*n : (r+1)*n] {
+			if v != 0 {
+				floats.AddScaled(dst, v, hf[x*n:(x+1)*n])
+			}
+		}
+	}
 	d = make([]float64, 4*n)
 	se = make([]float64, 4*n)
 	dof := total - float64(n) // n − 1 couplings and the bias
@@ -84,8 +95,8 @@ func waldSpins(s *Samples, task *engine.Task, w, u []float64) (d, se, df []float
 			continue
 		}
 		v := 0.0
-		for r := 0; r < n; r++ {
-			v += hinv.At(c, r) * jh.At(r, c)
+		for r, hv := range hf[c*n : (c+1)*n] {
+			v += hv * jh[r*n+c]
 		}
 		dl := delta.AtVec(c)
 		v = (v - dl*dl) / total
@@ -93,6 +104,20 @@ func waldSpins(s *Samples, task *engine.Task, w, u []float64) (d, se, df []float
 		setIsingEntry(d, se, c, (w[c]-dl)/2, hc1*math.Sqrt(math.Max(v, 0))/2)
 	}
 	return d, se, []float64{dof, dof}
+}
+
+// symFull returns the symmetric a as a full row-major array.
+func symFull(a *mat.SymDense) []float64 {
+	n := a.SymmetricDim()
+	raw := a.RawSymmetric()
+	f := make([]float64, n*n)
+	for r := 0; r < n; r++ {
+		for c := r; c < n; c++ {
+			v := raw.Data[r*raw.Stride+c]
+			f[r*n+c], f[c*n+r] = v, v
+		}
+	}
+	return f
 }
 
 // setIsingEntry writes neighbour j's estimate a and standard error sd in
