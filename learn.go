@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 
 	"github.com/mrfkit/pairwise/internal/engine"
@@ -151,6 +152,9 @@ func newRun(fn string, s *Samples, opts []Option, ising bool) (*run, error) {
 		return nil, &AlphabetError{Func: fn, K: s.k, Min: 2, Max: MaxLearnAlphabet}
 	}
 	r := &run{s: s, b: cfg.backend(), wantEta: math.IsNaN(cfg.eta), nodes: make([]nodeSelection, s.n)}
+	if cfg.record != nil {
+		*cfg.record = make([][]taskSolution, s.n) // one slot a node, written by its worker
+	}
 	if cfg.ridge > 0 && !r.b.Fast {
 		return nil, fmt.Errorf("pairwise: %s: WithRidge needs the Accelerated backend (the default)", fn)
 	}
@@ -265,6 +269,8 @@ func (r *run) fitNode(ctx context.Context, e *engine.Driver, i int, tasks []engi
 		w := make([]float64, e.Design(task).Dim())
 		if warm[t] != nil {
 			copy(w, warm[t])
+		} else if v := r.warmStart(i, task, len(w)); v != nil {
+			copy(w, v)
 		} else if a, ok := from[[2]int{0, task.Alpha}]; ok && task.Alpha > 0 {
 			if b, ok := from[[2]int{0, task.Beta}]; ok {
 				for x := range w {
@@ -285,6 +291,13 @@ func (r *run) fitNode(ctx context.Context, e *engine.Driver, i int, tasks []engi
 		fit.noteStats(st)
 		ws[t] = w
 	}
+	if rec := r.cfg.record; rec != nil {
+		sol := make([]taskSolution, len(tasks))
+		for t := range tasks {
+			sol[t] = taskSolution{alpha: tasks[t].Alpha, beta: tasks[t].Beta, w: slices.Clone(ws[t])}
+		}
+		(*rec)[i] = sol
+	}
 	if r.wantEta && len(tasks) > 0 {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -296,6 +309,21 @@ func (r *run) fitNode(ctx context.Context, e *engine.Driver, i int, tasks []engi
 		}
 	}
 	return ws, nil
+}
+
+// warmStart returns the solution of withWarmStarts for node i's task of
+// dimension dim, or nil: none given, none of that value pair and length,
+// or the widths searched.
+func (r *run) warmStart(i int, task *engine.Task, dim int) []float64 {
+	if r.cfg.warm == nil || r.spec != nil || i >= len(r.cfg.warm) {
+		return nil
+	}
+	for _, sol := range r.cfg.warm[i] {
+		if sol.alpha == task.Alpha && sol.beta == task.Beta && len(sol.w) == dim {
+			return sol.w
+		}
+	}
+	return nil
 }
 
 // assemble is the stage after the fits: it symmetrises the per-node

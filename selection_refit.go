@@ -42,8 +42,18 @@ func refitSpins(ctx context.Context, s *Samples, i int, nb []int) (d, se []float
 // refitSpinsTable is refitSpins gathering patterns up to maxTable screened
 // spins (tests compare the two ways of reading the data). The fit is the
 // engine's: an unconstrained task (radius +Inf) that Driver.Fit solves by
-// Newton's method, read through the patterns or the rows.
+// Newton's method, read through the patterns or the rows, from zero.
 func refitSpinsTable(ctx context.Context, s *Samples, i int, nb []int, maxTable int) (d, se []float64, df float64, ok bool) {
+	return refitSpinsFrom(ctx, s, i, nb, maxTable, nil)
+}
+
+// refitSpinsFrom is refitSpinsTable starting from start when
+// it is not nil: node i's coefficients in its own layout (start[j] = ŵ_j
+// for the spin j, start[i] the bias), of which the refit takes those of nb
+// (non-finite entries count as 0). The estimate does not depend on the
+// start beyond the Newton method's stopping rule (the error after its last
+// full step is of order 1e-12, mle.go); a good start saves steps.
+func refitSpinsFrom(ctx context.Context, s *Samples, i int, nb []int, maxTable int, start []float64) (d, se []float64, df float64, ok bool) {
 	n, p := s.n, len(nb)+1
 	total := s.total
 	if total <= 0 {
@@ -52,12 +62,18 @@ func refitSpinsTable(ctx context.Context, s *Samples, i int, nb []int, maxTable 
 	data := newRefitData(s, i, nb, maxTable)
 	task := &engine.Task{Bias: i, Each: data.each}
 	w := make([]float64, p)
+	if start != nil {
+		w[0] = finiteOr0(start[i])
+		for a, j := range nb {
+			w[a+1] = finiteOr0(start[j])
+		}
+	}
 	var e engine.Driver
 	if st, err := e.Fit(ctx, task, nil, math.Inf(1), w); err != nil || !st.Converged {
 		return nil, nil, 0, false
 	}
 	// The standard errors at the estimate: the inverse Fisher information.
-	inv, ok := engine.InverseFisher(task, w)
+	inv, ok := e.InverseFisher(task, w) // the Hessian of the fit's last pass
 	if !ok {
 		return nil, nil, 0, false
 	}
@@ -167,6 +183,12 @@ func (d *refitData) each(f func(x []float64, y, c float64)) {
 // failed or screened nothing), their degrees of freedom and which pairs
 // were screened; once ctx is done it stops and returns ctx.Err().
 func refitAll(ctx context.Context, s *Samples, scores []float64, screen float64, workers int) (d, se [][]float64, df []float64, screened []bool, err error) {
+	return refitAllFrom(ctx, s, scores, screen, workers, nil)
+}
+
+// refitAllFrom is refitAll with node i's refit started from starts[i]
+// (refitSpinsFrom; starts or starts[i] nil for zero).
+func refitAllFrom(ctx context.Context, s *Samples, scores []float64, screen float64, workers int, starts [][]float64) (d, se [][]float64, df []float64, screened []bool, err error) {
 	n := s.n
 	d, se, df = make([][]float64, n), make([][]float64, n), make([]float64, n)
 	screened = make([]bool, n*n)
@@ -189,7 +211,11 @@ func refitAll(ctx context.Context, s *Samples, scores []float64, screen float64,
 				if len(nbs[i]) == 0 || ctx.Err() != nil {
 					continue
 				}
-				if di, si, dfi, ok := refitSpins(ctx, s, i, nbs[i]); ok {
+				var start []float64
+				if starts != nil {
+					start = starts[i]
+				}
+				if di, si, dfi, ok := refitSpinsFrom(ctx, s, i, nbs[i], maxRefitTable, start); ok {
 					d[i], se[i], df[i] = di, si, dfi
 				}
 			}
@@ -204,4 +230,12 @@ func refitAll(ctx context.Context, s *Samples, scores []float64, screen float64,
 		return nil, nil, nil, nil, err
 	}
 	return d, se, df, screened, nil
+}
+
+// finiteOr0 returns v, or 0 when v is NaN or infinite.
+func finiteOr0(v float64) float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0
+	}
+	return v
 }

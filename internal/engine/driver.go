@@ -26,6 +26,8 @@ import (
 	"math"
 	"sync"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/mrfkit/pairwise/solve"
 )
 
@@ -107,7 +109,11 @@ type Data struct {
 func NewData(rows *Rows, b Backend, ising bool, workers int, split Split) *Data {
 	d := &Data{Rows: rows, ising: ising, screenMin: DefaultScreen}
 	if b.Fast {
-		d.gc = newGroupCodes(rows, groupSize(rows.N, rows.K, maxGroupTable))
+		limit := maxGroupTable
+		if ising && rows.K == 2 {
+			limit = spinTableLimit(rows.Count)
+		}
+		d.gc = newGroupCodes(rows, groupSize(rows.N, rows.K, limit))
 	}
 	switch {
 	case d.gc == nil && ising:
@@ -121,6 +127,23 @@ func NewData(rows *Rows, b Backend, ising bool, workers int, split Split) *Data 
 		d.team = newRowTeam(workers, split.Chunk)
 	}
 	return d
+}
+
+// spinTableLimit is the bound on the cells of a group's table for the
+// Ising path's codes on count rows: the largest power of two ≤ count/3,
+// between 16 and maxGroupTable. Every pass over the rows costs about
+// count·groups table reads and the tables about 2.5·2^v operations a group
+// (built for the margins, folded for the gradient), so with few rows
+// smaller groups cost less: on 25 spins, 4 groups of 8 cost about
+// 4·(N + 640) and 5 groups of 5 about 5·(N + 80), less below N ≈ 1000 ...
+// and 2^v ≈ N/3 is near the best at every N the rule gives. From 768 rows
+// on it is the 256 cells measured at large N (BenchmarkKernels).
+func spinTableLimit(count int) int {
+	limit := 16
+	for limit*2 <= count/3 && limit*2 <= maxGroupTable {
+		limit *= 2
+	}
+	return limit
 }
 
 // moments returns the spins' second moment and means (spinMoments under
@@ -203,6 +226,10 @@ type Driver struct {
 	// that the penalty weighs as much against a value pair with few rows
 	// as against one with many, as a prior does. The fast backend only.
 	Ridge float64
+	// fisher is the Hessian at the estimate fisherW of the last
+	// unconstrained fit (mle), for InverseFisher.
+	fisher  *mat.SymDense
+	fisherW []float64
 }
 
 // design returns the coded design of node i over codes on the worker's
