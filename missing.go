@@ -230,6 +230,10 @@ const (
 	MissingAsState MissingRule = iota
 	// ListwiseDeletion drops the rows with a missing value.
 	ListwiseDeletion
+	// AvailableCase learns binary data (k = 2) on the Ising path with
+	// each node's regression on the rows where that node is observed, a
+	// missing neighbour entering as the spin 0.
+	AvailableCase
 )
 
 // String returns the rule's name.
@@ -239,6 +243,8 @@ func (r MissingRule) String() string {
 		return "missing as a state"
 	case ListwiseDeletion:
 		return "listwise deletion"
+	case AvailableCase:
+		return "available cases"
 	}
 	return fmt.Sprintf("MissingRule(%d)", int(r))
 }
@@ -248,11 +254,11 @@ func (r MissingRule) String() string {
 // MissingAsState. Repeating it keeps the last rule.
 func WithMissing(rule MissingRule) Option {
 	return optionFunc(func(c *config) {
-		if rule != MissingAsState && rule != ListwiseDeletion {
-			c.optionError("WithMissing", rule, "want MissingAsState or ListwiseDeletion")
+		if rule != MissingAsState && rule != ListwiseDeletion && rule != AvailableCase {
+			c.optionError("WithMissing", rule, "want MissingAsState, ListwiseDeletion or AvailableCase")
 			return
 		}
-		c.missing = rule
+		c.missing, c.missingSet = rule, true
 	})
 }
 
@@ -279,13 +285,35 @@ func learnIncomplete(ctx context.Context, fn string, s *Samples, opts []Option) 
 	if fn == "LearnIsing" && s.k != 2 {
 		return nil, &AlphabetError{Func: fn, K: s.k, Min: 2, Max: 2}
 	}
-	rep := &MissingReport{Rule: cfg.missing, Values: s.MissingCount()}
+	rule := cfg.missing
+	if !cfg.missingSet {
+		rule = defaultMissingRule(fn, s.k)
+	}
+	rep := &MissingReport{Rule: rule, Values: s.MissingCount()}
 	for m := 0; m < s.rows; m++ {
 		if s.missingIn(m) > 0 {
 			rep.Rows += s.Weight(m)
 		}
 	}
-	if cfg.missing == ListwiseDeletion {
+	if rule == AvailableCase {
+		switch {
+		case s.k != 2:
+			return nil, fmt.Errorf("pairwise: %s: WithMissing(AvailableCase) takes binary data (k = 2), not k = %d: use MissingAsState or ListwiseDeletion", fn, s.k)
+		case fn == "LearnPairwise":
+			return nil, fmt.Errorf("pairwise: %s: WithMissing(AvailableCase) runs the Ising path (Algorithm 1): use Learn or LearnIsing, or MissingAsState", fn)
+		}
+		f, err := fitIsing(ctx, fn, s, opts, nil)
+		if err != nil {
+			return nil, err
+		}
+		res, err := f.r.assemble(ctx, 2, f.est, f.fields, f.nodes, f.radius)
+		if err != nil {
+			return nil, err
+		}
+		res.Missing = rep
+		return res, nil
+	}
+	if rule == ListwiseDeletion {
 		c, _, err := s.DropIncomplete()
 		if err != nil {
 			return nil, fmt.Errorf("pairwise: %s: with ListwiseDeletion: %w", fn, err)
@@ -316,6 +344,12 @@ func learnIncomplete(ctx context.Context, fn string, s *Samples, opts []Option) 
 	res := restrictStates(aug, s.k)
 	res.Missing = rep
 	return res, nil
+}
+
+// defaultMissingRule returns the rule the learner fn uses on incomplete
+// samples with k states when WithMissing is not given.
+func defaultMissingRule(fn string, k int) MissingRule {
+	return MissingAsState
 }
 
 // restrictStates returns the result aug of a fit on the alphabet 0..k

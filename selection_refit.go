@@ -31,7 +31,9 @@ const refitScreen = 1.5
 // in the layout of waldSpins (4 entries a neighbour, the Ising form
 // [[a, -a], [-a, a]] with Â_ij = w_j/2), with the model-based standard
 // errors sqrt((H⁻¹)_jj / N)/2, N the total weight, and its degrees of
-// freedom N − (len(nb) + 1) (small_samples.go). ok is false when the
+// freedom N − (len(nb) + 1) (small_samples.go). With missing spins
+// (AvailableCase) the rows are those where z_i and every spin of nb are
+// observed, and N is their weight. ok is false when the
 // maximum likelihood estimate does not exist or was not reached (a
 // separating spin, a singular Hessian): the caller then keeps the first
 // stage.
@@ -45,11 +47,11 @@ func refitSpins(ctx context.Context, s *Samples, i int, nb []int) (d, se []float
 // Newton's method, read through the patterns or the rows.
 func refitSpinsTable(ctx context.Context, s *Samples, i int, nb []int, maxTable int) (d, se []float64, df float64, ok bool) {
 	n, p := s.n, len(nb)+1
-	total := s.total
+	data := newRefitData(s, i, nb, nb, maxTable)
+	total := data.total
 	if total <= 0 {
 		return nil, nil, 0, false
 	}
-	data := newRefitData(s, i, nb, maxTable)
 	task := &engine.Task{Bias: i, Each: data.each}
 	w := make([]float64, p)
 	var e engine.Driver
@@ -82,6 +84,11 @@ type refitData struct {
 	s  *Samples
 	i  int
 	nb []int
+	// need are the variables a row must observe, besides i, to enter
+	// when s has missing values (available cases); total is the weight
+	// of the rows that enter.
+	need  []int
+	total float64
 	// keys and cs hold the patterns and their weights; nil when the rows
 	// are read.
 	keys []uint32
@@ -94,9 +101,21 @@ type refitData struct {
 const maxRefitTable = 15
 
 // newRefitData gathers the patterns when nb has at most maxTable spins.
-func newRefitData(s *Samples, i int, nb []int, maxTable int) *refitData {
+// With missing values in s, only the rows that observe i and every variable
+// of need enter (need holds nb).
+func newRefitData(s *Samples, i int, nb, need []int, maxTable int) *refitData {
 	n, p := s.n, len(nb)+1
 	d := &refitData{s: s, i: i, nb: nb, x: make([]float64, p)}
+	if s.incomplete {
+		d.need = append([]int{i}, need...)
+	}
+	d.total = s.total
+	if s.incomplete {
+		d.total = 0
+		for m := 0; m < s.rows; m++ {
+			d.total += d.weight(m)
+		}
+	}
 	if len(nb) > maxTable {
 		return d
 	}
@@ -125,8 +144,16 @@ func newRefitData(s *Samples, i int, nb []int, maxTable int) *refitData {
 	return d
 }
 
-// weight returns row m's weight.
+// weight returns row m's weight, 0 when it misses a variable of need.
 func (d *refitData) weight(m int) float64 {
+	if d.need != nil {
+		row := d.s.b8[m*d.s.n : (m+1)*d.s.n]
+		for _, j := range d.need {
+			if row[j] > 1 {
+				return 0
+			}
+		}
+	}
 	if d.s.weights != nil {
 		return d.s.weights[m]
 	}
