@@ -289,12 +289,7 @@ func learnIncomplete(ctx context.Context, fn string, s *Samples, opts []Option) 
 	if !cfg.missingSet {
 		rule = defaultMissingRule(fn, s.k)
 	}
-	rep := &MissingReport{Rule: rule, Values: s.MissingCount()}
-	for m := 0; m < s.rows; m++ {
-		if s.missingIn(m) > 0 {
-			rep.Rows += s.Weight(m)
-		}
-	}
+	rep := missingReport(s, rule)
 	if rule == AvailableCase {
 		switch {
 		case s.k != 2:
@@ -344,6 +339,18 @@ func learnIncomplete(ctx context.Context, fn string, s *Samples, opts []Option) 
 	res := restrictStates(aug, s.k)
 	res.Missing = rep
 	return res, nil
+}
+
+// missingReport returns the report of rule on s, before any row is
+// dropped.
+func missingReport(s *Samples, rule MissingRule) *MissingReport {
+	rep := &MissingReport{Rule: rule, Values: s.MissingCount()}
+	for m := 0; m < s.rows; m++ {
+		if s.missingIn(m) > 0 {
+			rep.Rows += s.Weight(m)
+		}
+	}
+	return rep
 }
 
 // defaultMissingRule returns the rule the learner fn uses on incomplete

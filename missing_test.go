@@ -493,3 +493,47 @@ func TestAvailableCaseNewton(t *testing.T) {
 		}
 	}
 }
+
+// Shards take incomplete samples under AvailableCase (binary data) and
+// merge into Learn's result; any other rule, or k > 2, is an error, not a
+// panic (LearnNodes on k = 3 with a missing value panicked before).
+func TestShardsMissing(t *testing.T) {
+	t.Parallel()
+	m, err := NewDiamond(6, 0.4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sm, _ := NewExactSampler(m)
+	full, err := sm.Sample(rand.NewPCG(21, 22), 1500)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := removeAtRandom(t, full, 0.1, rand.NewPCG(21, 23))
+	opt := WithMissing(AvailableCase)
+	want, err := Learn(s, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := LearnNodes(s, []int{0, 1, 2}, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := LearnNodes(s, []int{3, 4, 5}, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := MergePartialsContext(t.Context(), s, 1, a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got.Edges, want.Edges) || !reflect.DeepEqual(got.Missing, want.Missing) {
+		t.Errorf("merged shards: edges %v, missing %+v; Learn: %v, %+v", got.Edges, got.Missing, want.Edges, want.Missing)
+	}
+	if _, err := LearnNodes(s, []int{0}, WithMissing(ListwiseDeletion)); err == nil || !strings.Contains(err.Error(), "DropIncomplete") {
+		t.Errorf("LearnNodes, ListwiseDeletion: %v, want an error", err)
+	}
+	k3, _ := NewIncompleteSamples(3, [][]int{{0, 1, Missing}, {1, 2, 1}, {Missing, 1, 0}, {2, 1, 1}, {0, 0, 2}}, nil)
+	if _, err := LearnNodes(k3, []int{0, 1}); err == nil || !strings.Contains(err.Error(), "DropIncomplete") {
+		t.Errorf("LearnNodes, k = 3: %v, want an error", err)
+	}
+}
