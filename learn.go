@@ -33,8 +33,9 @@ import (
 //   - WithTolerance DefaultTolerance, WithMaxIterations
 //     DefaultMaxIterations, WithWorkers runtime.GOMAXPROCS(0),
 //     WithSymmetrization Average, no progress report.
-//   - WithMissing, for samples with missing values: MissingAsState (see
-//     Missing); Result.Missing says what was done.
+//   - WithMissing, for samples with missing values: AvailableCase for
+//     k = 2, MissingAsState for k > 2 (see Missing); Result.Missing says
+//     what was done.
 //
 // Result.Model carries the samples' variable names (Samples.Names).
 func Learn(s *Samples, opts ...Option) (*Result, error) {

@@ -318,6 +318,32 @@ func TestLearnMissing(t *testing.T) {
 			}
 		}
 	}
+	// The defaults: AvailableCase for binary data in Learn and
+	// LearnIsing, MissingAsState in LearnPairwise and for k > 2.
+	b2, _ := NewIncompleteSamples(2, [][]int{{0, 1, 1}, {Missing, 1, 0}, {1, 0, 1}, {0, 0, Missing}, {1, 1, 0}, {0, 1, 0}}, nil)
+	b3, _ := NewIncompleteSamples(3, [][]int{{0, 1, 2}, {Missing, 1, 0}, {2, 0, 1}, {0, 2, Missing}, {1, 1, 0}, {0, 1, 2}}, nil)
+	for _, c := range []struct {
+		name  string
+		learn func(*Samples, ...Option) (*Result, error)
+		s     *Samples
+		want  MissingRule
+	}{
+		{"Learn, k = 2", Learn, b2, AvailableCase},
+		{"LearnIsing", LearnIsing, b2, AvailableCase},
+		{"LearnPairwise, k = 2", LearnPairwise, b2, MissingAsState},
+		{"Learn, k = 3", Learn, b3, MissingAsState},
+	} {
+		res, err := c.learn(c.s)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if res.Missing == nil || res.Missing.Rule != c.want {
+			t.Errorf("%s: Missing = %+v, want the rule %v", c.name, res.Missing, c.want)
+		}
+	}
+	if _, err := LearnPairwise(b2, WithMissing(AvailableCase)); err == nil {
+		t.Error("LearnPairwise took AvailableCase")
+	}
 	s, _ := NewIncompleteSamples(3, [][]int{{0, 1}, {Missing, 2}}, nil)
 	if _, err := LearnIsing(s); err == nil {
 		t.Error("LearnIsing took k = 3")
