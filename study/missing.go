@@ -98,7 +98,7 @@ func runMissing(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(&md, "# Missing values: recovery against N\n\nMade by `cd study && go run . missing %s` on a shared, busy two-core machine (times are indicative only).\n\n", strings.Join(args, " "))
 	md.WriteString("Each cell: exact recoveries of the graph by the tuning-free learner (`pairwise.Learn` with no λ and no η) / runs, and the mean false positives and negatives. " +
 		"The samples are the tuning study's (exact samples, run s at size N drawn with `rand.NewPCG(s+1, N)`); a share p of the values is then removed, each value independently (missing completely at random). " +
-		"Conditions: **complete** (no value removed), **p10/p30-state** (10% / 30% removed, `WithMissing(MissingAsState)`, the default), **p10/p30-listwise** (`WithMissing(ListwiseDeletion)`, only the complete rows; the mean share of rows kept is in the last line), **p10/p30-avail** (`WithMissing(AvailableCase)`, k = 2 only: node i's regression on the rows that observe z_i, a missing neighbour entering as the spin 0). Conditions with the same p remove the same values.\n\n")
+		"Conditions: **complete** (no value removed), **p10/p30-state** (10% / 30% removed, `WithMissing(MissingAsState)`, the default for k > 2), **p10/p30-listwise** (`WithMissing(ListwiseDeletion)`, only the complete rows; the mean share of rows kept is in the last line), **p10/p30-avail** (`WithMissing(AvailableCase)`, the default for k = 2, k = 2 only: node i's regression on the rows that observe z_i, a missing neighbour entering as the spin 0). Conditions with the same p remove the same values.\n\n")
 	for _, name := range strings.Split(*models, ",") {
 		var tm *tuningModel
 		for x := range tuningModels {
