@@ -469,7 +469,8 @@ func availNewton(t *testing.T, s *Samples, i int) []float64 {
 // match availNewton's to 1e-6, on weighted rows with 20% of the values
 // missing (a column with four values in five missing included), and
 // with identical rows merged by the fast path. The certificate at tolerance
-// 1e-14 bounds L(ŵ) − L*, and so |ŵ − w*| by √(2·1e-14/μ) = 1e-6 for μ =
+// 1e-14 bounds L(ŵ) − L*, with the rows split among the workers or not,
+// and so |ŵ − w*| by √(2·1e-14/μ) = 1e-6 for μ =
 // 0.02, the smallest eigenvalue of the nodes' Hessians here (0.021 to
 // 0.049, measured); the solver's last steps are Newton's, and the
 // differences seen are below 1e-14.
@@ -499,22 +500,36 @@ func TestAvailableCaseNewton(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := fitIsing(t.Context(), "LearnIsing", s, []Option{WithWidth(50), WithMinEdgeWeight(0.1), WithTolerance(1e-14)}, nil)
-	if err != nil {
-		t.Fatal(err)
+	want := make([][]float64, s.n)
+	for i := range want {
+		want[i] = availNewton(t, s, i)
 	}
-	for i := 0; i < s.n; i++ {
-		if !f.nodes[i].Converged {
-			t.Errorf("node %d: not converged: %+v", i, f.nodes[i])
+	for _, split := range []bool{false, true} {
+		opts := []Option{WithWidth(50), WithMinEdgeWeight(0.1), WithTolerance(1e-14), WithWorkers(2)}
+		if split {
+			// The passes over the rows split among the workers in
+			// chunks of 50 rows (rowsplit.go).
+			opts = append(opts, withRowSplit(50, 50))
 		}
-		want := availNewton(t, s, i)
-		for j := 0; j < s.n; j++ {
-			got := 2 * f.est[i][4*j]
-			if j == i {
-				got = 2 * f.fields[2*i+1]
+		f, err := fitIsing(t.Context(), "LearnIsing", s, opts, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.r.d.Split() != split {
+			t.Fatalf("split %v: the data split their rows: %v", split, f.r.d.Split())
+		}
+		for i := 0; i < s.n; i++ {
+			if !f.nodes[i].Converged {
+				t.Errorf("split %v, node %d: not converged: %+v", split, i, f.nodes[i])
 			}
-			if math.Abs(got-want[j]) > 1e-6 {
-				t.Errorf("node %d, coefficient %d: ŵ = %.9f, Newton %.9f", i, j, got, want[j])
+			for j := 0; j < s.n; j++ {
+				got := 2 * f.est[i][4*j]
+				if j == i {
+					got = 2 * f.fields[2*i+1]
+				}
+				if math.Abs(got-want[i][j]) > 1e-6 {
+					t.Errorf("split %v, node %d, coefficient %d: ŵ = %.9f, Newton %.9f", split, i, j, got, want[i][j])
+				}
 			}
 		}
 	}
