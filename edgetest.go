@@ -273,7 +273,13 @@ func (t WaldTest) run(ctx context.Context, s *Samples, res *Result, tun *Tuning,
 	gapScores := scores
 	if k == 2 && !t.NoRefit {
 		screen := math.Min(refitScreen, lowest)
-		d, se, df, screened, err := refitAll(ctx, s, tun.scores, screen, workers)
+		var imp *spinImputer
+		if s.incomplete {
+			// AvailableCase: missing spins take their expected value
+			// under their own node's first-stage fit.
+			imp = newSpinImputer(n, res.est, res.Model.theta)
+		}
+		d, se, df, screened, err := refitAllImputed(ctx, s, tun.scores, screen, workers, imp)
 		if err != nil {
 			return err
 		}
