@@ -25,19 +25,19 @@ import (
 //     on the rows that observe that node, a missing neighbour entering as
 //     the spin 0, the value that says nothing on the ±1 scale. The edge
 //     test uses the same rows: the Wald statistics those of each node's
-//     fit, the refit the rows that observe the node and its screened
-//     neighbours (dropping, backwards, the neighbours whose refit
-//     statistic falls below the screen, as each costs the rows that miss
-//     it), the EBIC graph's comparison and global test the rows that
-//     observe the node and both graphs' neighbours, or both variables of
-//     a pair. A node keeps about as many rows as it has observed values.
+//     fit; the refit those that observe the node, a missing screened
+//     neighbour j entering as its expected value under node j's own fit,
+//     tanh(θ̂_j + Σ_k Â_jk x_k) without node i, and the neighbours whose
+//     refit statistic falls below the screen dropped backwards; the EBIC
+//     graph's comparison the rows that observe the node and both graphs'
+//     neighbours, its global test those that observe both variables of a
+//     pair. A node keeps about as many rows as it has observed values.
 //     The price: where a neighbour j of i is missing, j's own neighbours
 //     tell about z_i, a dependence that the first stage's 0 does not
 //     remove; with a large missing share and large N that can put pairs
-//     two steps apart through the screen (the refit, on complete rows,
-//     then drops most of them). With 10% of the values missing at random
-//     it recovers the study's binary models within one grid step of N of
-//     the complete data (docs/missing).
+//     two steps apart through the screen, and the refit's expected values
+//     and backward drops remove most but not all of them. docs/missing
+//     compares it with the complete data and the other rules.
 //   - MissingAsState, the default for k > 2 and in LearnPairwise: a
 //     missing value is a state of its own, k, while the learner runs.
 //     Every node's regressions keep every row: a predictor's missing value
