@@ -17,7 +17,7 @@ import (
 
 // The missing-value study: exact recovery of the tuning-free learner
 // against N when a share p of the values is removed at random (each value
-// independently, missing completely at random), for the two rules of
+// independently, missing completely at random), for the three rules of
 // pairwise.WithMissing, against the complete data, on the tuning study's
 // models and samples (run s at size N draws with rand.NewPCG(s+1, N), as
 // there; the values to remove with rand.NewPCG(s+1, N^p-bits)).
