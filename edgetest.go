@@ -289,7 +289,13 @@ func (t WaldTest) run(ctx context.Context, s *Samples, res *Result, tun *Tuning,
 			}
 			starts[i] = st
 		}
-		d, se, df, screened, err := refitAllFrom(ctx, s, tun.scores, screen, workers, starts)
+		var imp *spinImputer
+		if s.incomplete {
+			// AvailableCase: missing spins take their expected value
+			// under their own node's first-stage fit.
+			imp = newSpinImputer(n, res.est, res.Model.theta)
+		}
+		d, se, df, screened, err := refitAllWith(ctx, s, tun.scores, screen, workers, imp, starts)
 		if err != nil {
 			return err
 		}

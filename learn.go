@@ -34,8 +34,9 @@ import (
 //   - WithTolerance DefaultTolerance, WithMaxIterations
 //     DefaultMaxIterations, WithWorkers runtime.GOMAXPROCS(0),
 //     WithSymmetrization Average, no progress report.
-//   - WithMissing, for samples with missing values: MissingAsState (see
-//     Missing); Result.Missing says what was done.
+//   - WithMissing, for samples with missing values: AvailableCase for
+//     k = 2, MissingAsState for k > 2 (see Missing); Result.Missing says
+//     what was done.
 //
 // Result.Model carries the samples' variable names (Samples.Names).
 func Learn(s *Samples, opts ...Option) (*Result, error) {
@@ -202,6 +203,11 @@ func newRun(fn string, s *Samples, opts []Option, ising bool) (*run, error) {
 	r.folds = f
 	fs := r.fitted
 	rows := &engine.Rows{N: fs.n, K: fs.k, Count: fs.rows, States: fs.b8, Weights: fs.weights}
+	if ising && fs.incomplete {
+		// Available cases (AvailableCase): the missing state 2 is a
+		// spin 0 to the engine (engine.Rows).
+		rows.K = 3
+	}
 	r.d = engine.NewData(rows, r.b, ising, cfg.workers, cfg.split)
 	r.d.SetScreen(cfg.screen)
 	return r, nil
@@ -251,8 +257,13 @@ func (r *run) fitNode(ctx context.Context, e *engine.Driver, i int, tasks []engi
 		ns.lambda = r.widths[i]
 		radius = widthRadius(ns.lambda)
 	}
-	if r.spec != nil && len(tasks) > 0 {
-		res, err := runPath(ctx, e, r.spec, r.folds, tasks, widthRadius(1), dfPerGroup, logD, r.fitted.total)
+	total := r.fitted.total
+	if r.fitted.incomplete && len(tasks) > 0 {
+		// Available cases: node i's rows are those that observe it.
+		total = engine.WeightSum(tasks[0].C, len(tasks[0].Y))
+	}
+	if r.spec != nil && len(tasks) > 0 && total > 0 {
+		res, err := runPath(ctx, e, r.spec, r.folds, tasks, widthRadius(1), dfPerGroup, logD, total)
 		if err != nil {
 			return nil, err
 		}

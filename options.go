@@ -40,9 +40,11 @@ type config struct {
 	split     engine.Split // when the engine splits rows among the workers
 	screen    int          // the least n from which Ising nodes are screened (engine.DefaultScreen)
 	missing   MissingRule  // missing.go: WithMissing
-	ridge     float64      // ρ of WithRidge; 0 for none
-	gap       int          // contacts_learn.go: WithIgnoreGap
-	refPairs  int          // contacts_learn.go: WithReferencePairs
+	// missingSet: WithMissing was given (else the rule depends on k).
+	missingSet bool
+	ridge      float64 // ρ of WithRidge; 0 for none
+	gap        int     // contacts_learn.go: WithIgnoreGap
+	refPairs   int     // contacts_learn.go: WithReferencePairs
 	// warm and record: the regressions' solutions of another fit to start
 	// from, and where to record this fit's (withWarmStarts,
 	// withRecordSolutions: Bootstrap's resamples at fixed widths).

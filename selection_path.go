@@ -94,10 +94,23 @@ func (f *folds) merge(into []int32, rows int) *folds {
 }
 
 // foldWeights returns the training and held-out weights of the task's
-// design rows in fold f.
+// design rows in fold f. A row the task leaves out (zero weight in t.C, a
+// node's missing value under AvailableCase) weighs 0 in both.
 func foldWeights(t *engine.Task, fo *folds, f int) (train, held []float64) {
 	if t.Rows == nil {
-		return fo.train[f], fo.held[f]
+		train, held = fo.train[f], fo.held[f]
+		for m, c := range t.C {
+			if c == 0 && (train[m] != 0 || held[m] != 0) {
+				train, held = append([]float64(nil), train...), append([]float64(nil), held...)
+				for m, c := range t.C {
+					if c == 0 {
+						train[m], held[m] = 0, 0
+					}
+				}
+				break
+			}
+		}
+		return train, held
 	}
 	train = make([]float64, len(t.Rows))
 	held = make([]float64, len(t.Rows))

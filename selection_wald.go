@@ -4,6 +4,8 @@ import (
 	"math"
 	"sync"
 
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
@@ -43,16 +45,30 @@ import (
 // values of z_i (df). u (one entry a row of the task) is scratch for the
 // margins. When the task's design splits its rows (rowsplit.go), the
 // moments are summed chunk by chunk on its team and added in chunk order.
+//
+// With missing spins (available cases, AvailableCase) the task weighs only
+// the rows where z_i is observed, N is their weight, and a missing
+// neighbour enters x as 0, as in the fit. It returns nils when no row
+// observes z_i.
 func waldSpins(s *Samples, task *engine.Task, w, u []float64) (d, se, df []float64) {
 	n, i, rows := s.n, task.Bias, len(task.Y)
 	total := engine.WeightSum(task.C, rows)
+	if !(total > 0) {
+		// No row observes z_i (every value of a column missing): nothing
+		// to test.
+		return nil, nil, nil
+	}
 	u = u[:rows]
 	task.X.Margins(u, w)
 	size, chunks := engine.Chunking(task.X, rows)
 	parts := make([]waldMoments, chunks)
+	chunk := waldChunk
+	if s.incomplete {
+		chunk = waldChunkMissing // a missing spin is 0: no sign patterns
+	}
 	work := func(c int) {
 		lo := c * size
-		parts[c] = waldChunk(s, task, u, total, lo, min(lo+size, rows))
+		parts[c] = chunk(s, task, u, total, lo, min(lo+size, rows))
 	}
 	engine.RunChunks(task.X, chunks, work)
 	h, j := mat.NewSymDense(n, nil), mat.NewSymDense(n, nil)
@@ -236,6 +252,61 @@ func waldContract(dst []float64, stride int, v []float64, size, w int, u, sum []
 			row[x] += 2*uv - sum[t+x]
 		}
 	}
+}
+
+// waldChunkMissing is waldChunk for samples with missing spins, which
+// enter x as 0: the sign patterns do not cover them, so H and J are
+// summed as rank-k updates of blocks of rows (blas64's Dsyrk), rows
+// √α_m x_m and √ĉ_m s_m x_m, about n²/2 multiply-adds a row for each.
+func waldChunkMissing(s *Samples, task *engine.Task, u []float64, total float64, lo, hi int) waldMoments {
+	n, i := s.n, task.Bias
+	const block = 256
+	a := make([]float64, block*n)
+	b := make([]float64, block*n)
+	wm := waldMoments{h: make([]float64, n*n), j: make([]float64, n*n), g: make([]float64, n)}
+	h := blas64.Symmetric{N: n, Stride: n, Data: wm.h, Uplo: blas.Upper}
+	j := blas64.Symmetric{N: n, Stride: n, Data: wm.j, Uplo: blas.Upper}
+	r := 0
+	flush := func() {
+		if r > 0 {
+			blas64.Syrk(blas.Trans, 1, blas64.General{Rows: r, Cols: n, Stride: n, Data: a[:r*n]}, 1, h)
+			blas64.Syrk(blas.Trans, 1, blas64.General{Rows: r, Cols: n, Stride: n, Data: b[:r*n]}, 1, j)
+			r = 0
+		}
+	}
+	for m := lo; m < hi; m++ {
+		ch, sm, alpha, _ := waldRow(task, u, total, m)
+		if ch == 0 {
+			continue
+		}
+		av, bv := math.Sqrt(alpha), math.Sqrt(ch)*sm
+		ar, br := a[r*n:(r+1)*n], b[r*n:(r+1)*n]
+		for k, z := range s.b8[m*n : (m+1)*n] {
+			xv := spin(z)
+			if k == i {
+				xv = 1
+			}
+			ar[k], br[k] = av*xv, bv*xv
+			wm.g[k] += ch * sm * xv
+		}
+		if r++; r == block {
+			flush()
+		}
+	}
+	flush()
+	return wm
+}
+
+// spin returns the spin of a stored binary state: −1, +1, and 0 for a
+// missing value (stored as the state 2).
+func spin(z uint8) float64 {
+	switch z {
+	case 0:
+		return -1
+	case 1:
+		return 1
+	}
+	return 0
 }
 
 // waldRow returns, for row m of the task at margins u, its normalised

@@ -213,6 +213,22 @@ func learnNodes(ctx context.Context, fn string, s *Samples, nodes []int, opts []
 		f   *fitted
 		err error
 	)
+	if s.incomplete {
+		// Shards learn incomplete samples by AvailableCase only: the
+		// other rules change the samples (a missing state, dropped rows)
+		// before the nodes are fitted.
+		cfg, err := prepare(fn, s, opts)
+		if err != nil {
+			return nil, err
+		}
+		rule := cfg.missing
+		if !cfg.missingSet {
+			rule = defaultMissingRule("Learn", s.k)
+		}
+		if s.k != 2 || rule != AvailableCase {
+			return nil, fmt.Errorf("pairwise: %s: the samples have %v missing values; shards take them on binary data with AvailableCase only (here k = %d, %v): drop the incomplete rows first (DropIncomplete)", fn, s.MissingCount(), s.k, rule)
+		}
+	}
 	algorithm := "ising"
 	if s.k == 2 {
 		f, err = fitIsing(ctx, fn, s, opts, nodes)
@@ -393,7 +409,11 @@ func MergePartialsContext(ctx context.Context, s *Samples, workers int, parts ..
 	if set.selection != nil {
 		r.spec, r.rule = &selSpec{}, set.selection
 	}
-	return r.assemble(ctx, k, est, fields, nodes, set.radius)
+	res, err := r.assemble(ctx, k, est, fields, nodes, set.radius)
+	if err == nil && s != nil && s.incomplete {
+		res.Missing = missingReport(s, AvailableCase)
+	}
+	return res, err
 }
 
 // emptyFits reports whether a node solved no regression (every value pair

@@ -323,10 +323,16 @@ func (d *codedDesign) Margins(dst, w []float64) {
 func (d *codedDesign) fillContributions(w []float64) {
 	gc, k, f := d.gc, d.gc.k, d.f
 	if d.spins {
+		// k = 2, or 3 with the missing spin (state 2) contributing 0.
 		for j, v := range w[:gc.n] {
-			f[2*j], f[2*j+1] = -v, v
+			f[k*j], f[k*j+1] = -v, v
+			if k == 3 {
+				f[k*j+2] = 0
+			}
 		}
-		f[2*d.bias] = w[d.bias]
+		for a := 0; a < k; a++ {
+			f[k*d.bias+a] = w[d.bias]
+		}
 		return
 	}
 	copy(f, w[:gc.n*k])
@@ -403,10 +409,15 @@ func (d *codedDesign) gradientFromHistograms(dst []float64) {
 	d.marginals()
 	// f now holds S_j(a) = Σ_{m: z_mj = a} r_m.
 	if d.spins {
+		// A missing spin (state 2 of k = 3) adds nothing but to the bias.
 		for j := range dst[:gc.n] {
-			dst[j] = f[2*j+1] - f[2*j]
+			dst[j] = f[k*j+1] - f[k*j]
 		}
-		dst[d.bias] = f[2*d.bias] + f[2*d.bias+1]
+		s := 0.0
+		for a := 0; a < k; a++ {
+			s += f[k*d.bias+a]
+		}
+		dst[d.bias] = s
 		return
 	}
 	copy(dst, f)
