@@ -213,6 +213,11 @@ func LearnNodesContext(ctx context.Context, s *Samples, nodes []int, opts ...Opt
 // for k = 2, LearnPairwise's otherwise) on nodes, sorted and distinct, and
 // packs what it learned into a Partial.
 func learnNodes(ctx context.Context, fn string, s *Samples, nodes []int, opts []Option) (*Partial, error) {
+	if s.incomplete {
+		// The per-node fits would read the missing state k as a value
+		// (a wrong result for k = 2, an index out of range for k > 2).
+		return nil, fmt.Errorf("pairwise: %s: the samples have missing values, which sharded learning does not handle: drop the incomplete rows first (Samples.DropIncomplete), or learn in one process (Learn, see Missing)", fn)
+	}
 	var (
 		f   *fitted
 		err error
