@@ -3,6 +3,7 @@ package pairwise
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -276,5 +277,49 @@ func TestReadPartialFormat1(t *testing.T) {
 			t.Fatal(err)
 		}
 		checkSameResult(t, want, got)
+	}
+}
+
+// TestReadPartialSparseErrors checks that malformed sparse estimates in a
+// part's file are reported as errors, not panics or silent misreads.
+func TestReadPartialSparseErrors(t *testing.T) {
+	p, err := LearnShard(shardSamples(t, 2), 0, 2, WithWidth(0.3), WithMinEdgeWeight(0.1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, est, want string
+	}{
+		{"fill too short", `{"fill":[0,0],"v":[]}`, "fill or own of 2 and 0 numbers, want 4"},
+		{"own too long", `{"fill":[0,0,0,0],"own":[0,0,0,0,0],"v":[]}`, "fill or own of 4 and 5 numbers, want 4"},
+		{"index out of range", `{"fill":[0,0,0,0],"at":[10],"v":[1,2,3,4]}`, "block 10 out of range or order"},
+		{"index repeated", `{"fill":[0,0,0,0],"at":[3,3],"v":[1,2,3,4,1,2,3,4]}`, "block 3 out of range or order"},
+		{"the node's own index", `{"fill":[0,0,0,0],"at":[0],"v":[1,2,3,4]}`, "block 0 out of range or order"},
+		{"numbers missing", `{"fill":[0,0,0,0],"at":[3],"v":[1,2]}`, "2 numbers for 1 blocks"},
+		{"bad form", `{"form":[1,2,-1,1],"fill":[0,0,0,0],"at":[3],"v":[1]}`, "form entry 2, want 1 or -1"},
+		{"at without fill", `{"at":[3],"v":[1]}`, "at and own need a fill"},
+	} {
+		node := doc["nodes"].([]any)[0].(map[string]any)
+		var est any
+		if err := json.Unmarshal([]byte(c.est), &est); err != nil {
+			t.Fatal(err)
+		}
+		node["estimates"] = est
+		in, err := json.Marshal(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = ReadPartial(bytes.NewReader(in))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error with %q", c.name, err, c.want)
+		}
 	}
 }
