@@ -158,7 +158,9 @@ func ShardNodes(n, shard, of int) ([]int, error) {
 // would with the same options, and returns them as a Partial for
 // MergePartials: Algorithm 1 for k = 2, Algorithm 2 for k > 2. The options
 // must be the same in every shard of one merge (WithWorkers and
-// WithProgress excepted; progress counts the shard's nodes).
+// WithProgress excepted; progress counts the shard's nodes). Samples with
+// missing values are refused with an error (see Missing; drop the
+// incomplete rows first, or learn in one process).
 func LearnShard(s *Samples, shard, of int, opts ...Option) (*Partial, error) {
 	return LearnShardContext(context.Background(), s, shard, of, opts...)
 }
