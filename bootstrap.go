@@ -85,7 +85,10 @@ type BootstrapOptions struct {
 	// without FixTuning; it is refitted at λ̂_i like the resamples, so that
 	// both are compared alike. The intervals no longer include the
 	// variability of the widths, which bootnet's rerun of the whole
-	// estimation does. Off by default. For scale, 25 binary items and 2500
+	// estimation does. Every resample's regressions start from the
+	// full-data solutions at the same widths; they are still solved to the
+	// learner's tolerance, so the start changes the iterations, not the
+	// estimates beyond that tolerance. Off by default. For scale, 25 binary items and 2500
 	// people, one fit (the study's questionnaire truth, seed 1): the
 	// default took 0.43 s, with its widths fixed 0.19 s (the same 58
 	// edges), with the widths and η̂ fixed 0.08 s (39 edges: η̂/2 on the
@@ -320,9 +323,13 @@ func Bootstrap(ctx context.Context, s *Samples, src rand.Source, opts BootstrapO
 			fixed = append(fixed, WithWidth(w))
 		}
 		user = append(fixed, user...)
-		if fitRes, err = LearnContext(ctx, full, append(slices.Clip(user), WithWorkers(workers), WithProgress(nil))...); err != nil {
+		var sol [][]taskSolution
+		if fitRes, err = LearnContext(ctx, full, append(slices.Clip(user), WithWorkers(workers), WithProgress(nil), withRecordSolutions(&sol))...); err != nil {
 			return nil, err
 		}
+		// Every resample's regressions start from the full-data
+		// solutions at the same widths, a short way from their own.
+		user = append(user, withWarmStarts(sol))
 	}
 	out, err := bootstrapWith(ctx, tab, fitRes.SignedEdges(), src, opts, workers, learnerFit(user))
 	if err != nil {

@@ -483,3 +483,61 @@ func processCPU() time.Duration {
 	}
 	return time.Duration(ut+st) * 10 * time.Millisecond
 }
+
+// BenchmarkBootstrap measures Bootstrap with FixTuning on the shape
+// (the study's questionnaire truth of TestBootstrapTiming: 25 binary items,
+// 2500 people), with 20 nonparametric and 20 case-dropping resamples and
+// one worker, so that its time is CPU time; the full-data fits (the
+// default, then its refit at the chosen widths) are part of every op,
+// about a sixth of it. "fit" is the learner at the fixed widths on the
+// full data (cold), "resample" on one nonparametric resample, warm-started
+// as Bootstrap starts it.
+func BenchmarkBootstrap(b *testing.B) {
+	m := questionnaireModel(b, 1)
+	s := bootSamples(b, m, 2500, 11)
+	b.Run("fix/20+20", func(b *testing.B) {
+		var res *BootstrapResult
+		for b.Loop() {
+			var err error
+			res, err = Bootstrap(context.Background(), s, rand.NewPCG(1, 2), BootstrapOptions{Resamples: 20, CaseDrops: 20, FixTuning: true, Workers: 1})
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(len(res.Fit.Edges)), "edges")
+	})
+	b.Run("fit", func(b *testing.B) {
+		full, err := Learn(s, WithWorkers(1))
+		if err != nil {
+			b.Fatal(err)
+		}
+		widths := make([]float64, len(full.Nodes))
+		for i, f := range full.Nodes {
+			widths[i] = f.Width
+		}
+		benchLearn(b, s, Learn, WithWorkers(1), WithNodeWidths(widths))
+	})
+	b.Run("resample", func(b *testing.B) {
+		// One nonparametric resample's fit as Bootstrap runs it with
+		// FixTuning: the full data's widths, warm-started from the
+		// full-data solutions.
+		full, err := Learn(s, WithWorkers(1))
+		if err != nil {
+			b.Fatal(err)
+		}
+		widths := make([]float64, len(full.Nodes))
+		for i, f := range full.Nodes {
+			widths[i] = f.Width
+		}
+		var sol [][]taskSolution
+		if _, err := Learn(s, WithWorkers(1), WithNodeWidths(widths), withRecordSolutions(&sol)); err != nil {
+			b.Fatal(err)
+		}
+		tab, err := newObsTable("bench", s)
+		if err != nil {
+			b.Fatal(err)
+		}
+		rs := tab.samples(tab.resampleCounts(rand.New(rand.NewPCG(1, 2)), 0, s.Len(), s.Len()))
+		benchLearn(b, rs, Learn, WithWorkers(1), WithNodeWidths(widths), withWarmStarts(sol))
+	})
+}

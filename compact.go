@@ -377,7 +377,7 @@ func mergeRows(s *Samples) (*Samples, []int32) {
 	if 20*(s.rows-distinct) < s.rows {
 		return s, nil
 	}
-	c := &Samples{n: s.n, k: s.k, rows: distinct, weights: make([]float64, distinct)}
+	c := &Samples{n: s.n, k: s.k, rows: distinct, weights: make([]float64, distinct), incomplete: s.incomplete}
 	if s.b8 != nil {
 		c.b8 = make([]uint8, 0, distinct*s.n)
 	} else {

@@ -196,14 +196,9 @@ func LearnContactsContext(ctx context.Context, s *Samples, opts ...Option) (*Con
 			} else {
 				w[i*k] = logOdds(t.Y, t.C) // the bias alone, as contactNodeRef starts
 			}
-			st, err := e.Fit(ctx, &t, t.C, radius, w)
-			if err != nil {
-				if ctx.Err() != nil {
-					return ctx.Err()
-				}
-				return fmt.Errorf("pairwise: %s: node %d, values (%d, %d): %w", fn, i, alpha, beta, err)
+			if err := fitContactPair(ctx, e, &t, radius, w, &fit, fn, i, alpha, beta); err != nil {
+				return err
 			}
-			fit.noteStats(st)
 			if alpha == first {
 				base[beta] = append([]float64(nil), w...)
 			}
@@ -311,14 +306,9 @@ func contactNodeRef(ctx context.Context, e *engine.Driver, i, n, k, first int, s
 		// zero, the first-order steps spend many iterations reaching the
 		// large bias of a rare β.
 		w[i*k] = logOdds(t.Y, t.C)
-		st, err := e.Fit(ctx, &t, t.C, radius, w)
-		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			return fmt.Errorf("pairwise: %s: node %d, values (%d, %d): %w", fn, i, alpha, beta, err)
+		if err := fitContactPair(ctx, e, &t, radius, w, &fit, fn, i, alpha, beta); err != nil {
+			return err
 		}
-		fit.noteStats(st)
 		centreRows(w, n, k, i)
 		// w is the log-odds of α against β: U^{r,β} when α = r, and
 		// −U^{r,α} when β = r.
@@ -343,6 +333,21 @@ func contactNodeRef(ctx context.Context, e *engine.Driver, i, n, k, first int, s
 		}
 		raw[i*n+j] = zeroSumNorm(u[j*kk:(j+1)*kk], k, first, row, col)
 	}
+	return nil
+}
+
+// fitContactPair solves value pair (α, β)'s regression of node i in place
+// from the start w, notes its statistics in fit, and names the node and the
+// pair in an error (a cancelled context is returned as itself).
+func fitContactPair(ctx context.Context, e *engine.Driver, t *engine.Task, radius float64, w []float64, fit *NodeFit, fn string, i, alpha, beta int) error {
+	st, err := e.Fit(ctx, t, t.C, radius, w)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("pairwise: %s: node %d, values (%d, %d): %w", fn, i, alpha, beta, err)
+	}
+	fit.noteStats(st)
 	return nil
 }
 

@@ -42,6 +42,12 @@ func checkLearnSize(fn string, n, k int) error {
 // zero. The fields are centred again. NodeFit.Constant records it, and the
 // edge test gives the pairs of a constant variable the statistic 0.
 //
+// With missing values (AvailableCase) a variable is constant when all its
+// observed values are one value, or when it has none (its regression has
+// no row). Its feature is then v where it is observed and 0 where it is
+// missing, so the fold is exact on the rows that observe it only; the
+// pairs are not edges either way.
+//
 // est, fields and nodes are the learners' (est[i].block(j)[a*k + b] is
 // Ŵ_ij(a, b) from node i, fields[i*k + a] is θ̂_i(a)); s are the samples the
 // nodes were fitted on.
@@ -51,7 +57,7 @@ func foldConstant(s *Samples, est []*nodeEst, fields []float64, nodes []NodeFit)
 	value := constantValues(s)
 	found := false
 	for c := range value {
-		if value[c] >= 0 {
+		if value[c] != -1 {
 			nodes[c].Constant = true
 			found = true
 		}
@@ -74,7 +80,7 @@ func foldConstant(s *Samples, est []*nodeEst, fields []float64, nodes []NodeFit)
 			}
 			est[j].set(c, zero)
 		}
-		if value[j] >= 0 {
+		if value[j] != -1 {
 			est[j].clearAll()
 		}
 		centre(fields[j*k : (j+1)*k])
@@ -82,37 +88,35 @@ func foldConstant(s *Samples, est []*nodeEst, fields []float64, nodes []NodeFit)
 }
 
 // constantValues returns, for every variable, the value it takes in every
-// row of positive weight, or -1 when it takes two or more.
+// row of positive weight, or -1 when it takes two or more. For samples
+// with missing values (learned by AvailableCase) the missing values are
+// left out: a variable is constant when its observed values are one value,
+// and a variable without any observed value is noValue.
 func constantValues(s *Samples) []int {
 	n := s.n
 	value := make([]int, n)
-	first := -1
-	for m := 0; m < s.rows; m++ {
+	for i := range value {
+		value[i] = noValue
+	}
+	still := n
+	for m := 0; m < s.rows && still > 0; m++ {
 		if s.weights != nil && s.weights[m] == 0 {
 			continue
 		}
-		if first < 0 {
-			first = m
-			for i := range value {
-				value[i] = s.At(m, i)
-			}
-			continue
-		}
-		still := false
 		for i, v := range value {
-			if v >= 0 && s.At(m, i) != v {
+			x := s.At(m, i)
+			switch {
+			case x == Missing || v == -1 || v == x:
+			case v == noValue:
+				value[i] = x
+			default:
 				value[i] = -1
+				still--
 			}
-			still = still || value[i] >= 0
-		}
-		if !still {
-			break
-		}
-	}
-	if first < 0 { // no row of positive weight: NewWeightedSamples forbids it
-		for i := range value {
-			value[i] = -1
 		}
 	}
 	return value
 }
+
+// noValue is constantValues' mark of a variable that is never observed.
+const noValue = -2

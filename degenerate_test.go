@@ -316,6 +316,30 @@ func constantVars(s *Samples) []bool {
 	return c
 }
 
+// constantObserved is constantVars for AvailableCase: a variable is
+// constant when its observed values in the rows of positive weight are one
+// value, or when it has none.
+func constantObserved(s *Samples) []bool {
+	n := s.Vars()
+	c := make([]bool, n)
+	for i := range c {
+		first := Missing
+		c[i] = true
+		for m := 0; m < s.Len(); m++ {
+			v := s.At(m, i)
+			if s.Weight(m) == 0 || v == Missing {
+				continue
+			}
+			if first == Missing {
+				first = v
+			} else if v != first {
+				c[i] = false
+			}
+		}
+	}
+	return c
+}
+
 // TestLearnDegenerate runs every variant on every degenerate case: no panic,
 // and either an error that starts with "pairwise: " or a finite result in
 // which a constant variable has no edge.

@@ -99,6 +99,9 @@ func independenceP(s *Samples, counts [][]float64, total float64) (p float64, pa
 // Cochran's rule, its mean and variance given the margins under
 // independence, and the number of those pairs.
 func independenceStat(s *Samples, counts [][]float64, total float64) (stat, mean, variance float64, pairs int) {
+	if s.incomplete {
+		return independenceStatMissing(s)
+	}
 	n := s.n
 	// ones[i*n+j], i < j: the weight of the rows with z_i = z_j = 1.
 	ones := make([]float64, n*n)
@@ -125,6 +128,63 @@ func independenceStat(s *Samples, counts [][]float64, total float64) (stat, mean
 		for j := i + 1; j < n; j++ {
 			r, c := counts[i][1], counts[j][1]
 			if r <= 0 || c <= 0 || r >= total || c >= total || !cochranOK(counts[i], counts[j], total) {
+				continue
+			}
+			d := total*ones[i*n+j] - r*c
+			stat += total * d * d / (r * (total - r) * c * (total - c))
+			m, v := hyperChiMoments(total, r, c)
+			mean += m
+			variance += v
+			pairs++
+		}
+	}
+	return stat, mean, variance, pairs
+}
+
+// independenceStatMissing is independenceStat for samples with missing
+// values (AvailableCase): each pair's table holds the rows that observe
+// both of its variables, with its own total and margins.
+func independenceStatMissing(s *Samples) (stat, mean, variance float64, pairs int) {
+	n := s.n
+	// For i < j over the rows that observe both: both[i*n+j] their
+	// weight, ones their weight with z_i = z_j = 1; first[i*n+j] the
+	// weight with z_i = 1, first[j*n+i] that with z_j = 1.
+	both, ones, first := make([]float64, n*n), make([]float64, n*n), make([]float64, n*n)
+	obs := make([]int, 0, n)
+	for m := 0; m < s.rows; m++ {
+		c := s.Weight(m)
+		if c == 0 {
+			continue
+		}
+		row := s.b8[m*n : (m+1)*n]
+		obs = obs[:0]
+		for i, z := range row {
+			if z < 2 {
+				obs = append(obs, i)
+			}
+		}
+		for x, i := range obs {
+			zi := row[i]
+			for _, j := range obs[x+1:] {
+				zj := row[j]
+				both[i*n+j] += c
+				if zi == 1 {
+					first[i*n+j] += c
+				}
+				if zj == 1 {
+					first[j*n+i] += c
+				}
+				if zi == 1 && zj == 1 {
+					ones[i*n+j] += c
+				}
+			}
+		}
+	}
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			total, r, c := both[i*n+j], first[i*n+j], first[j*n+i]
+			if r <= 0 || c <= 0 || r >= total || c >= total || !(total > 3) ||
+				!cochranOK([]float64{total - r, r}, []float64{total - c, c}, total) {
 				continue
 			}
 			d := total*ones[i*n+j] - r*c
@@ -213,8 +273,10 @@ func ebicGraph(ctx context.Context, s *Samples, est []*nodeEst, keep map[[2]int]
 				if ctx.Err() != nil {
 					continue
 				}
-				devW[i], okW[i] = refitDeviance(ctx, s, i, nbW[i])
-				devU[i], okU[i] = refitDeviance(ctx, s, i, nbU[i])
+				// Both on the rows that observe i and nbU[i] ⊇ nbW[i]
+				// when values are missing, so that they compare.
+				devW[i], okW[i] = refitDeviance(ctx, s, i, nbW[i], nbU[i])
+				devU[i], okU[i] = refitDeviance(ctx, s, i, nbU[i], nbU[i])
 			}
 		}()
 	}
@@ -260,9 +322,12 @@ func neighbours(n int, g map[[2]int]bool) [][]int {
 // refitDeviance returns 2N·L of node i's logistic regression on the spins
 // nb and an intercept, fitted without constraint (the maximum likelihood
 // estimate, as the refit stage fits it), N the total weight; ok is false
-// when the estimate does not exist or was not reached.
-func refitDeviance(ctx context.Context, s *Samples, i int, nb []int) (float64, bool) {
-	data := newRefitData(s, i, nb, maxRefitTable)
+// when the estimate does not exist or was not reached. With missing
+// values (AvailableCase) the rows are those that observe z_i and every
+// spin of need (which holds nb), and N is their weight, so that two fits
+// on the same need compare.
+func refitDeviance(ctx context.Context, s *Samples, i int, nb, need []int) (float64, bool) {
+	data := newRefitData(s, i, nb, need, maxRefitTable)
 	task := &engine.Task{Bias: i, Each: data.each}
 	w := make([]float64, len(nb)+1)
 	var e engine.Driver
@@ -270,5 +335,5 @@ func refitDeviance(ctx context.Context, s *Samples, i int, nb []int) (float64, b
 	if err != nil || !st.Converged {
 		return 0, false
 	}
-	return 2 * s.total * st.Loss, true
+	return 2 * data.total * st.Loss, true
 }

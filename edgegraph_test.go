@@ -307,8 +307,8 @@ func TestEBICGraphOff(t *testing.T) {
 // BenchmarkEBICGraph measures the tuning-free default with the EBIC graph
 // stage on and off (WithEBICGraph) on a questionnaire of 25 items (five
 // subscales of five, each a 5-cycle with a chord, couplings 0.2, Gibbs
-// samples) at N = 250, where the stage chooses the graph, and at N = 2500,
-// where it computes only the test of independence; one worker.
+// samples) at N = 100 and 250, where the stage can choose the graph, and at
+// N = 2500, where it computes only the test of independence; one worker.
 func BenchmarkEBICGraph(b *testing.B) {
 	const n = 25
 	w := mat.NewSymDense(n, nil)
@@ -327,7 +327,7 @@ func BenchmarkEBICGraph(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, count := range []int{250, 2500} {
+	for _, count := range []int{100, 250, 2500} {
 		s := benchSamples(b, "questionnaire25", m, count)
 		for _, on := range []bool{true, false} {
 			name := "N=" + strconv.Itoa(count) + "/stage=off"

@@ -273,7 +273,29 @@ func (t WaldTest) run(ctx context.Context, s *Samples, res *Result, tun *Tuning,
 	gapScores := scores
 	if k == 2 && !t.NoRefit {
 		screen := math.Min(refitScreen, lowest)
-		d, se, df, screened, err := refitAll(ctx, s, tun.scores, screen, workers)
+		// Each node's refit starts from its first stage: the debiased
+		// couplings (ŵ_j = 2Â_ij) and the constrained fit's bias
+		// (θ̂_i = ŵ_bias/2), a Newton step or two from the estimate.
+		starts := make([][]float64, n)
+		for i := range starts {
+			st := make([]float64, n)
+			for j := 0; j < n; j++ {
+				if j != i {
+					st[j] = 2 * tun.debias[i][j*kk]
+				}
+			}
+			if th := res.Model.Field(i); len(th) == 2 {
+				st[i] = 2 * th[1]
+			}
+			starts[i] = st
+		}
+		var imp *spinImputer
+		if s.incomplete {
+			// AvailableCase: missing spins take their expected value
+			// under their own node's first-stage fit.
+			imp = newSpinImputer(n, res.est, res.Model.theta)
+		}
+		d, se, df, screened, err := refitAllWith(ctx, s, tun.scores, screen, workers, imp, starts)
 		if err != nil {
 			return err
 		}
@@ -323,12 +345,20 @@ func (t WaldTest) run(ctx context.Context, s *Samples, res *Result, tun *Tuning,
 	}
 	minThreshold := math.Inf(1)
 	keep := make(map[[2]int]bool)
+	// The pairs share a few degrees of freedom (one a regression), and
+	// Student's quantile is costly: it is computed once for each.
+	quantiles := make(map[float64]float64)
 	for p, z := range gapScores {
 		// The weight at which the pair's statistic would reach the
 		// threshold: its t-scale equivalent times its standard error.
 		// A pair without degrees of freedom (an infinite quantile) and a
 		// zero standard error bounds nothing (not NaN).
-		if w := tQuantile(tun.Threshold, seDFs[p]) * minSEs[p]; !math.IsNaN(w) {
+		q, ok := quantiles[seDFs[p]]
+		if !ok {
+			q = tQuantile(tun.Threshold, seDFs[p])
+			quantiles[seDFs[p]] = q
+		}
+		if w := q * minSEs[p]; !math.IsNaN(w) {
 			minThreshold = math.Min(minThreshold, w)
 		}
 		if z >= tun.Threshold {

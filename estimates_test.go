@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -205,10 +206,13 @@ func TestSymmetriseSparseMatchesDense(t *testing.T) {
 // TestReadPartialFormat1 reads shard files in the dense format 1, written
 // by the version before the estimates were stored sparsely
 // (testdata/partial-v1: testdata/grid.csv and survey.csv in two shards,
-// with λ and η given and, for the grid, without), and checks that their
-// merge is identical, bit for bit, to the one-process result of today's
-// learner, and that writing a part again (format 2) and reading it back
-// changes nothing.
+// with λ and η given and, for the grid, without), and checks, bit for bit,
+// that every node's estimates are the numbers of the file (read here on
+// their own: one number a block with the sign form, the node's own block
+// +0), that writing a part again (format 2) and reading it back changes
+// nothing, and that the parts merge as those written again do. It does
+// not compare with today's learner, whose numerics may have moved since
+// the files were written.
 func TestReadPartialFormat1(t *testing.T) {
 	read := func(path string, hist bool) *Samples {
 		f, err := os.Open(path)
@@ -232,25 +236,61 @@ func TestReadPartialFormat1(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		s    *Samples
-		opts []Option
 	}{
-		{"grid-given", grid, []Option{WithWidth(1.5), WithMinEdgeWeight(0.2)}},
-		{"grid-default", grid, nil},
-		{"survey-given", survey, []Option{WithWidth(1), WithMinEdgeWeight(0.2)}},
+		{"grid-given", grid},
+		{"grid-default", grid},
+		{"survey-given", survey},
 	} {
-		if c.opts == nil && testing.Short() {
-			continue // the tuning-free fit takes a second
-		}
-		var parts []*Partial
+		var old, again []*Partial
 		for sh := 0; sh < 2; sh++ {
-			f, err := os.Open(fmt.Sprintf("testdata/partial-v1/%s.%d.json", c.name, sh))
+			raw, err := os.ReadFile(fmt.Sprintf("testdata/partial-v1/%s.%d.json", c.name, sh))
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := ReadPartial(f)
-			f.Close()
+			p, err := ReadPartial(bytes.NewReader(raw))
 			if err != nil {
 				t.Fatalf("%s: %v", c.name, err)
+			}
+			var doc struct {
+				Format string
+				N, K   int
+				Nodes  []struct {
+					Node      int
+					Estimates struct {
+						Form []float64
+						V    []json.Number
+					}
+				}
+			}
+			dec := json.NewDecoder(bytes.NewReader(raw))
+			dec.UseNumber()
+			if err := dec.Decode(&doc); err != nil {
+				t.Fatal(err)
+			}
+			if doc.Format != "pairwise-partial/1" || len(doc.Nodes) != len(p.nodes) {
+				t.Fatalf("%s: format %q with %d nodes, want format 1 with %d", c.name, doc.Format, len(doc.Nodes), len(p.nodes))
+			}
+			kk := doc.K * doc.K
+			for x, nd := range doc.Nodes {
+				want := make([]float64, doc.N*kk)
+				for b, num := range nd.Estimates.V {
+					v, err := strconv.ParseFloat(num.String(), 64)
+					if err != nil {
+						t.Fatal(err)
+					}
+					switch {
+					case nd.Estimates.Form == nil:
+						want[b] = v
+					case b == nd.Node: // the node's own block: +0
+					default:
+						for y, f := range nd.Estimates.Form {
+							want[b*kk+y] = f * v
+						}
+					}
+				}
+				if got := p.nodes[x].est.dense(doc.N); p.nodes[x].node != nd.Node || !sameBlock(got, want) {
+					t.Fatalf("%s: node %d: estimates %v, the file's %v", c.name, nd.Node, got, want)
+				}
 			}
 			var buf bytes.Buffer
 			if err := p.WritePartial(&buf, false); err != nil {
@@ -266,17 +306,20 @@ func TestReadPartialFormat1(t *testing.T) {
 			if d := bitDiff(reflect.ValueOf(p), reflect.ValueOf(q), "Partial"); d != "" {
 				t.Fatalf("%s: format 1 and 2 differ at %s", c.name, d)
 			}
-			parts = append(parts, q)
+			old, again = append(old, p), append(again, q)
 		}
-		got, err := MergePartialsContext(context.Background(), c.s, 1, parts...)
+		want, err := MergePartialsContext(context.Background(), c.s, 1, again...)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		want, err := Learn(c.s, c.opts...)
+		got, err := MergePartialsContext(context.Background(), c.s, 1, old...)
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("%s: %v", c.name, err)
 		}
 		checkSameResult(t, want, got)
+		if len(got.Edges) == 0 {
+			t.Errorf("%s: no edge", c.name)
+		}
 	}
 }
 

@@ -38,6 +38,9 @@ import (
 // with a cost that follows the node's support more than n, and without the
 // n×n second moment. Any other backend runs on the plain ±1 design of
 // package solve.
+//
+// Samples with missing values are learned by AvailableCase unless
+// WithMissing says otherwise (see Missing).
 func LearnIsing(s *Samples, opts ...Option) (*Result, error) {
 	return LearnIsingContext(context.Background(), s, opts...)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 
 	"github.com/mrfkit/pairwise/internal/engine"
@@ -33,8 +34,9 @@ import (
 //   - WithTolerance DefaultTolerance, WithMaxIterations
 //     DefaultMaxIterations, WithWorkers runtime.GOMAXPROCS(0),
 //     WithSymmetrization Average, no progress report.
-//   - WithMissing, for samples with missing values: MissingAsState (see
-//     Missing); Result.Missing says what was done.
+//   - WithMissing, for samples with missing values: AvailableCase for
+//     k = 2, MissingAsState for k > 2 (see Missing); Result.Missing says
+//     what was done.
 //
 // Result.Model carries the samples' variable names (Samples.Names).
 func Learn(s *Samples, opts ...Option) (*Result, error) {
@@ -151,6 +153,9 @@ func newRun(fn string, s *Samples, opts []Option, ising bool) (*run, error) {
 		return nil, &AlphabetError{Func: fn, K: s.k, Min: 2, Max: MaxLearnAlphabet}
 	}
 	r := &run{s: s, b: cfg.backend(), wantEta: math.IsNaN(cfg.eta), nodes: make([]nodeSelection, s.n)}
+	if cfg.record != nil {
+		*cfg.record = make([][]taskSolution, s.n) // one slot a node, written by its worker
+	}
 	if cfg.ridge > 0 && !r.b.Fast {
 		return nil, fmt.Errorf("pairwise: %s: WithRidge needs the Accelerated backend (the default)", fn)
 	}
@@ -198,6 +203,11 @@ func newRun(fn string, s *Samples, opts []Option, ising bool) (*run, error) {
 	r.folds = f
 	fs := r.fitted
 	rows := &engine.Rows{N: fs.n, K: fs.k, Count: fs.rows, States: fs.b8, Weights: fs.weights}
+	if ising && fs.incomplete {
+		// Available cases (AvailableCase): the missing state 2 is a
+		// spin 0 to the engine (engine.Rows).
+		rows.K = 3
+	}
 	r.d = engine.NewData(rows, r.b, ising, cfg.workers, cfg.split)
 	r.d.SetScreen(cfg.screen)
 	return r, nil
@@ -247,8 +257,13 @@ func (r *run) fitNode(ctx context.Context, e *engine.Driver, i int, tasks []engi
 		ns.lambda = r.widths[i]
 		radius = widthRadius(ns.lambda)
 	}
-	if r.spec != nil && len(tasks) > 0 {
-		res, err := runPath(ctx, e, r.spec, r.folds, tasks, widthRadius(1), dfPerGroup, logD, r.fitted.total)
+	total := r.fitted.total
+	if r.fitted.incomplete && len(tasks) > 0 {
+		// Available cases: node i's rows are those that observe it.
+		total = engine.WeightSum(tasks[0].C, len(tasks[0].Y))
+	}
+	if r.spec != nil && len(tasks) > 0 && total > 0 {
+		res, err := runPath(ctx, e, r.spec, r.folds, tasks, widthRadius(1), dfPerGroup, logD, total)
 		if err != nil {
 			return nil, err
 		}
@@ -265,6 +280,8 @@ func (r *run) fitNode(ctx context.Context, e *engine.Driver, i int, tasks []engi
 		w := make([]float64, e.Design(task).Dim())
 		if warm[t] != nil {
 			copy(w, warm[t])
+		} else if v := r.warmStart(i, task, len(w)); v != nil {
+			copy(w, v)
 		} else if a, ok := from[[2]int{0, task.Alpha}]; ok && task.Alpha > 0 {
 			if b, ok := from[[2]int{0, task.Beta}]; ok {
 				for x := range w {
@@ -285,6 +302,13 @@ func (r *run) fitNode(ctx context.Context, e *engine.Driver, i int, tasks []engi
 		fit.noteStats(st)
 		ws[t] = w
 	}
+	if rec := r.cfg.record; rec != nil {
+		sol := make([]taskSolution, len(tasks))
+		for t := range tasks {
+			sol[t] = taskSolution{alpha: tasks[t].Alpha, beta: tasks[t].Beta, w: slices.Clone(ws[t])}
+		}
+		(*rec)[i] = sol
+	}
 	if r.wantEta && len(tasks) > 0 {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -296,6 +320,21 @@ func (r *run) fitNode(ctx context.Context, e *engine.Driver, i int, tasks []engi
 		}
 	}
 	return ws, nil
+}
+
+// warmStart returns the solution of withWarmStarts for node i's task of
+// dimension dim, or nil: none given, none of that value pair and length,
+// or the widths searched.
+func (r *run) warmStart(i int, task *engine.Task, dim int) []float64 {
+	if r.cfg.warm == nil || r.spec != nil || i >= len(r.cfg.warm) {
+		return nil
+	}
+	for _, sol := range r.cfg.warm[i] {
+		if sol.alpha == task.Alpha && sol.beta == task.Beta && len(sol.w) == dim {
+			return sol.w
+		}
+	}
+	return nil
 }
 
 // assemble is the stage after the fits: it symmetrises the per-node

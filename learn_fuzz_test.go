@@ -3,6 +3,7 @@ package pairwise
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -30,13 +31,22 @@ func FuzzLearn(f *testing.F) {
 			f.Add(data)
 		}
 	}
+	for x, data := range fuzzMissingSeeds() {
+		if raceEnabled && x%4 != 0 {
+			continue // as above
+		}
+		f.Add(data)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fc := fuzzLearnCase(data)
 		var s *Samples
 		var err error
-		if fc.weights != nil {
+		switch {
+		case fc.missing:
+			s, err = NewIncompleteSamples(fc.k, fc.rows, fc.weights)
+		case fc.weights != nil:
 			s, err = NewWeightedSamples(fc.k, fc.rows, fc.weights)
-		} else {
+		default:
 			s, err = NewSamples(fc.k, fc.rows)
 		}
 		if err != nil {
@@ -68,6 +78,16 @@ func FuzzLearn(f *testing.F) {
 			t.Fatalf("%s: %v", fc, err)
 		}
 		constant := constantVars(s)
+		if rep := res.Missing; rep != nil {
+			// The variables constant in the data the rule learned from.
+			switch rep.Rule {
+			case ListwiseDeletion:
+				c, _, _ := s.DropIncomplete()
+				constant = constantVars(c)
+			case AvailableCase:
+				constant = constantObserved(s)
+			}
+		}
 		for _, e := range res.Edges {
 			if constant[e.I] || constant[e.J] {
 				t.Fatalf("%s: edge %+v at a constant variable", fc, e)
@@ -117,7 +137,16 @@ const (
 	fuzzNoGap     = 1 << 3
 	fuzzRadius    = 1 << 4 // WithRadius(2λ) in place of WithWidth
 	fuzzPaper     = 1 << 5 // the backend's Paper schedule, T = 50
+	fuzzMissing   = 1 << 6 // a value byte ≥ fuzzMissingByte is Missing
 )
+
+// fuzzMissingByte is the least value byte read as Missing when the flag
+// fuzzMissing is set: about one value in sixteen of random bytes.
+const fuzzMissingByte = 0xf0
+
+// The missing-value rule, bits 1 and 2 of the learner byte: the default,
+// or WithMissing of fuzzMissingRules[bits-1].
+var fuzzMissingRules = []MissingRule{MissingAsState, ListwiseDeletion, AvailableCase}
 
 // fuzzCase is what FuzzLearn decoded from its bytes.
 type fuzzCase struct {
@@ -126,6 +155,7 @@ type fuzzCase struct {
 	weights  []float64
 	opts     []Option
 	pairwise bool // LearnPairwise rather than Learn
+	missing  bool // some value is Missing
 	desc     string
 }
 
@@ -154,7 +184,15 @@ func fuzzLearnCase(data []byte) fuzzCase {
 		fc.rows[m] = make([]int, fc.n)
 		for i := range fc.rows[m] {
 			fc.rows[m][i] = int(at(x)) % fc.k
+			if f2&fuzzMissing != 0 && at(x) >= fuzzMissingByte {
+				fc.rows[m][i] = Missing
+			}
 			x++
+		}
+	}
+	for _, row := range fc.rows {
+		for _, v := range row {
+			fc.missing = fc.missing || v == Missing
 		}
 	}
 	if f2&fuzzWeighted != 0 {
@@ -214,6 +252,9 @@ func fuzzLearnCase(data []byte) fuzzCase {
 	}
 	if f2&fuzzNoGap != 0 {
 		add(WithEdgeGap(false), "no gap")
+	}
+	if r := int(at(7)) >> 1 & 3; r > 0 {
+		add(WithMissing(fuzzMissingRules[r-1]), fuzzMissingRules[r-1].String())
 	}
 	learner := "Learn"
 	if fc.pairwise {
@@ -291,4 +332,75 @@ func TestFuzzLearnDecode(t *testing.T) {
 			t.Errorf("%s: decoded k=%d rows %v weights %v", c.name, fc.k, fc.rows, fc.weights)
 		}
 	}
+}
+
+// fuzzMissingSeeds are FuzzLearn's seeds with missing values: a column
+// never observed, a column observed once, a column whose observed values
+// are one value, every value missing, rows of zero weight whose values are
+// the only observed ones, and random data with one value in eight missing;
+// each under the default rule and the three rules, tuning-free and with λ
+// and η, on binary data and (for the rules that take it) k = 3.
+func fuzzMissingSeeds() [][]byte {
+	const na = Missing
+	type seed struct {
+		k       int
+		rows    [][]int
+		weights []byte // codes of fuzzWeights; nil for none
+	}
+	rng := rand.New(rand.NewPCG(18, 1))
+	random := func(n, N, k int) [][]int {
+		rows := make([][]int, N)
+		for m := range rows {
+			rows[m] = make([]int, n)
+			for i := range rows[m] {
+				rows[m][i] = rng.IntN(k)
+				if rng.IntN(8) == 0 {
+					rows[m][i] = na
+				}
+			}
+		}
+		return rows
+	}
+	counts := func(N int) []byte { // weight codes of 1, 2, 3 and 0.5
+		w := make([]byte, N)
+		for m := range w {
+			w[m] = byte(1 + rng.IntN(4))
+		}
+		return w
+	}
+	seeds := []seed{
+		{k: 2, rows: [][]int{{0, na, 1}, {1, na, 0}, {1, na, 1}, {0, na, 0}, {1, na, 1}}},
+		{k: 2, rows: [][]int{{0, 1, 1}, {1, na, 0}, {1, na, 1}, {0, na, 0}, {na, na, 1}}},
+		{k: 2, rows: [][]int{{0, 1, 1}, {1, 1, 0}, {1, na, 1}, {0, 1, 0}, {na, 1, 1}}},
+		{k: 2, rows: [][]int{{na, na}, {na, na}}},
+		{k: 2, rows: [][]int{{0, 1}, {1, 0}, {na, 1}, {1, na}}, weights: []byte{1, 2, 0, 0}},
+		{k: 2, rows: random(5, 40, 2)},
+		{k: 2, rows: random(6, 60, 2), weights: counts(60)},
+		{k: 3, rows: random(4, 40, 3)},
+	}
+	var out [][]byte
+	for _, sd := range seeds {
+		n := len(sd.rows[0])
+		for _, opt := range []fuzzSeedOption{{f1: 0}, {f1: fuzzLambda | fuzzEta, lambda: 2, eta: 2}, {f1: 1 << fuzzSelShift}} {
+			for rule := byte(0); rule < 4; rule++ {
+				f2 := opt.f2 | fuzzMissing
+				if sd.weights != nil {
+					f2 |= fuzzWeighted
+				}
+				data := []byte{byte(n - 1), byte(sd.k - 2), byte(len(sd.rows) - 1), opt.f1, f2, opt.lambda, opt.eta, rule << 1}
+				for _, r := range sd.rows {
+					for _, v := range r {
+						if v == na {
+							data = append(data, fuzzMissingByte)
+						} else {
+							data = append(data, byte(v))
+						}
+					}
+				}
+				data = append(data, sd.weights...)
+				out = append(out, data)
+			}
+		}
+	}
+	return out
 }

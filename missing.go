@@ -20,29 +20,48 @@ import (
 // The learners (Learn, LearnIsing, LearnPairwise) take incomplete samples
 // and handle them by a MissingRule (WithMissing):
 //
-//   - MissingAsState, the default: a missing value is a state of its own,
-//     k, while the learner runs. Every node's regressions keep every row:
-//     a predictor's missing value enters as its own indicator, so the rows
-//     where some other variable is missing still inform node i. The
-//     learner is Algorithm 2 on the alphabet k+1 (for k = 2 too, so binary
-//     data with missing values take the pairwise path), and the result is
-//     the restriction to the k real states: the couplings W_ij(a, b) and
-//     the fields θ_i(a) for a, b < k, centred again. This is what nodewise
-//     regression allows naturally, and it keeps about as many rows a node
-//     as there are observed values of it; listwise deletion keeps only the
-//     complete rows, (1-p)^n of them for a share p of values missing at
-//     random (0.9^49 = 0.6% of the rows of a 7×7 grid at p = 0.1). The
-//     price: the pairs of values (a, missing) are regressions too, the
-//     edge test looks at the couplings of the missing state as well, and
-//     when whether a value is missing depends on another variable (data
-//     not missing at random) that dependence can show as an edge. See
-//     docs/missing for the study that compares the rules.
+//   - AvailableCase, the default for binary data (k = 2) in Learn and
+//     LearnIsing: the Ising path (Algorithm 1) with each node's regression
+//     on the rows that observe that node, a missing neighbour entering as
+//     the spin 0, the value that says nothing on the ±1 scale. The edge
+//     test uses the same rows: the Wald statistics those of each node's
+//     fit; the refit those that observe the node, a missing screened
+//     neighbour j entering as its expected value under node j's own fit,
+//     tanh(θ̂_j + Σ_k Â_jk x_k) without node i, and the neighbours whose
+//     refit statistic falls below the screen dropped backwards; the EBIC
+//     graph's comparison the rows that observe the node and both graphs'
+//     neighbours, its global test those that observe both variables of a
+//     pair. A node keeps about as many rows as it has observed values.
+//     The price: where a neighbour j of i is missing, j's own neighbours
+//     tell about z_i, a dependence that the first stage's 0 does not
+//     remove; with a large missing share and large N that can put pairs
+//     two steps apart through the screen, and the refit's expected values
+//     and backward drops remove most but not all of them. docs/missing
+//     compares it with the complete data and the other rules.
+//   - MissingAsState, the default for k > 2 and in LearnPairwise: a
+//     missing value is a state of its own, k, while the learner runs.
+//     Every node's regressions keep every row: a predictor's missing value
+//     enters as its own indicator, so the rows where some other variable
+//     is missing still inform node i. The learner is Algorithm 2 on the
+//     alphabet k+1 (for k = 2 too, so binary data with missing values take
+//     the pairwise path), and the result is the restriction to the k real
+//     states: the couplings W_ij(a, b) and the fields θ_i(a) for a, b < k,
+//     centred again. It keeps every row in every regression; listwise
+//     deletion keeps only the complete rows, (1-p)^n of them for a share p
+//     of values missing at random (0.9^49 = 0.6% of the rows of a 7×7 grid
+//     at p = 0.1). The price: the pairs of values (a, missing) are
+//     regressions too, the edge test looks at the couplings of the missing
+//     state as well, and when whether a value is missing depends on
+//     another variable (data not missing at random) that dependence can
+//     show as an edge.
 //   - ListwiseDeletion: the rows with a missing value are dropped
 //     (DropIncomplete) and the complete rows are learned as usual.
 //
-// Result.Missing reports the rule, the number of missing values and the
-// rows dropped. Bootstrap and CompareGroups do not take incomplete samples:
-// drop the incomplete rows first, or resample the complete ones.
+// See docs/missing for the study that compares the rules. Result.Missing
+// reports the rule, the number of missing values and the rows dropped.
+// Bootstrap and CompareGroups do not take incomplete samples: drop the
+// incomplete rows first, or resample the complete ones. LearnNodes and
+// LearnShard take them with AvailableCase only.
 const Missing = -1
 
 // Incomplete reports whether s holds a missing value.
@@ -226,10 +245,17 @@ type MissingRule int
 
 const (
 	// MissingAsState learns with a missing value as a state of its own
-	// and reports the couplings of the real states. It is the default.
+	// and reports the couplings of the real states. It is the default
+	// for k > 2, and in LearnPairwise.
 	MissingAsState MissingRule = iota
 	// ListwiseDeletion drops the rows with a missing value.
 	ListwiseDeletion
+	// AvailableCase learns binary data (k = 2) on the Ising path with
+	// each node's regression on the rows where that node is observed, a
+	// missing neighbour entering as the spin 0. It is the default for
+	// k = 2 in Learn and LearnIsing; LearnPairwise and k > 2 refuse it
+	// with an error.
+	AvailableCase
 )
 
 // String returns the rule's name.
@@ -239,20 +265,24 @@ func (r MissingRule) String() string {
 		return "missing as a state"
 	case ListwiseDeletion:
 		return "listwise deletion"
+	case AvailableCase:
+		return "available cases"
 	}
 	return fmt.Sprintf("MissingRule(%d)", int(r))
 }
 
 // WithMissing sets how the learners handle missing values in the samples
-// (see Missing); it has no effect on complete samples. The default is
-// MissingAsState. Repeating it keeps the last rule.
+// (see Missing); it has no effect on complete samples. Without it, Learn
+// and LearnIsing use AvailableCase on binary data (k = 2), and
+// MissingAsState otherwise (k > 2, or LearnPairwise). Repeating it keeps
+// the last rule; a rule that is not one of the three is an OptionError.
 func WithMissing(rule MissingRule) Option {
 	return optionFunc(func(c *config) {
-		if rule != MissingAsState && rule != ListwiseDeletion {
-			c.optionError("WithMissing", rule, "want MissingAsState or ListwiseDeletion")
+		if rule != MissingAsState && rule != ListwiseDeletion && rule != AvailableCase {
+			c.optionError("WithMissing", rule, "want MissingAsState, ListwiseDeletion or AvailableCase")
 			return
 		}
-		c.missing = rule
+		c.missing, c.missingSet = rule, true
 	})
 }
 
@@ -265,7 +295,8 @@ type MissingReport struct {
 	Values float64
 	// Rows is the number of rows with a missing value, and Dropped
 	// those the rule dropped (all of them for ListwiseDeletion, none for
-	// MissingAsState), each counted with its weight (a histogram's count).
+	// MissingAsState and AvailableCase), each counted with its weight (a
+	// histogram's count).
 	Rows, Dropped float64
 }
 
@@ -279,13 +310,30 @@ func learnIncomplete(ctx context.Context, fn string, s *Samples, opts []Option) 
 	if fn == "LearnIsing" && s.k != 2 {
 		return nil, &AlphabetError{Func: fn, K: s.k, Min: 2, Max: 2}
 	}
-	rep := &MissingReport{Rule: cfg.missing, Values: s.MissingCount()}
-	for m := 0; m < s.rows; m++ {
-		if s.missingIn(m) > 0 {
-			rep.Rows += s.Weight(m)
-		}
+	rule := cfg.missing
+	if !cfg.missingSet {
+		rule = defaultMissingRule(fn, s.k)
 	}
-	if cfg.missing == ListwiseDeletion {
+	rep := missingReport(s, rule)
+	if rule == AvailableCase {
+		switch {
+		case s.k != 2:
+			return nil, fmt.Errorf("pairwise: %s: WithMissing(AvailableCase) takes binary data (k = 2), not k = %d: use MissingAsState or ListwiseDeletion", fn, s.k)
+		case fn == "LearnPairwise":
+			return nil, fmt.Errorf("pairwise: %s: WithMissing(AvailableCase) runs the Ising path (Algorithm 1): use Learn or LearnIsing, or MissingAsState", fn)
+		}
+		f, err := fitIsing(ctx, fn, s, opts, nil)
+		if err != nil {
+			return nil, err
+		}
+		res, err := f.r.assemble(ctx, 2, f.est, f.fields, f.nodes, f.radius)
+		if err != nil {
+			return nil, err
+		}
+		res.Missing = rep
+		return res, nil
+	}
+	if rule == ListwiseDeletion {
 		c, _, err := s.DropIncomplete()
 		if err != nil {
 			return nil, fmt.Errorf("pairwise: %s: with ListwiseDeletion: %w", fn, err)
@@ -316,6 +364,29 @@ func learnIncomplete(ctx context.Context, fn string, s *Samples, opts []Option) 
 	res := restrictStates(aug, s.k)
 	res.Missing = rep
 	return res, nil
+}
+
+// missingReport returns the report of rule on s, before any row is
+// dropped.
+func missingReport(s *Samples, rule MissingRule) *MissingReport {
+	rep := &MissingReport{Rule: rule, Values: s.MissingCount()}
+	for m := 0; m < s.rows; m++ {
+		if s.missingIn(m) > 0 {
+			rep.Rows += s.Weight(m)
+		}
+	}
+	return rep
+}
+
+// defaultMissingRule returns the rule the learner fn uses on incomplete
+// samples with k states when WithMissing is not given: AvailableCase for
+// binary data, except for LearnPairwise, which runs Algorithm 2, and
+// MissingAsState for k > 2 (docs/missing has the measurements).
+func defaultMissingRule(fn string, k int) MissingRule {
+	if k == 2 && fn != "LearnPairwise" {
+		return AvailableCase
+	}
+	return MissingAsState
 }
 
 // restrictStates returns the result aug of a fit on the alphabet 0..k

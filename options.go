@@ -40,9 +40,16 @@ type config struct {
 	split     engine.Split // when the engine splits rows among the workers
 	screen    int          // the least n from which Ising nodes are screened (engine.DefaultScreen)
 	missing   MissingRule  // missing.go: WithMissing
-	ridge     float64      // ρ of WithRidge; 0 for none
-	gap       int          // contacts_learn.go: WithIgnoreGap
-	refPairs  int          // contacts_learn.go: WithReferencePairs
+	// missingSet: WithMissing was given (else the rule depends on k).
+	missingSet bool
+	ridge      float64 // ρ of WithRidge; 0 for none
+	gap        int     // contacts_learn.go: WithIgnoreGap
+	refPairs   int     // contacts_learn.go: WithReferencePairs
+	// warm and record: the regressions' solutions of another fit to start
+	// from, and where to record this fit's (withWarmStarts,
+	// withRecordSolutions: Bootstrap's resamples at fixed widths).
+	warm   [][]taskSolution
+	record *[][]taskSolution
 
 	errs []error // problems found while applying options
 }
@@ -351,4 +358,33 @@ func WithRidge(rho float64) Option {
 		}
 		c.ridge = rho
 	})
+}
+
+// taskSolution is the solution w of one regression of a node: the node of
+// Algorithm 1 (Alpha = Beta = 0) or the value pair (Alpha, Beta) of
+// Algorithm 2.
+type taskSolution struct {
+	alpha, beta int
+	w           []float64
+}
+
+// withWarmStarts starts every regression at a given width from the
+// solution of the same regression in ws (ws[i] for node i; a regression
+// with no solution of its length there starts as usual), in place of the
+// learner's own start. ws is read, not copied or changed, so that fits on
+// many goroutines can share it. The solutions are those of a fit at the
+// same widths on related data (Bootstrap's full-data fit, for its
+// resamples): every regression is still solved to the tolerance, so the
+// estimates differ from a cold start's by no more than the tolerance
+// allows; only the iterations change. It has no effect where the
+// widths are searched (the search warm-starts along its own path).
+func withWarmStarts(ws [][]taskSolution) Option {
+	return optionFunc(func(c *config) { c.warm = ws })
+}
+
+// withRecordSolutions makes the learner store in *dst, one entry a node,
+// the solutions of its regressions at the final widths, for
+// withWarmStarts.
+func withRecordSolutions(dst *[][]taskSolution) Option {
+	return optionFunc(func(c *config) { c.record = dst })
 }

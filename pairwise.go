@@ -52,6 +52,9 @@ import (
 // others the accelerated method takes Newton steps on the face of the ball.
 // Any other backend runs on the plain one-hot layout of package solve, on
 // the rows in their order.
+//
+// Samples with missing values are learned by MissingAsState unless
+// WithMissing says ListwiseDeletion (see Missing).
 func LearnPairwise(s *Samples, opts ...Option) (*Result, error) {
 	return LearnPairwiseContext(context.Background(), s, opts...)
 }

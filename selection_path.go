@@ -94,10 +94,23 @@ func (f *folds) merge(into []int32, rows int) *folds {
 }
 
 // foldWeights returns the training and held-out weights of the task's
-// design rows in fold f.
+// design rows in fold f. A row the task leaves out (zero weight in t.C, a
+// node's missing value under AvailableCase) weighs 0 in both.
 func foldWeights(t *engine.Task, fo *folds, f int) (train, held []float64) {
 	if t.Rows == nil {
-		return fo.train[f], fo.held[f]
+		train, held = fo.train[f], fo.held[f]
+		for m, c := range t.C {
+			if c == 0 && (train[m] != 0 || held[m] != 0) {
+				train, held = append([]float64(nil), train...), append([]float64(nil), held...)
+				for m, c := range t.C {
+					if c == 0 {
+						train[m], held[m] = 0, 0
+					}
+				}
+				break
+			}
+		}
+		return train, held
 	}
 	train = make([]float64, len(t.Rows))
 	held = make([]float64, len(t.Rows))
@@ -213,12 +226,23 @@ func runPath(ctx context.Context, e *engine.Driver, sp *selSpec, fo *folds, task
 			}
 		}
 		pt := &point{ws: make([][][]float64, nf)}
+		for f := range pt.ws {
+			pt.ws[f] = make([][]float64, len(tasks))
+		}
 		radius := widths[g] * perWidth
 		df := 0.0
-		for f := 0; f < nf; f++ {
-			pt.ws[f] = make([][]float64, len(tasks))
-			for t := range tasks {
-				task := &tasks[t]
+		// Task by task, each task's folds together: a value pair's coded
+		// design is gathered once for its folds (Driver.Design keeps the
+		// last one), not once a fold, which cost 3% of the instructions
+		// of cross-validation on a Potts grid (BENCHMARKS.md). Every fit
+		// has the same inputs in either order (its warm starts are the
+		// folds' own solutions, of earlier widths or earlier tasks); the
+		// held-out loss of each fold and task is summed over its rows,
+		// and those sums in fold order.
+		heldLoss := make([]float64, nf*len(tasks))
+		for t := range tasks {
+			task := &tasks[t]
+			for f := 0; f < nf; f++ {
 				w := make([]float64, e.Design(task).Dim())
 				if from >= 0 {
 					copy(w, points[from].ws[f][t])
@@ -268,12 +292,17 @@ func runPath(ctx context.Context, e *engine.Driver, sp *selSpec, fo *folds, task
 				}
 				u = u[:len(task.Y)]
 				e.Design(task).Margins(u, w)
+				s := 0.0 // pt.score's terms of this fold and task, in row order
 				for m, h := range held[f][t] {
 					if h != 0 {
-						pt.score += h * solve.Softplus(-task.Y[m]*u[m])
+						s += h * solve.Softplus(-task.Y[m]*u[m])
 					}
 				}
+				heldLoss[f*len(tasks)+t] = s
 			}
+		}
+		for _, s := range heldLoss { // zero for EBIC
+			pt.score += s
 		}
 		if sp.ebic {
 			pt.score += df * (math.Log(total) + 2*sp.gamma*logD)

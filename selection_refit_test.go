@@ -247,3 +247,36 @@ func TestRefitCancel(t *testing.T) {
 		t.Errorf("refitAll on a done context: error %v, want context.Canceled", err)
 	}
 }
+
+// TestSpinImputer checks the expected value of a missing spin against the
+// formula written out: node j = 1's fit with θ̂ = 0.3, Â_10 = 0.5,
+// Â_12 = −0.25 and Â_13 = 0 (not in its support), in node i = 0's refit,
+// where z_0 is left out and a missing z_2 counts 0.
+func TestSpinImputer(t *testing.T) {
+	est := [][]float64{make([]float64, 16), make([]float64, 16), make([]float64, 16), nil}
+	setA := func(j, k int, a float64) { est[j][4*k], est[j][4*k+1], est[j][4*k+2], est[j][4*k+3] = a, -a, -a, a }
+	setA(1, 0, 0.5)
+	setA(1, 2, -0.25)
+	fields := []float64{0, 0, -0.3, 0.3, 0, 0, 0, 0}
+	sparse := make([]*nodeEst, len(est))
+	for j, e := range est {
+		if e != nil {
+			sparse[j] = sparseEst(2, e, isingFill)
+		}
+	}
+	im := newSpinImputer(4, sparse, fields)
+	for _, c := range []struct {
+		row  []uint8
+		i    int
+		want float64
+	}{
+		{[]uint8{1, 2, 1, 0}, 0, math.Tanh(0.3 - 0.25)},       // z_0 left out, z_2 = +1
+		{[]uint8{0, 2, 0, 1}, 0, math.Tanh(0.3 + 0.25)},       // z_2 = −1
+		{[]uint8{1, 2, 2, 1}, 0, math.Tanh(0.3)},              // z_2 missing: 0
+		{[]uint8{1, 2, 1, 1}, 3, math.Tanh(0.3 + 0.5 - 0.25)}, // node 3's refit: z_0 counts
+	} {
+		if got := im.value(c.row, c.i, 1); math.Abs(got-c.want) > 1e-15 {
+			t.Errorf("row %v, node %d: x̂_1 = %v, want %v", c.row, c.i, got, c.want)
+		}
+	}
+}

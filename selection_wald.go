@@ -4,11 +4,12 @@ import (
 	"math"
 	"sync"
 
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/mrfkit/pairwise/internal/engine"
-	"github.com/mrfkit/pairwise/solve"
 )
 
 // The edge test of WithFalseEdgeRate. For a regression with loss
@@ -44,16 +45,30 @@ import (
 // values of z_i (df). u (one entry a row of the task) is scratch for the
 // margins. When the task's design splits its rows (rowsplit.go), the
 // moments are summed chunk by chunk on its team and added in chunk order.
+//
+// With missing spins (available cases, AvailableCase) the task weighs only
+// the rows where z_i is observed, N is their weight, and a missing
+// neighbour enters x as 0, as in the fit. It returns nils when no row
+// observes z_i.
 func waldSpins(s *Samples, task *engine.Task, w, u []float64) (d, se, df []float64) {
 	n, i, rows := s.n, task.Bias, len(task.Y)
 	total := engine.WeightSum(task.C, rows)
+	if !(total > 0) {
+		// No row observes z_i (every value of a column missing): nothing
+		// to test.
+		return nil, nil, nil
+	}
 	u = u[:rows]
 	task.X.Margins(u, w)
 	size, chunks := engine.Chunking(task.X, rows)
 	parts := make([]waldMoments, chunks)
+	chunk := waldChunk
+	if s.incomplete {
+		chunk = waldChunkMissing // a missing spin is 0: no sign patterns
+	}
 	work := func(c int) {
 		lo := c * size
-		parts[c] = waldChunk(s, task, u, total, lo, min(lo+size, rows))
+		parts[c] = chunk(s, task, u, total, lo, min(lo+size, rows))
 	}
 	engine.RunChunks(task.X, chunks, work)
 	h, j := mat.NewSymDense(n, nil), mat.NewSymDense(n, nil)
@@ -71,8 +86,19 @@ func waldSpins(s *Samples, task *engine.Task, w, u []float64) (d, se, df []float
 	hinv := invertSym(h)
 	delta := mat.NewVecDense(n, nil)
 	delta.MulVec(hinv, mat.NewVecDense(n, g))
-	var jh mat.Dense
-	jh.Mul(j, hinv)
+	// The sandwich's diagonal, (H⁻¹ J H⁻¹)_cc = Σ_r H⁻¹_cr (J H⁻¹)_rc, on
+	// the full arrays of both (gonum's product of two SymDense reads them
+	// entry by entry, which cost more than the test's moments at small N).
+	hf, jf := symFull(hinv), symFull(j)
+	jh := make([]float64, n*n) // J H⁻¹, row-major
+	for r := 0; r < n; r++ {
+		dst := jh[r*n : (r+1)*n]
+		for x, v := range jf[r*n : (r+1)*n] {
+			if v != 0 {
+				floats.AddScaled(dst, v, hf[x*n:(x+1)*n])
+			}
+		}
+	}
 	d = make([]float64, 4*n)
 	se = make([]float64, 4*n)
 	dof := total - float64(n) // n − 1 couplings and the bias
@@ -85,8 +111,8 @@ func waldSpins(s *Samples, task *engine.Task, w, u []float64) (d, se, df []float
 			continue
 		}
 		v := 0.0
-		for r := 0; r < n; r++ {
-			v += hinv.At(c, r) * jh.At(r, c)
+		for r, hv := range hf[c*n : (c+1)*n] {
+			v += hv * jh[r*n+c]
 		}
 		dl := delta.AtVec(c)
 		v = (v - dl*dl) / total
@@ -94,6 +120,20 @@ func waldSpins(s *Samples, task *engine.Task, w, u []float64) (d, se, df []float
 		setIsingEntry(d, se, c, (w[c]-dl)/2, hc1*math.Sqrt(math.Max(v, 0))/2)
 	}
 	return d, se, []float64{dof, dof}
+}
+
+// symFull returns the symmetric a as a full row-major array.
+func symFull(a *mat.SymDense) []float64 {
+	n := a.SymmetricDim()
+	raw := a.RawSymmetric()
+	f := make([]float64, n*n)
+	for r := 0; r < n; r++ {
+		for c := r; c < n; c++ {
+			v := raw.Data[r*raw.Stride+c]
+			f[r*n+c], f[c*n+r] = v, v
+		}
+	}
+	return f
 }
 
 // setIsingEntry writes neighbour j's estimate a and standard error sd in
@@ -119,7 +159,9 @@ type waldMoments struct {
 // scaled add of the columns from G on, through gonum's floats), which
 // costs about n²/16 additions a row against the n²/2 of a rank-one update
 // (waldChunkSyrk, the reference, TestWaldChunk), and then contracted with
-// the patterns; likewise J with β.
+// the patterns by folding each group's table (waldContract: about 510
+// vector additions a group, where summing every row's 256 patterns
+// directly took 2048); likewise J with β.
 func waldChunk(s *Samples, task *engine.Task, u []float64, total float64, lo, hi int) waldMoments {
 	n, i := s.n, task.Bias
 	const per = 8 // variables a group: 256 patterns
@@ -165,25 +207,106 @@ func waldChunk(s *Samples, task *engine.Task, u []float64, total float64, lo, hi
 			floats.AddScaled(vj[off:off+w], beta, x[lo:])
 		}
 	}
-	// Row j of group g, columns k ≥ j: Σ_c s_j(c) V_c[k].
+	// Row j = lo + t of group g, columns k ≥ j: Σ_c s_t(c) V_c[k]
+	// (waldContract, which folds the tables in place).
+	scratch := make([]float64, 2*n)
 	for g := 0; g < groups; g++ {
 		lo, w := g*per, n-g*per
 		size := min(per, n-lo)
-		for t := 0; t < size; t++ {
-			j := lo + t
-			hr, jr := wm.h[j*n+j:(j+1)*n], wm.j[j*n+j:(j+1)*n]
-			for code := 0; code < 1<<size; code++ {
-				sj := -1.0
-				if code>>t&1 == 1 {
-					sj = 1
-				}
-				off := voff[g] + code*w + t
-				floats.AddScaled(hr, sj, vh[off:off+w-t])
-				floats.AddScaled(jr, sj, vj[off:off+w-t])
-			}
-		}
+		tab := voff[g] + (1<<size)*w
+		waldContract(wm.h[lo*n+lo:], n, vh[voff[g]:tab], size, w, scratch[:w], scratch[n:n+w])
+		waldContract(wm.j[lo*n+lo:], n, vj[voff[g]:tab], size, w, scratch[:w], scratch[n:n+w])
 	}
 	return wm
+}
+
+// waldContract adds to rows t = 0..size-1 of a group of rows of an n×n
+// matrix, their upper triangle (dst starts at the group's first diagonal
+// entry; row t's entries from its diagonal on are dst[t*stride+t:
+// t*stride+w]), the sums
+// R_t = Σ_c s_t(c) V_c over the 2^size vectors V_c of length w in v (V_c at
+// v[c*w:]), s_t(c) = +1 when bit t of c is set and −1 otherwise. With U_t
+// the sum of the V_c whose bit t is set and S the sum of all of them,
+// R_t = 2U_t − S. Taking the bits from the highest down, the table is
+// folded in half at each (V_c += V_{c+2^t} for c < 2^t), which leaves the
+// sum over the higher bits in the lower half: U_t is then the sum of the
+// upper half before the fold, and S is V_0 after the last one. That is
+// 2·(2^size − 1) additions of vectors, where summing each R_t directly
+// takes size·2^size. v is overwritten; u and sum are scratch of length w.
+func waldContract(dst []float64, stride int, v []float64, size, w int, u, sum []float64) {
+	ut := make([][]float64, size)
+	for t := size - 1; t >= 0; t-- {
+		half := 1 << t
+		clear(u[t:])
+		for c := 0; c < half; c++ {
+			up := v[(c+half)*w : (c+half+1)*w]
+			floats.Add(u[t:], up[t:])
+			floats.Add(v[c*w:(c+1)*w], up)
+		}
+		ut[t] = append(ut[t][:0], u[t:]...)
+	}
+	copy(sum, v[:w])
+	for t := 0; t < size; t++ {
+		row := dst[t*stride+t : t*stride+w]
+		for x, uv := range ut[t] {
+			row[x] += 2*uv - sum[t+x]
+		}
+	}
+}
+
+// waldChunkMissing is waldChunk for samples with missing spins, which
+// enter x as 0: the sign patterns do not cover them, so H and J are
+// summed as rank-k updates of blocks of rows (blas64's Dsyrk), rows
+// √α_m x_m and √ĉ_m s_m x_m, about n²/2 multiply-adds a row for each.
+func waldChunkMissing(s *Samples, task *engine.Task, u []float64, total float64, lo, hi int) waldMoments {
+	n, i := s.n, task.Bias
+	const block = 256
+	a := make([]float64, block*n)
+	b := make([]float64, block*n)
+	wm := waldMoments{h: make([]float64, n*n), j: make([]float64, n*n), g: make([]float64, n)}
+	h := blas64.Symmetric{N: n, Stride: n, Data: wm.h, Uplo: blas.Upper}
+	j := blas64.Symmetric{N: n, Stride: n, Data: wm.j, Uplo: blas.Upper}
+	r := 0
+	flush := func() {
+		if r > 0 {
+			blas64.Syrk(blas.Trans, 1, blas64.General{Rows: r, Cols: n, Stride: n, Data: a[:r*n]}, 1, h)
+			blas64.Syrk(blas.Trans, 1, blas64.General{Rows: r, Cols: n, Stride: n, Data: b[:r*n]}, 1, j)
+			r = 0
+		}
+	}
+	for m := lo; m < hi; m++ {
+		ch, sm, alpha, _ := waldRow(task, u, total, m)
+		if ch == 0 {
+			continue
+		}
+		av, bv := math.Sqrt(alpha), math.Sqrt(ch)*sm
+		ar, br := a[r*n:(r+1)*n], b[r*n:(r+1)*n]
+		for k, z := range s.b8[m*n : (m+1)*n] {
+			xv := spin(z)
+			if k == i {
+				xv = 1
+			}
+			ar[k], br[k] = av*xv, bv*xv
+			wm.g[k] += ch * sm * xv
+		}
+		if r++; r == block {
+			flush()
+		}
+	}
+	flush()
+	return wm
+}
+
+// spin returns the spin of a stored binary state: −1, +1, and 0 for a
+// missing value (stored as the state 2).
+func spin(z uint8) float64 {
+	switch z {
+	case 0:
+		return -1
+	case 1:
+		return 1
+	}
+	return 0
 }
 
 // waldRow returns, for row m of the task at margins u, its normalised
@@ -200,8 +323,8 @@ func waldRow(task *engine.Task, u []float64, total float64, m int) (ch, sm, alph
 	}
 	ch = c / total
 	y := task.Y[m]
-	sg := solve.Sigmoid(u[m])
-	sm = -y * solve.Sigmoid(-y*u[m])
+	sg, sgy := engine.Sigmoids(u[m], y) // one exponential for both
+	sm = -y * sgy
 	return ch, sm, ch * sg * (1 - sg), ch * sm * sm
 }
 
@@ -348,8 +471,8 @@ func waldOneHot(s *Samples, i int, tasks []engine.Task, ws [][]float64, design f
 			}
 			ch := c / total
 			y := task.Y[r]
-			sg := solve.Sigmoid(u[r])
-			sm := -y * solve.Sigmoid(-y*u[r])
+			sg, sgy := engine.Sigmoids(u[r], y)
+			sm := -y * sgy
 			m := int(task.Rows[r])
 			other := task.Beta
 			if int(s.b8[m*n+i]) == task.Beta {

@@ -158,9 +158,7 @@ func ShardNodes(n, shard, of int) ([]int, error) {
 // would with the same options, and returns them as a Partial for
 // MergePartials: Algorithm 1 for k = 2, Algorithm 2 for k > 2. The options
 // must be the same in every shard of one merge (WithWorkers and
-// WithProgress excepted; progress counts the shard's nodes). Samples with
-// missing values are refused with an error (see Missing; drop the
-// incomplete rows first, or learn in one process).
+// WithProgress excepted; progress counts the shard's nodes).
 func LearnShard(s *Samples, shard, of int, opts ...Option) (*Partial, error) {
 	return LearnShardContext(context.Background(), s, shard, of, opts...)
 }
@@ -215,15 +213,26 @@ func LearnNodesContext(ctx context.Context, s *Samples, nodes []int, opts ...Opt
 // for k = 2, LearnPairwise's otherwise) on nodes, sorted and distinct, and
 // packs what it learned into a Partial.
 func learnNodes(ctx context.Context, fn string, s *Samples, nodes []int, opts []Option) (*Partial, error) {
-	if s.incomplete {
-		// The per-node fits would read the missing state k as a value
-		// (a wrong result for k = 2, an index out of range for k > 2).
-		return nil, fmt.Errorf("pairwise: %s: the samples have missing values, which sharded learning does not handle: drop the incomplete rows first (Samples.DropIncomplete), or learn in one process (Learn, see Missing)", fn)
-	}
 	var (
 		f   *fitted
 		err error
 	)
+	if s.incomplete {
+		// Shards learn incomplete samples by AvailableCase only: the
+		// other rules change the samples (a missing state, dropped rows)
+		// before the nodes are fitted.
+		cfg, err := prepare(fn, s, opts)
+		if err != nil {
+			return nil, err
+		}
+		rule := cfg.missing
+		if !cfg.missingSet {
+			rule = defaultMissingRule("Learn", s.k)
+		}
+		if s.k != 2 || rule != AvailableCase {
+			return nil, fmt.Errorf("pairwise: %s: the samples have %v missing values; shards take them on binary data with AvailableCase only (here k = %d, %v): drop the incomplete rows first (DropIncomplete)", fn, s.MissingCount(), s.k, rule)
+		}
+	}
 	algorithm := "ising"
 	if s.k == 2 {
 		f, err = fitIsing(ctx, fn, s, opts, nodes)
@@ -405,7 +414,11 @@ func MergePartialsContext(ctx context.Context, s *Samples, workers int, parts ..
 	if set.selection != nil {
 		r.spec, r.rule = &selSpec{}, set.selection
 	}
-	return r.assemble(ctx, k, est, fields, nodes, set.radius)
+	res, err := r.assemble(ctx, k, est, fields, nodes, set.radius)
+	if err == nil && s != nil && s.incomplete {
+		res.Missing = missingReport(s, AvailableCase)
+	}
+	return res, err
 }
 
 // emptyFits reports whether a node solved no regression (every value pair

@@ -385,21 +385,3 @@ func TestPartialFiles(t *testing.T) {
 		t.Errorf("failing writer: %v, want its error", err)
 	}
 }
-
-// TestShardMissingValues checks that sharded learning refuses samples with
-// missing values with an error (it used to read the missing state as a
-// value: a different graph for k = 2, an index out of range for k = 3).
-func TestShardMissingValues(t *testing.T) {
-	for _, in := range []string{"0,1,1\n1,NA,0\n1,1,1\n0,0,1\n", "0,1,2\n1,NA,0\n2,1,1\n0,2,1\n"} {
-		s, err := ReadCSV(strings.NewReader(in))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := LearnShard(s, 0, 2, WithWidth(1), WithMinEdgeWeight(0.2)); err == nil || !strings.Contains(err.Error(), "missing values") {
-			t.Errorf("k = %d: LearnShard: %v, want an error about missing values", s.Alphabet(), err)
-		}
-		if _, err := LearnNodes(s, []int{1}); err == nil || !strings.Contains(err.Error(), "missing values") {
-			t.Errorf("k = %d: LearnNodes: %v, want an error about missing values", s.Alphabet(), err)
-		}
-	}
-}

@@ -156,7 +156,7 @@ func cochranOK(ci, cj []float64, total float64) bool {
 }
 
 // valueWeights returns, for every variable i, the total weight of the rows
-// where z_i = a, laid out as w[i][a].
+// where z_i = a, laid out as w[i][a]; missing values count for no a.
 func valueWeights(s *Samples) [][]float64 {
 	n, k := s.n, s.k
 	flat := make([]float64, n*k)
@@ -166,7 +166,9 @@ func valueWeights(s *Samples) [][]float64 {
 			continue
 		}
 		for i, z := range s.b8[m*n : (m+1)*n] {
-			flat[i*k+int(z)] += c
+			if int(z) < k { // not a missing value (stored as k)
+				flat[i*k+int(z)] += c
+			}
 		}
 	}
 	w := make([][]float64, n)

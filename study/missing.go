@@ -17,7 +17,7 @@ import (
 
 // The missing-value study: exact recovery of the tuning-free learner
 // against N when a share p of the values is removed at random (each value
-// independently, missing completely at random), for the two rules of
+// independently, missing completely at random), for the three rules of
 // pairwise.WithMissing, against the complete data, on the tuning study's
 // models and samples (run s at size N draws with rand.NewPCG(s+1, N), as
 // there; the values to remove with rand.NewPCG(s+1, N^p-bits)).
@@ -34,6 +34,8 @@ var missingConditions = []struct {
 	{"p10-listwise", 0.1, pairwise.ListwiseDeletion},
 	{"p30-state", 0.3, pairwise.MissingAsState},
 	{"p30-listwise", 0.3, pairwise.ListwiseDeletion},
+	{"p10-avail", 0.1, pairwise.AvailableCase},
+	{"p30-avail", 0.3, pairwise.AvailableCase},
 }
 
 // missingSizes are the sample sizes a model is run at: the tuning study's,
@@ -51,7 +53,10 @@ const missingUsage = `Usage: go run . missing [flags]
 Measures exact recovery of the tuning-free learner (pairwise.Learn with no
 λ and no η) against N on the tuning study's models, with a share of the
 values removed at random, for the rules MissingAsState (missing as a state
-of its own) and ListwiseDeletion, against the complete data. Writes
+of its own), ListwiseDeletion and AvailableCase (k = 2 only: each node on
+the rows that observe it, a missing neighbour as the spin 0), against the
+complete data. The conditions with the same share of missing values remove
+the same values. Writes
 missing.csv (one line a run) and missing.md (the table) to -out.
 
 Flags:
@@ -93,7 +98,7 @@ func runMissing(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(&md, "# Missing values: recovery against N\n\nMade by `cd study && go run . missing %s` on a shared, busy two-core machine (times are indicative only).\n\n", strings.Join(args, " "))
 	md.WriteString("Each cell: exact recoveries of the graph by the tuning-free learner (`pairwise.Learn` with no λ and no η) / runs, and the mean false positives and negatives. " +
 		"The samples are the tuning study's (exact samples, run s at size N drawn with `rand.NewPCG(s+1, N)`); a share p of the values is then removed, each value independently (missing completely at random). " +
-		"Conditions: **complete** (no value removed), **p10/p30-state** (10% / 30% removed, `WithMissing(MissingAsState)`, the default), **p10/p30-listwise** (`WithMissing(ListwiseDeletion)`, only the complete rows; the mean share of rows kept is in the last line).\n\n")
+		"Conditions: **complete** (no value removed), **p10/p30-state** (10% / 30% removed, `WithMissing(MissingAsState)`, the default for k > 2), **p10/p30-listwise** (`WithMissing(ListwiseDeletion)`, only the complete rows; the mean share of rows kept is in the last line), **p10/p30-avail** (`WithMissing(AvailableCase)`, the default for k = 2, k = 2 only: node i's regression on the rows that observe z_i, a missing neighbour entering as the spin 0). Conditions with the same p remove the same values.\n\n")
 	for _, name := range strings.Split(*models, ",") {
 		var tm *tuningModel
 		for x := range tuningModels {

@@ -129,7 +129,7 @@ func TestCommandErrors(t *testing.T) {
 		{"state not listed", []string{"learn", "-states", "1,2", file("seven.csv", "1,2\n7,1\n")}, []string{`line 2, column 1: "7" is not one of the 2 states listed`}},
 		{"-k and -states", []string{"learn", "-k", "3", "-states", "a,b", good}, []string{"give -k or -states, not both"}},
 		{"-k too large", []string{"learn", "-k", "300", good}, []string{"-k 300: want 2 to 256 states"}},
-		{"bad -missing", []string{"learn", "-missing", "drop", good}, []string{`-missing "drop": want state or listwise`}},
+		{"bad -missing", []string{"learn", "-missing", "drop", good}, []string{`-missing "drop": want avail, state or listwise`}},
 		{"NA with -na none", []string{"learn", "-na", "none", file("na.csv", "0,1\nNA,1\n")}, []string{`line 2, column 1: "NA" is not an integer (no missing-value marker is set)`}},
 		{"model with a missing field", []string{"sample", missing}, []string{"pairwise sample: " + missing + `: line 1, column 1: missing member "fields"`}},
 		{"model with a wrong-sized matrix", []string{"sample", wrongSize}, []string{wrongSize + ": line 2, column 16: couplings[0].w[0]: 3 entries, want k = 2"}},
@@ -208,7 +208,8 @@ func TestLearnWarnings(t *testing.T) {
 		{"typo", typo.String(), nil, []string{`warning: `, `typo.csv: state 2 ("2") occurs once: line 1234, column 3`, "-k"}},
 		{"empty state", likert.String(), nil, []string{"state 0 never occurs", "-states"}},
 		{"states listed", likert.String(), []string{"-states", "1,2,3"}, []string{"k = 3"}},
-		{"missing as a state", na.String(), nil, []string{"missing values: 300 in 300 rows, learned as a state of their own"}},
+		{"available cases", na.String(), nil, []string{"missing values: 300 in 300 rows; each variable learned from the rows that observe it, a missing neighbour as the spin 0 (-missing avail"}},
+		{"missing as a state", na.String(), []string{"-missing", "state"}, []string{"missing values: 300 in 300 rows, learned as a state of their own"}},
 		{"listwise", na.String(), []string{"-missing", "listwise"}, []string{"missing values: 300 in 300 rows; those rows were dropped (-missing listwise), 2700 rows learned"}},
 	} {
 		t.Run(test.name, func(t *testing.T) {

@@ -34,11 +34,14 @@ and about a value seen in fewer than five places (a typo that adds a
 state), naming where it is. With -k or -states any other value is an error
 at its line and column. At most 256 states.
 
-Missing values: NA and empty fields (-na sets the markers). By default a
+Missing values: NA and empty fields (-na sets the markers). By default,
+on binary data each variable's regression uses the rows that observe it,
+a missing neighbour entering as the spin 0 (-missing avail); for k > 2 a
 missing value is learned as a state of its own and the graph is reported
-for the real states (-missing state); -missing listwise drops the rows with
-a missing value instead. The summary says how many values are missing and
-what was done. See docs/missing for how the two compare.
+for the real states (-missing state, which binary data can take too);
+-missing listwise drops the rows with a missing value instead. The summary
+says how many values are missing and what was done. See docs/missing for
+how the rules compare.
 
 Examples:
   pairwise learn -lambda 2.5 -eta 0.4 testdata/grid.csv

@@ -53,7 +53,7 @@ func addLearnerFlags(fs *flag.FlagSet) *learnerFlags {
 		alphabet:  fs.Int("k", 0, "the alphabet size `k`: values must be states 0..k-1 (or spins for k = 2); any other value is an error (default: from the data)"),
 		states:    fs.String("states", "", "the `list` of states as written, comma-separated, in order: -states 1,2,3,4,5 reads a scale written 1..5 as states 0..4"),
 		na:        fs.String("na", "NA,", "the missing-value `markers`, comma-separated (the default is NA and the empty field; \"none\" for none)"),
-		missing:   fs.String("missing", "state", "how to learn from rows with missing values: `rule` state (a missing value is a state of its own) or listwise (drop the rows)"),
+		missing:   fs.String("missing", "", "how to learn from rows with missing values: `rule` avail (binary data: each variable's regression on the rows that observe it,\na missing neighbour as the spin 0), state (a missing value is a state of its own) or listwise (drop the rows)\n(default: avail for binary data, state for k > 2)"),
 	}
 	fs.VisitAll(func(f *flag.Flag) { lf.names = append(lf.names, f.Name) })
 	return lf
@@ -183,11 +183,15 @@ func (lf *learnerFlags) options(set map[string]bool) ([]pairwise.Option, pairwis
 		}
 	}
 	switch *lf.missing {
+	case "": // the learners' default: AvailableCase for k = 2, MissingAsState for k > 2
 	case "state":
+		opts = append(opts, pairwise.WithMissing(pairwise.MissingAsState))
 	case "listwise":
 		opts = append(opts, pairwise.WithMissing(pairwise.ListwiseDeletion))
+	case "avail":
+		opts = append(opts, pairwise.WithMissing(pairwise.AvailableCase))
 	default:
-		return fail("-missing %q: want state or listwise", *lf.missing)
+		return fail("-missing %q: want avail, state or listwise", *lf.missing)
 	}
 	return opts, ro, nil
 }
@@ -288,6 +292,8 @@ func summarize(w io.Writer, name string, s *pairwise.Samples, res *pairwise.Resu
 		switch rep.Rule {
 		case pairwise.ListwiseDeletion:
 			fmt.Fprintf(w, "missing values: %v in %v rows; those rows were dropped (-missing listwise), %v rows learned\n", rep.Values, rep.Rows, s.TotalWeight()-rep.Dropped)
+		case pairwise.AvailableCase:
+			fmt.Fprintf(w, "missing values: %v in %v rows; each variable learned from the rows that observe it, a missing neighbour as the spin 0 (-missing avail; -missing state or listwise for the other rules)\n", rep.Values, rep.Rows)
 		default:
 			fmt.Fprintf(w, "missing values: %v in %v rows, learned as a state of their own (-missing state; -missing listwise drops the rows instead)\n", rep.Values, rep.Rows)
 		}

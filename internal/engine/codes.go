@@ -323,10 +323,16 @@ func (d *codedDesign) Margins(dst, w []float64) {
 func (d *codedDesign) fillContributions(w []float64) {
 	gc, k, f := d.gc, d.gc.k, d.f
 	if d.spins {
+		// k = 2, or 3 with the missing spin (state 2) contributing 0.
 		for j, v := range w[:gc.n] {
-			f[2*j], f[2*j+1] = -v, v
+			f[k*j], f[k*j+1] = -v, v
+			if k == 3 {
+				f[k*j+2] = 0
+			}
 		}
-		f[2*d.bias] = w[d.bias]
+		for a := 0; a < k; a++ {
+			f[k*d.bias+a] = w[d.bias]
+		}
 		return
 	}
 	copy(f, w[:gc.n*k])
@@ -403,10 +409,15 @@ func (d *codedDesign) gradientFromHistograms(dst []float64) {
 	d.marginals()
 	// f now holds S_j(a) = Σ_{m: z_mj = a} r_m.
 	if d.spins {
+		// A missing spin (state 2 of k = 3) adds nothing but to the bias.
 		for j := range dst[:gc.n] {
-			dst[j] = f[2*j+1] - f[2*j]
+			dst[j] = f[k*j+1] - f[k*j]
 		}
-		dst[d.bias] = f[2*d.bias] + f[2*d.bias+1]
+		s := 0.0
+		for a := 0; a < k; a++ {
+			s += f[k*d.bias+a]
+		}
+		dst[d.bias] = s
 		return
 	}
 	copy(dst, f)
@@ -436,6 +447,10 @@ func (d *codedDesign) scatterRows(tab *[maxCodedTables]float64, r []float64, lo 
 func (d *codedDesign) marginals() {
 	gc, k, f, tab := d.gc, d.gc.k, d.f, d.tab
 	clear(f)
+	if k == 2 && gc.per <= 8 {
+		d.spinMarginals()
+		return
+	}
 	for g := 0; g < gc.groups; g++ {
 		h := tab[gc.off[g]:gc.off[g+1]]
 		lo, hi := g*gc.per, min(gc.n, (g+1)*gc.per)
@@ -453,6 +468,35 @@ func (d *codedDesign) marginals() {
 				}
 			}
 			stride = block
+		}
+	}
+}
+
+// spinMarginals is marginals for k = 2 (every table 2^v ≤ 256 cells, the
+// digit of variable lo+t bit t of the cell): summing each variable's two
+// halves of its group's table directly reads every cell once a variable,
+// v·2^v additions a group, which at small N costs far more than the pass
+// over the rows. Instead a copy of the table is folded in half from the
+// highest bit down (cell c += cell c + 2^t for c < 2^t): before the fold
+// on bit t the table holds the sums over the higher bits, so the sums of
+// its lower and upper halves are variable lo+t's S(0) and S(1). That is
+// 3·(2^v − 1) additions a group.
+func (d *codedDesign) spinMarginals() {
+	gc, f, tab := d.gc, d.f, d.tab
+	var buf [256]float64
+	for g := 0; g < gc.groups; g++ {
+		h := buf[:copy(buf[:], tab[gc.off[g]:gc.off[g+1]])]
+		lo, hi := g*gc.per, min(gc.n, (g+1)*gc.per)
+		for t := hi - lo - 1; t >= 0; t-- {
+			half := 1 << t
+			var s0, s1 float64
+			low, up := h[:half], h[half:2*half]
+			for c, v := range up {
+				s0 += low[c]
+				s1 += v
+				low[c] += v
+			}
+			f[2*(lo+t)], f[2*(lo+t)+1] = s0, s1
 		}
 	}
 }

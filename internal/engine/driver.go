@@ -26,11 +26,18 @@ import (
 	"math"
 	"sync"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/mrfkit/pairwise/solve"
 )
 
 // Rows is the samples as the engine reads them: Count rows of N states in
 // [0, K), K ≤ 256, one byte a state, row-major, with optional weights.
+//
+// On the Ising path K is 2, or 3 for binary data with missing values
+// (available-case analysis): state 2 is a missing spin, which enters a
+// design as 0, the value that says nothing on the ±1 scale, and a node's
+// own regression leaves out (zero weight) the rows where it is missing.
 type Rows struct {
 	N, K    int
 	Count   int
@@ -87,7 +94,12 @@ type Data struct {
 	// ising: the data are fitted on the Ising path. screenMin: the least
 	// number of variables from which its regressions are screened
 	// (screen.go, SetScreen).
-	ising     bool
+	ising bool
+	// zero: Ising data with missing spins (Rows.K = 3, see Rows): the
+	// state 2 enters the designs as 0, the node's rows where it is
+	// missing weigh 0, and neither the screened fits nor the moments'
+	// start (which read two states and all rows) are used.
+	zero      bool
 	screenMin int
 	// bits are the states as bit columns (columns, screen.go), words of
 	// them a variable; built on first use.
@@ -105,9 +117,13 @@ type Data struct {
 // number of goroutines that split the rows when there are at least split.Min
 // of them (Split reports whether they do); Stop ends them.
 func NewData(rows *Rows, b Backend, ising bool, workers int, split Split) *Data {
-	d := &Data{Rows: rows, ising: ising, screenMin: DefaultScreen}
+	d := &Data{Rows: rows, ising: ising, zero: ising && rows.K == 3, screenMin: DefaultScreen}
 	if b.Fast {
-		d.gc = newGroupCodes(rows, groupSize(rows.N, rows.K, maxGroupTable))
+		limit := maxGroupTable
+		if ising && rows.K == 2 {
+			limit = spinTableLimit(rows.Count)
+		}
+		d.gc = newGroupCodes(rows, groupSize(rows.N, rows.K, limit))
 	}
 	switch {
 	case d.gc == nil && ising:
@@ -121,6 +137,23 @@ func NewData(rows *Rows, b Backend, ising bool, workers int, split Split) *Data 
 		d.team = newRowTeam(workers, split.Chunk)
 	}
 	return d
+}
+
+// spinTableLimit is the bound on the cells of a group's table for the
+// Ising path's codes on count rows: the largest power of two ≤ count/3,
+// between 16 and maxGroupTable. Every pass over the rows costs about
+// count·groups table reads and the tables about 2.5·2^v operations a group
+// (built for the margins, folded for the gradient), so with few rows
+// smaller groups cost less: on 25 spins, 4 groups of 8 cost about
+// 4·(N + 640) and 5 groups of 5 about 5·(N + 80), less below N ≈ 1000 ...
+// and 2^v ≈ N/3 is near the best at every N the rule gives. From 768 rows
+// on it is the 256 cells measured at large N (BenchmarkKernels).
+func spinTableLimit(count int) int {
+	limit := 16
+	for limit*2 <= count/3 && limit*2 <= maxGroupTable {
+		limit *= 2
+	}
+	return limit
 }
 
 // moments returns the spins' second moment and means (spinMoments under
@@ -169,6 +202,7 @@ type Work struct {
 	act  []uint16
 	cw   []float64 // the fit's normalised weights
 	y    []float64 // the Ising node's labels
+	c    []float64 // the Ising node's weights, when spins are missing
 	f    []float64 // the table kernels' scratch
 	full *[maxCodedTables]float64
 	hist []*[maxCodedTables]float64 // the chunks' histograms (rowsplit.go)
@@ -203,6 +237,10 @@ type Driver struct {
 	// that the penalty weighs as much against a value pair with few rows
 	// as against one with many, as a prior does. The fast backend only.
 	Ridge float64
+	// fisher is the Hessian at the estimate fisherW of the last
+	// unconstrained fit (mle), for InverseFisher.
+	fisher  *mat.SymDense
+	fisherW []float64
 }
 
 // design returns the coded design of node i over codes on the worker's
@@ -217,8 +255,10 @@ func (e *Driver) design(codes []uint16, i int, spins bool) *codedDesign {
 	return cd
 }
 
-// spinTask returns node i's regression of Algorithm 1 (equation (3)): the
-// spin z_i on [z_-i, 1]. Its labels live in the worker's scratch.
+// SpinTask returns node i's regression of Algorithm 1 (equation (3)): the
+// spin z_i on [z_-i, 1]. Its labels live in the worker's scratch; so do its
+// weights when some spins are missing (Rows): the rows' weights, 0 where
+// z_i is missing.
 func (e *Driver) SpinTask(i int) Task {
 	s := e.Data.Rows
 	n := s.N
@@ -232,11 +272,25 @@ func (e *Driver) SpinTask(i int) Task {
 		}
 	} else {
 		for m := 0; m < s.Count; m++ {
-			y = append(y, float64(2*int(s.States[m*n+i])-1))
+			y = append(y, spinLabel(s.States[m*n+i]))
 		}
 	}
 	e.Work.y = y
 	t := Task{Bias: i, C: s.Weights, Y: y}
+	if e.Data.zero {
+		// Available cases: the rows where z_i is missing weigh 0 (their
+		// label, +1, then counts for nothing).
+		c := e.Work.c[:0]
+		for m := 0; m < s.Count; m++ {
+			v := 0.0
+			if s.States[m*n+i] < 2 {
+				v = s.Weight(m)
+			}
+			c = append(c, v)
+		}
+		e.Work.c = c
+		t.C = c
+	}
 	if e.Data.gc != nil {
 		t.X = e.design(e.Data.gc.codes, i, true)
 	} else {
@@ -454,7 +508,7 @@ func (e *Driver) fit(ctx context.Context, t *Task, c []float64, radius float64, 
 		// An Ising node among many variables: solved on working sets,
 		// certified on all of them (screen.go).
 		return e.fitScreened(ctx, t, cd, p, w)
-	case coded && cd.spins && e.Data.ising && sameSlice(c, t.C) && isZero(w) && e.Ridge == 0:
+	case coded && cd.spins && e.Data.ising && !e.Data.zero && sameSlice(c, t.C) && isZero(w) && e.Ridge == 0:
 		// A cold Ising node on its own weights: the moments describe its
 		// design, and majorise–minimise steps in their metric start it.
 		p.cov, p.mean = e.Data.moments()
@@ -583,11 +637,32 @@ func WeightSum(c []float64, rows int) float64 {
 }
 
 // encodeSpins returns the ±1 matrix of the rows (k = 2): the plain Spins
-// layout of the Ising path.
+// layout of the Ising path; a missing spin (state 2, Rows) is 0.
 func encodeSpins(r *Rows) []float64 {
 	x := make([]float64, r.Count*r.N)
 	for m, v := range r.States[:r.Count*r.N] {
-		x[m] = float64(2*int(v) - 1)
+		x[m] = spinValue(v)
 	}
 	return x
+}
+
+// spinValue returns the spin of state v: −1, +1, and 0 for a missing spin
+// (state 2).
+func spinValue(v uint8) float64 {
+	switch v {
+	case 0:
+		return -1
+	case 1:
+		return 1
+	}
+	return 0
+}
+
+// spinLabel returns the label of state v: its spin, and +1 for a missing
+// spin, whose row weighs 0 in the node's regression.
+func spinLabel(v uint8) float64 {
+	if v == 0 {
+		return -1
+	}
+	return 1
 }

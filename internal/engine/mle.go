@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -54,6 +55,7 @@ type RowEach func(f func(x []float64, y, c float64))
 // coefficient finite and within mleMaxWeight. A failure leaves w as it was
 // and returns errNoMLE.
 func (e *Driver) mle(ctx context.Context, t *Task, w []float64) (solve.Stats, error) {
+	e.fisher, e.fisherW = nil, nil
 	p := len(w)
 	total := 0.0
 	t.Each(func(_ []float64, _, c float64) { total += c })
@@ -69,21 +71,25 @@ func (e *Driver) mle(ctx context.Context, t *Task, w []float64) (solve.Stats, er
 		})
 		return l / total
 	}
+	// h, g hold the Hessian and gradient at v; the first trial point of
+	// each line search is evaluated with its Hessian and gradient in one
+	// pass (fisherLoss) into h2, g2, which are swapped in when the point
+	// is taken, as it nearly always is: one pass a Newton step instead of
+	// two. The values are those of separate passes, bit for bit.
 	h, g := mat.NewSymDense(p, nil), make([]float64, p)
+	h2, g2 := mat.NewSymDense(p, nil), make([]float64, p)
 	z := mat.NewDense(mleChunk, p, nil)
 	step, next := make([]float64, p), make([]float64, p)
 	var chol mat.Cholesky
-	sv, gv := mat.NewVecDense(p, step), mat.NewVecDense(p, g)
-	cur := loss(v)
+	cur := fisherLoss(t, v, total, h, g, z)
 	for it := 0; it < mleSteps; it++ {
 		if err := ctx.Err(); err != nil {
 			return solve.Stats{Iterations: it, Loss: cur, Gap: math.Inf(1)}, err
 		}
-		fisher(t, v, total, h, g, z)
 		if !chol.Factorize(h) {
 			return solve.Stats{Iterations: it}, errNoMLE
 		}
-		if err := chol.SolveVecTo(sv, gv); err != nil && !isCondition(err) {
+		if err := chol.SolveVecTo(mat.NewVecDense(p, step), mat.NewVecDense(p, g)); err != nil && !isCondition(err) {
 			return solve.Stats{Iterations: it}, errNoMLE
 		}
 		// Once the decrement is below mleDecrement the full step is taken
@@ -95,14 +101,23 @@ func (e *Driver) mle(ctx context.Context, t *Task, w []float64) (solve.Stats, er
 				return solve.Stats{Iterations: it + 1}, errNoMLE
 			}
 			copy(w, v)
-			return solve.Stats{Iterations: it + 1, Loss: loss(v), Gap: dec / 2, Converged: true}, nil
+			// The loss at the estimate, and its Hessian for
+			// InverseFisher (the same pass).
+			l := fisherLoss(t, v, total, h2, g2, z)
+			e.fisher, e.fisherW = h2, slices.Clone(v)
+			return solve.Stats{Iterations: it + 1, Loss: l, Gap: dec / 2, Converged: true}, nil
 		}
 		// Otherwise a damped step: halve it until the loss does not grow.
 		s := 1.0
 		var nl float64
+		fresh := false // h2, g2 hold the derivatives at next
 		for half := 0; ; half++ {
 			floats.AddScaledTo(next, v, -s, step)
-			nl = loss(next)
+			if half == 0 {
+				nl, fresh = fisherLoss(t, next, total, h2, g2, z), true
+			} else {
+				nl, fresh = loss(next), false
+			}
 			if nl <= cur {
 				break
 			}
@@ -116,6 +131,11 @@ func (e *Driver) mle(ctx context.Context, t *Task, w []float64) (solve.Stats, er
 		if floats.Norm(v, math.Inf(1)) > mleMaxWeight {
 			return solve.Stats{Iterations: it + 1}, errNoMLE // a separating predictor
 		}
+		if fresh {
+			h, h2, g, g2 = h2, h, g2, g
+		} else {
+			fisher(t, v, total, h, g, z)
+		}
 	}
 	return solve.Stats{Iterations: mleSteps}, errNoMLE
 }
@@ -124,6 +144,13 @@ func (e *Driver) mle(ctx context.Context, t *Task, w []float64) (solve.Stats, er
 // gradient Σ ĉ (−y σ(−y u)) x of t's loss at v, ĉ = c/total, stacking
 // mleChunk scaled rows in z before each symmetric rank-k update.
 func fisher(t *Task, v []float64, total float64, h *mat.SymDense, g []float64, z *mat.Dense) {
+	fisherLoss(t, v, total, h, g, z)
+}
+
+// fisherLoss is fisher that also returns the loss at v, Σ c ln(1 +
+// e^{−y u})/total, summed in the order of mle's loss: each row's three
+// numbers come from one exponential (LogisticParts).
+func fisherLoss(t *Task, v []float64, total float64, h *mat.SymDense, g []float64, z *mat.Dense) float64 {
 	p := len(g)
 	h.Zero()
 	clear(g)
@@ -134,17 +161,30 @@ func fisher(t *Task, v []float64, total float64, h *mat.SymDense, g []float64, z
 			r = 0
 		}
 	}
+	l := 0.0
 	t.Each(func(x []float64, y, c float64) {
 		u := floats.Dot(v, x)
 		ch := c / total
-		sg := solve.Sigmoid(u)
-		floats.AddScaled(g, -y*solve.Sigmoid(-y*u)*ch, x)
+		sg, sgy, sp := LogisticParts(u, y)
+		l += c * sp
+		floats.AddScaled(g, -y*sgy*ch, x)
 		floats.ScaleTo(z.RawRowView(r), math.Sqrt(ch*sg*(1-sg)), x)
 		if r++; r == mleChunk {
 			flush()
 		}
 	})
 	flush()
+	return l / total
+}
+
+// InverseFisher is the package's InverseFisher, reading the Hessian that
+// the driver's last unconstrained fit computed at its estimate when w is
+// that estimate, unchanged (the same numbers a new pass would give).
+func (e *Driver) InverseFisher(t *Task, w []float64) (*mat.SymDense, bool) {
+	if e.fisher == nil || !slices.Equal(w, e.fisherW) {
+		return InverseFisher(t, w)
+	}
+	return inverseOf(e.fisher)
 }
 
 // InverseFisher returns the inverse of the Hessian of the unconstrained
@@ -160,6 +200,12 @@ func InverseFisher(t *Task, w []float64) (*mat.SymDense, bool) {
 	}
 	h, g := mat.NewSymDense(p, nil), make([]float64, p)
 	fisher(t, w, total, h, g, mat.NewDense(mleChunk, p, nil))
+	return inverseOf(h)
+}
+
+// inverseOf returns the inverse of the Hessian h, or false when it is
+// singular.
+func inverseOf(h *mat.SymDense) (*mat.SymDense, bool) {
 	var chol mat.Cholesky
 	if !chol.Factorize(h) {
 		return nil, false

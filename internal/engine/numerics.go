@@ -213,3 +213,47 @@ func L1Threshold(v []float64, radius, total float64) float64 {
 		count, tau = k, next
 	}
 }
+
+// Sigmoids returns σ(u) and σ(−y·u) for a label y = ±1 from one
+// exponential, e^{−|u|}: both are bit for bit what solve.Sigmoid returns
+// (it evaluates the same expressions of the same exponential), at half its
+// cost when a row needs both (the edge test's moments, the refits'
+// Hessians). For a y other than ±1 it calls solve.Sigmoid.
+func Sigmoids(u, y float64) (sg, sgy float64) {
+	sg, sgy, _ = sigmoids(u, y)
+	return sg, sgy
+}
+
+// LogisticParts returns Sigmoids(u, y) and ln(1 + e^{−y·u}), bit for bit
+// what solve.Softplus(−y·u) returns, from the same exponential: the
+// refits' passes, which need the loss and its derivatives at one point.
+func LogisticParts(u, y float64) (sg, sgy, sp float64) {
+	sg, sgy, e := sigmoids(u, y)
+	if y != 1 && y != -1 {
+		return sg, sgy, solve.Softplus(-y * u)
+	}
+	sp = math.Log1p(e)
+	if x := -y * u; x > 0 {
+		sp = x + sp // Softplus's branch for x > 0: x + ln(1 + e^{−x})
+	}
+	return sg, sgy, sp
+}
+
+// sigmoids is Sigmoids, also returning e^{−|u|} (NaN for y ≠ ±1).
+func sigmoids(u, y float64) (sg, sgy, e float64) {
+	if y != 1 && y != -1 {
+		return solve.Sigmoid(u), solve.Sigmoid(-y * u), math.NaN()
+	}
+	e = math.Exp(-math.Abs(u))
+	hi, lo := 1/(1+e), e/(1+e) // σ(|u|), σ(−|u|)
+	sg, sgy = hi, lo
+	if !(u >= 0) {
+		sg = lo
+	}
+	if -y*u < 0 || math.IsNaN(u) {
+		sgy = lo
+	} else {
+		sgy = hi
+	}
+	return sg, sgy, e
+}

@@ -128,7 +128,7 @@ func (d *Data) SetScreen(min int) { d.screenMin = min }
 
 // screens reports whether Fit screens the Ising regressions of d.
 func (d *Data) screens() bool {
-	return d.gc != nil && d.ising && d.screenMin > 0 && d.Rows.N >= d.screenMin
+	return d.gc != nil && d.ising && !d.zero && d.screenMin > 0 && d.Rows.N >= d.screenMin
 }
 
 // columns returns the states as bit columns, built on the first call: the
