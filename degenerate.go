@@ -48,12 +48,12 @@ func checkLearnSize(fn string, n, k int) error {
 // missing, so the fold is exact on the rows that observe it only; the
 // pairs are not edges either way.
 //
-// est, fields and nodes are the learners' (est[i][j*k*k + a*k + b] is
+// est, fields and nodes are the learners' (est[i].block(j)[a*k + b] is
 // Ŵ_ij(a, b) from node i, fields[i*k + a] is θ̂_i(a)); s are the samples the
 // nodes were fitted on.
-func foldConstant(s *Samples, est [][]float64, fields []float64, nodes []NodeFit) {
+func foldConstant(s *Samples, est []*nodeEst, fields []float64, nodes []NodeFit) {
 	n, k := s.n, s.k
-	kk := k * k
+	zero := zeroBlock(k)
 	value := constantValues(s)
 	found := false
 	for c := range value {
@@ -74,14 +74,14 @@ func foldConstant(s *Samples, est [][]float64, fields []float64, nodes []NodeFit
 			if c == j || v < 0 {
 				continue
 			}
-			w := est[j][c*kk : (c+1)*kk]
+			w := est[j].block(c)
 			for a := 0; a < k; a++ {
 				fields[j*k+a] += w[a*k+v]
 			}
-			clear(w)
+			est[j].set(c, zero)
 		}
 		if value[j] != -1 {
-			clear(est[j])
+			est[j].clearAll()
 		}
 		centre(fields[j*k : (j+1)*k])
 	}

@@ -214,10 +214,10 @@ func hyperChiMoments(total, r, c float64) (mean, variance float64) {
 }
 
 // ebicGraph runs steps 2 to 4 above: keep holds G_W (pairs i < j), est
-// the nodes' constrained estimates (Result.est, 4 entries a neighbour) and
+// the nodes' constrained estimates (Result.est) and
 // excluded the pairs G_A may not hold. It returns the learned graph and
 // whether it is G_U; once ctx is done it returns ctx.Err().
-func ebicGraph(ctx context.Context, s *Samples, est [][]float64, keep map[[2]int]bool, excluded func(i, j int) bool, workers int) (map[[2]int]bool, bool, error) {
+func ebicGraph(ctx context.Context, s *Samples, est []*nodeEst, keep map[[2]int]bool, excluded func(i, j int) bool, workers int) (map[[2]int]bool, bool, error) {
 	n := s.n
 	union := make(map[[2]int]bool, len(keep))
 	for e := range keep {
@@ -228,7 +228,7 @@ func ebicGraph(ctx context.Context, s *Samples, est [][]float64, keep map[[2]int
 			if union[[2]int{i, j}] || excluded(i, j) {
 				continue
 			}
-			if maxAbs(est[i][4*j:4*j+4]) > 0 && maxAbs(est[j][4*i:4*i+4]) > 0 {
+			if maxAbs(est[i].block(j)) > 0 && maxAbs(est[j].block(i)) > 0 {
 				union[[2]int{i, j}] = true
 			}
 		}
@@ -237,7 +237,7 @@ func ebicGraph(ctx context.Context, s *Samples, est [][]float64, keep map[[2]int
 	and, confirmed := len(union)-len(keep), 0
 	for e := range keep {
 		i, j := e[0], e[1]
-		if maxAbs(est[i][4*j:4*j+4]) > 0 && maxAbs(est[j][4*i:4*i+4]) > 0 && !excluded(i, j) {
+		if maxAbs(est[i].block(j)) > 0 && maxAbs(est[j].block(i)) > 0 && !excluded(i, j) {
 			and++
 			confirmed++
 		}

@@ -73,7 +73,7 @@ func fitIsing(ctx context.Context, fn string, s *Samples, opts []Option, only []
 	radius := r.cfg.regressionRadius(2, false)
 	width := func(lambda float64) float64 { return 2 * lambda } // radius 2λ
 	logD := math.Log(float64(max(n-1, 1)))
-	est := make([][]float64, n)
+	est := make([]*nodeEst, n)
 	fields := make([]float64, 2*n)
 	nodes := make([]NodeFit, n)
 	err = r.eachNode(ctx, func(ctx context.Context, e *engine.Driver, i int) error {
@@ -84,16 +84,8 @@ func fitIsing(ctx context.Context, fn string, s *Samples, opts []Option, only []
 		}
 		nodes[i] = fit
 		w := ws[0]
-		ei := make([]float64, 4*n)
-		for j := 0; j < n; j++ {
-			if j == i {
-				continue
-			}
-			a := w[j] / 2 // Â_ij = ŵ_j/2 (Algorithm 1, line 4)
-			ei[4*j], ei[4*j+1], ei[4*j+2], ei[4*j+3] = a, -a, -a, a
-		}
-		est[i] = ei
-		t := w[i] / 2 // θ̂_i = ŵ_bias/2 (Fact 1)
+		est[i] = isingEst(i, n, w) // Â_ij = ŵ_j/2 (Algorithm 1, line 4), sparse
+		t := w[i] / 2              // θ̂_i = ŵ_bias/2 (Fact 1)
 		fields[2*i], fields[2*i+1] = -t, t
 		return nil
 	})

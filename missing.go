@@ -400,19 +400,24 @@ func restrictStates(aug *Result, k int) *Result {
 	kk, kka := k*k, ka*ka
 	res := *aug
 	res.n, res.k = n, k
-	res.est = make([][]float64, n)
-	for i := range aug.est {
-		if aug.est[i] == nil {
+	res.est = make([]*nodeEst, n)
+	restrict := func(src []float64) []float64 {
+		dst := make([]float64, kk)
+		for a := 0; a < k; a++ {
+			copy(dst[a*k:(a+1)*k], src[a*ka:a*ka+k])
+		}
+		centreBlock(dst, k)
+		return dst
+	}
+	for i, ae := range aug.est {
+		if ae == nil {
 			continue
 		}
-		e := make([]float64, n*kk)
-		for j := 0; j < n; j++ {
-			src := aug.est[i][j*kka : (j+1)*kka]
-			dst := e[j*kk : (j+1)*kk]
-			for a := 0; a < k; a++ {
-				copy(dst[a*k:(a+1)*k], src[a*ka:a*ka+k])
-			}
-			centreBlock(dst, k)
+		// Every unlisted block is aug's fill, so restricting the fill
+		// once gives each of them.
+		e := newNodeEst(k, restrict(ae.fill))
+		for x, j := range ae.at {
+			e.push(int(j), restrict(ae.v[x*kka:(x+1)*kka]))
 		}
 		res.est[i] = e
 	}

@@ -27,30 +27,16 @@ func checkSameModel(t *testing.T, got, want *Model) {
 	}
 	n := want.Vars()
 	for i := 0; i < n; i++ {
-		if g, w := got.Field(i), want.Field(i); !sameBits(g, w) {
+		if g, w := got.Field(i), want.Field(i); !sameBlock(g, w) {
 			t.Errorf("Field(%d) = %v, want %v", i, g, w)
 		}
 		for j := 0; j < n; j++ {
 			g, w := got.Coupling(i, j).RawMatrix().Data, want.Coupling(i, j).RawMatrix().Data
-			if !sameBits(g, w) {
+			if !sameBlock(g, w) {
 				t.Errorf("Coupling(%d, %d) = %v, want %v", i, j, g, w)
 			}
 		}
 	}
-}
-
-// sameBits reports whether a and b hold the same float64 values bit for bit
-// (so that -0 and 0 differ).
-func sameBits(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for x := range a {
-		if math.Float64bits(a[x]) != math.Float64bits(b[x]) {
-			return false
-		}
-	}
-	return true
 }
 
 func TestModelJSONRoundTrip(t *testing.T) {

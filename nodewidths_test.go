@@ -30,10 +30,11 @@ func TestNodeWidths(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i := range a.est {
-			for x := range a.est[i] {
-				if a.est[i][x] != b.est[i][x] {
-					t.Fatalf("k=%d: node %d entry %d: %v with WithWidth, %v with WithNodeWidths", k, i, x, a.est[i][x], b.est[i][x])
+		ad, bd := denseOf(a), denseOf(b)
+		for i := range ad {
+			for x := range ad[i] {
+				if ad[i][x] != bd[i][x] {
+					t.Fatalf("k=%d: node %d entry %d: %v with WithWidth, %v with WithNodeWidths", k, i, x, ad[i][x], bd[i][x])
 				}
 			}
 			if b.Nodes[i].Width != lam {

@@ -3,6 +3,7 @@ package pairwise
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/mrfkit/pairwise/solve"
 	"gonum.org/v1/gonum/mat"
@@ -44,7 +45,7 @@ type Result struct {
 	Warnings []Warning
 
 	n, k int
-	est  [][]float64 // est[i][j*k*k + a*k + b] = Ŵ_ij(a, b) from node i's regressions
+	est  []*nodeEst // est[i].block(j)[a*k + b] = Ŵ_ij(a, b) from node i's regressions, sparse (estimates.go)
 }
 
 // NodeFit describes the regressions of one node: one for the Ising path,
@@ -83,9 +84,8 @@ func (r *Result) Estimate(i, j int) *mat.Dense {
 	if i < 0 || i >= r.n || j < 0 || j >= r.n {
 		panic(fmt.Sprintf("pairwise: Estimate(%d, %d) out of range [0, %d)", i, j, r.n))
 	}
-	kk := r.k * r.k
 	d := mat.NewDense(r.k, r.k, nil)
-	copy(d.RawMatrix().Data, r.est[i][j*kk:(j+1)*kk])
+	copy(d.RawMatrix().Data, r.est[i].block(j))
 	return d
 }
 
@@ -121,8 +121,10 @@ func (s Symmetrization) String() string {
 // symmetrise builds the Result from the per-node estimates: every pair's
 // two estimates averaged, (Ŵ_ij + Ŵ_ji^T)/2, and kept as an edge when the
 // rule sym finds it at least η/2 (eta is η). fields[i*k+a] holds θ̂_i(a).
-func symmetrise(n, k int, est [][]float64, fields []float64, nodes []NodeFit, eta float64, sym Symmetrization) *Result {
-	kk := k * k
+// Only the pairs listed by node i or node j are looked at when every
+// node's fill is zero: the others average two zero blocks, of weight 0,
+// which no rule keeps.
+func symmetrise(n, k int, est []*nodeEst, fields []float64, nodes []NodeFit, eta float64, sym Symmetrization) *Result {
 	m, _ := NewModel(n, k)
 	copy(m.theta, fields)
 	res := &Result{
@@ -134,31 +136,68 @@ func symmetrise(n, k int, est [][]float64, fields []float64, nodes []NodeFit, et
 		est:           est,
 	}
 	half := eta / 2
-	for i := 0; i < n; i++ {
-		for j := i + 1; j < n; j++ {
-			wij := est[i][j*kk : (j+1)*kk]
-			wji := est[j][i*kk : (i+1)*kk]
-			avg := make([]float64, kk)
-			for a := 0; a < k; a++ {
-				for b := 0; b < k; b++ {
-					avg[a*k+b] = (wij[a*k+b] + wji[b*k+a]) / 2
-				}
-			}
-			weight := maxAbs(avg)
-			var keep bool
-			switch sym {
-			case And:
-				keep = maxAbs(wij) >= half && maxAbs(wji) >= half
-			case Or:
-				keep = maxAbs(wij) >= half || maxAbs(wji) >= half
-			default:
-				keep = weight >= half
-			}
-			if keep && weight > 0 {
-				m.setCoupling(i, j, avg)
-				res.Edges = append(res.Edges, Edge{I: i, J: j, Weight: weight})
+	pair := func(i, j int) {
+		wij := est[i].block(j)
+		wji := est[j].block(i)
+		avg := make([]float64, k*k)
+		for a := 0; a < k; a++ {
+			for b := 0; b < k; b++ {
+				avg[a*k+b] = (wij[a*k+b] + wji[b*k+a]) / 2
 			}
 		}
+		weight := maxAbs(avg)
+		var keep bool
+		switch sym {
+		case And:
+			keep = maxAbs(wij) >= half && maxAbs(wji) >= half
+		case Or:
+			keep = maxAbs(wij) >= half || maxAbs(wji) >= half
+		default:
+			keep = weight >= half
+		}
+		if keep && weight > 0 {
+			m.setCoupling(i, j, avg)
+			res.Edges = append(res.Edges, Edge{I: i, J: j, Weight: weight})
+		}
+	}
+	sparse := true
+	for _, e := range est {
+		sparse = sparse && e.fillZero()
+	}
+	if !sparse {
+		for i := 0; i < n; i++ {
+			for j := i + 1; j < n; j++ {
+				pair(i, j)
+			}
+		}
+		return res
+	}
+	// below[i] lists the nodes j > i whose estimates list i, increasing.
+	below := make([][]int32, n)
+	for j, e := range est {
+		for _, i := range e.at {
+			if int(i) < j {
+				below[i] = append(below[i], int32(j))
+			}
+		}
+	}
+	for i := 0; i < n; i++ {
+		mine := est[i].at
+		x, _ := slices.BinarySearch(mine, int32(i+1))
+		mine, theirs := mine[x:], below[i]
+		for len(mine) > 0 || len(theirs) > 0 {
+			var j int32
+			switch {
+			case len(theirs) == 0 || (len(mine) > 0 && mine[0] < theirs[0]):
+				j, mine = mine[0], mine[1:]
+			case len(mine) == 0 || theirs[0] < mine[0]:
+				j, theirs = theirs[0], theirs[1:]
+			default:
+				j, mine, theirs = mine[0], mine[1:], theirs[1:]
+			}
+			pair(i, int(j))
+		}
+		below[i] = nil
 	}
 	return res
 }

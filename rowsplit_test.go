@@ -120,9 +120,10 @@ func checkSplitWorkers(t *testing.T, ref *Result, learn func(*Samples, ...Option
 			checkCloseResults(t, ref, res)
 			continue
 		}
-		for i := range res.est {
-			for x := range res.est[i] {
-				if res.est[i][x] != first.est[i][x] {
+		rd, fd := denseOf(res), denseOf(first)
+		for i := range rd {
+			for x := range rd[i] {
+				if rd[i][x] != fd[i][x] {
 					t.Fatalf("workers 1 and %d differ at node %d, entry %d", p, i, x)
 				}
 			}

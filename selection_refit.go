@@ -293,18 +293,28 @@ type spinImputer struct {
 
 // newSpinImputer returns the imputer of the first stage's per-node
 // estimates est (Result.est, k = 2) and fields (fields[2j+1] = θ̂_j).
-func newSpinImputer(n int, est [][]float64, fields []float64) *spinImputer {
+func newSpinImputer(n int, est []*nodeEst, fields []float64) *spinImputer {
 	im := &spinImputer{theta: make([]float64, n), supp: make([][]int, n), coef: make([][]float64, n)}
 	for j := 0; j < n; j++ {
 		im.theta[j] = fields[2*j+1]
-		if est[j] == nil {
+		e := est[j]
+		if e == nil {
 			continue
 		}
-		for k := 0; k < n; k++ {
-			if a := est[j][4*k]; k != j && a != 0 {
+		add := func(k int) {
+			if a := e.block(k)[0]; k != j && a != 0 {
 				im.supp[j] = append(im.supp[j], k)
 				im.coef[j] = append(im.coef[j], a)
 			}
+		}
+		if e.fill[0] != 0 {
+			for k := 0; k < n; k++ {
+				add(k)
+			}
+			continue
+		}
+		for _, k := range e.at { // the others hold the fill's zero
+			add(int(k))
 		}
 	}
 	return im

@@ -258,7 +258,13 @@ func TestSpinImputer(t *testing.T) {
 	setA(1, 0, 0.5)
 	setA(1, 2, -0.25)
 	fields := []float64{0, 0, -0.3, 0.3, 0, 0, 0, 0}
-	im := newSpinImputer(4, est, fields)
+	sparse := make([]*nodeEst, len(est))
+	for j, e := range est {
+		if e != nil {
+			sparse[j] = sparseEst(2, e, isingFill)
+		}
+	}
+	im := newSpinImputer(4, sparse, fields)
 	for _, c := range []struct {
 		row  []uint8
 		i    int

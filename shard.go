@@ -51,7 +51,7 @@ import (
 type fitted struct {
 	r      *run
 	k      int
-	est    [][]float64
+	est    []*nodeEst
 	fields []float64
 	nodes  []NodeFit
 	radius float64
@@ -66,9 +66,13 @@ type fitted struct {
 // refuse parts that do not belong together.
 //
 // A Partial encodes to JSON with encoding/json (MarshalJSON) and decodes
-// back (UnmarshalJSON) without loss. Its size is dominated by the
-// estimates: about n numbers a node for k = 2 with η given, 3n with the
-// edge test, and k² times that for k > 2.
+// back (UnmarshalJSON) without loss. A node's estimates are stored
+// sparsely, its nonzero coefficients (two numbers each for k = 2: the
+// neighbour and Â_ij; 1 + k² for k > 2), so with η given a part holds
+// about the support of its nodes; the edge test adds 2n numbers a node
+// (k² times that for k > 2), its debiased estimates and standard errors,
+// which are dense. ReadPartial also reads the dense files of the format
+// before (pairwise-partial/1).
 type Partial struct {
 	algorithm string // "ising" or "pairwise"
 	n, k      int
@@ -95,7 +99,7 @@ type partialSettings struct {
 // partialNode is one node's share of a Partial.
 type partialNode struct {
 	node   int
-	est    []float64 // laid out like Result.est[node]
+	est    *nodeEst  // as Result.est[node]
 	fields []float64 // θ̂_node(a), a = 0..k-1
 	fit    NodeFit
 	sel    nodeSelection
@@ -357,7 +361,7 @@ func MergePartialsContext(ctx context.Context, s *Samples, workers int, parts ..
 	for i := range owner {
 		owner[i] = -1
 	}
-	est := make([][]float64, n)
+	est := make([]*nodeEst, n)
 	fields := make([]float64, n*k)
 	nodes := make([]NodeFit, n)
 	r := &run{nodes: make([]nodeSelection, n)}
@@ -368,8 +372,9 @@ func MergePartialsContext(ctx context.Context, s *Samples, workers int, parts ..
 				return nil, fmt.Errorf("pairwise: %s: node %d is in partials %d and %d", fn, i, owner[i], x)
 			}
 			owner[i] = x
-			if len(pn.est) != n*kk || len(pn.fields) != k {
-				return nil, fmt.Errorf("pairwise: %s: partial %d: node %d has %d estimates and %d fields, want %d and %d", fn, x, i, len(pn.est), len(pn.fields), n*kk, k)
+			if pn.est == nil || pn.est.k != k || len(pn.est.fill) != kk || len(pn.est.v) != len(pn.est.at)*kk ||
+				(len(pn.est.at) > 0 && int(pn.est.at[len(pn.est.at)-1]) >= n) || len(pn.fields) != k {
+				return nil, fmt.Errorf("pairwise: %s: partial %d: node %d: estimates or fields do not fit n = %d, k = %d", fn, x, i, n, k)
 			}
 			est[i] = pn.est
 			copy(fields[i*k:], pn.fields)

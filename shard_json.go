@@ -8,22 +8,34 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/mrfkit/pairwise/solve"
 )
 
-// partialFormat names the JSON layout of a Partial; a reader refuses
-// others.
-const partialFormat = "pairwise-partial/1"
+// partialFormat names the JSON layout of a Partial that MarshalJSON
+// writes; a reader reads it and partialFormatDense, and refuses others.
+// The two differ only in the node's estimates: /1 wrote every block, /2
+// writes the blocks that differ from a fill (sparse).
+const (
+	partialFormat      = "pairwise-partial/2"
+	partialFormatDense = "pairwise-partial/1"
+)
 
 // The JSON form of a Partial. Every float64 is written in its shortest form
 // that reads back to the same bits (strconv's 'g', -1), -0 as "-0", and NaN,
 // +Inf and -Inf as the strings "NaN", "+Inf" and "-Inf", which JSON numbers
-// cannot hold. A node's estimates are written one block of k² numbers per
-// other node; when every block has the form of the Ising path (the
-// estimates [[a, -a], [-a, a]], the standard errors [[s, s], [s, s]], bit
-// for bit), "form" gives the signs and one number a block is written.
+// cannot hold. A node's debiased estimates and standard errors are
+// written one block of k² numbers per other node; when every block has the
+// form of the Ising path (the estimates [[a, -a], [-a, a]], the standard
+// errors [[s, s], [s, s]], bit for bit), "form" gives the signs and one
+// number a block is written. A node's estimates are written sparsely:
+// "fill" is the block of every node not listed, "at" lists the others
+// (increasing, the node itself excepted) and "v" their blocks, with "form"
+// as above; "own" is the node's own block when it differs from the fill.
+// Format /1 wrote the estimates like the debiased ones, without fill; /2
+// still does for a node where that takes fewer numbers.
 type partialJSON struct {
 	Format    string       `json:"format"`
 	Algorithm string       `json:"algorithm"`
@@ -98,9 +110,127 @@ type pathJSON struct {
 
 // blocksJSON is one node's estimates, k² numbers a block: with Form, one
 // number v a block stands for the block Form[x]·v (a sign flip, exact).
+// With Fill the blocks are sparse (see nodeEst): V holds those of the
+// nodes in At, Own the node's own block when it is not Fill, and every
+// other block is Fill.
 type blocksJSON struct {
 	Form []int8      `json:"form,omitempty"`
+	Fill shardFloats `json:"fill,omitempty"`
+	At   []int32     `json:"at,omitempty"`
+	Own  shardFloats `json:"own,omitempty"`
 	V    shardFloats `json:"v"`
+}
+
+// packEst writes the estimates e of node own sparsely, the listed blocks
+// other than own's with form when every one of them has it bit for bit.
+func packEst(e *nodeEst, form []int8, own int) blocksJSON {
+	kk := e.k * e.k
+	b := blocksJSON{Fill: shardFloats(e.fill), At: make([]int32, 0, len(e.at)), V: make([]float64, 0, len(e.v))}
+	for x, j := range e.at {
+		blk := e.v[x*kk : (x+1)*kk]
+		if int(j) == own {
+			b.Own = slices.Clone(blk)
+			continue
+		}
+		b.At = append(b.At, j)
+		b.V = append(b.V, blk...)
+	}
+	if form != nil && len(form) == kk && hasForm(b.V, form, -1) {
+		one := make([]float64, len(b.V)/kk)
+		for x := range one {
+			one[x] = b.V[x*kk]
+		}
+		b.Form, b.V = form, one
+	}
+	return b
+}
+
+// packEstimates writes the estimates e of node own among n nodes sparsely
+// (packEst) or, when that would take more bytes (a node with many nonzero
+// coefficients), in full as format /1 did: the full form writes "0," (or
+// "-0,") for every unlisted number where the sparse one writes the index
+// of every listed block.
+func packEstimates(e *nodeEst, form []int8, own, n int) blocksJSON {
+	sp := packEst(e, form, own)
+	per := e.k * e.k
+	if sp.Form != nil {
+		per = 1
+	}
+	index := 0 // bytes of "at"
+	for _, j := range sp.At {
+		index += len(strconv.Itoa(int(j))) + 1
+	}
+	if 3*per*(n-len(sp.At)) > index {
+		return sp
+	}
+	if d := packBlocks(e.dense(n), form, own); d.Form != nil || sp.Form == nil {
+		return d
+	}
+	return sp
+}
+
+// unpackEst returns the estimates of node own among n that b stands for:
+// sparse when b has a fill, else dense (format /1), then listed against
+// fill.
+func (b blocksJSON) unpackEst(own, n, k int, fill []float64) (*nodeEst, error) {
+	kk := k * k
+	if b.Fill == nil {
+		if b.At != nil || b.Own != nil {
+			return nil, fmt.Errorf("at and own need a fill")
+		}
+		v, err := b.unpack(own)
+		if err != nil {
+			return nil, err
+		}
+		if len(v) != n*kk {
+			return nil, fmt.Errorf("%d numbers, want %d", len(v), n*kk)
+		}
+		return sparseEst(k, v, fill), nil
+	}
+	if len(b.Fill) != kk || (b.Own != nil && len(b.Own) != kk) {
+		return nil, fmt.Errorf("fill or own of %d and %d numbers, want %d", len(b.Fill), len(b.Own), kk)
+	}
+	per := kk
+	if b.Form != nil {
+		if len(b.Form) != kk {
+			return nil, fmt.Errorf("form of %d signs, want %d", len(b.Form), kk)
+		}
+		per = 1
+	}
+	if len(b.V) != len(b.At)*per {
+		return nil, fmt.Errorf("%d numbers for %d blocks", len(b.V), len(b.At))
+	}
+	e := newNodeEst(k, []float64(b.Fill))
+	blk := make([]float64, kk)
+	ownDone := b.Own == nil
+	for x, j := range b.At {
+		switch {
+		case j < 0 || int(j) >= n || int(j) == own || (x > 0 && j <= b.At[x-1]):
+			return nil, fmt.Errorf("block %d out of range or order", j)
+		case !ownDone && int(j) > own:
+			e.push(own, b.Own)
+			ownDone = true
+		}
+		if b.Form == nil {
+			copy(blk, b.V[x*kk:(x+1)*kk])
+		} else {
+			for y, f := range b.Form {
+				switch f {
+				case 1:
+					blk[y] = b.V[x]
+				case -1:
+					blk[y] = -b.V[x]
+				default:
+					return nil, fmt.Errorf("form entry %d, want 1 or -1", f)
+				}
+			}
+		}
+		e.push(int(j), blk)
+	}
+	if !ownDone {
+		e.push(own, b.Own)
+	}
+	return e, nil
 }
 
 // The forms of the Ising path's blocks.
@@ -124,6 +254,8 @@ func packBlocks(v []float64, form []int8, own int) blocksJSON {
 	return blocksJSON{V: v}
 }
 
+// hasForm reports whether every block of v is form·v_b bit for bit, block
+// own excepted, which must be +0 (own < 0: none).
 func hasForm(v []float64, form []int8, own int) bool {
 	const sign = 1 << 63
 	for b := 0; b < len(v); b += len(form) {
@@ -216,7 +348,7 @@ func (p *Partial) MarshalJSON() ([]byte, error) {
 		nj := nodeJSON{
 			Node:   pn.node,
 			Fields: pn.fields,
-			Est:    packBlocks(pn.est, estForm, pn.node),
+			Est:    packEstimates(pn.est, estForm, pn.node, p.n),
 			Fit: fitJSON{
 				Regressions: f.Regressions, Iterations: f.Iterations,
 				Loss: shardFloat(f.Loss), Gap: shardFloat(f.Gap), Converged: f.Converged,
@@ -291,7 +423,7 @@ func (p *Partial) UnmarshalJSON(data []byte) error {
 	if err := dec.Decode(&w); err != nil {
 		return fmt.Errorf("pairwise: Partial: %w", err)
 	}
-	if w.Format != partialFormat {
+	if w.Format != partialFormat && w.Format != partialFormatDense {
 		return fmt.Errorf("pairwise: Partial: format %q, want %q", w.Format, partialFormat)
 	}
 	if w.Algorithm != "ising" && w.Algorithm != "pairwise" {
@@ -342,9 +474,13 @@ func (p *Partial) UnmarshalJSON(data []byte) error {
 			}
 			return v, nil
 		}
-		est, err := blocks("estimates", &nj.Est)
+		fill := zeroBlock(k)
+		if w.Algorithm == "ising" && k == 2 {
+			fill = isingFill
+		}
+		est, err := nj.Est.unpackEst(i, n, k, fill)
 		if err != nil {
-			return err
+			return fmt.Errorf("pairwise: Partial: node %d: estimates: %v", i, err)
 		}
 		if len(nj.Fields) != k {
 			return fmt.Errorf("pairwise: Partial: node %d: %d fields, want %d", i, len(nj.Fields), k)
