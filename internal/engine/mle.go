@@ -34,9 +34,6 @@ const (
 	mleMaxWeight = 20
 	// mleSteps bounds the Newton steps.
 	mleSteps = 50
-	// mleChunk is the number of rows stacked before one symmetric rank-k
-	// update of the Hessian.
-	mleChunk = 1024
 )
 
 // errNoMLE reports that the maximum likelihood estimate does not exist or
@@ -78,10 +75,9 @@ func (e *Driver) mle(ctx context.Context, t *Task, w []float64) (solve.Stats, er
 	// two. The values are those of separate passes, bit for bit.
 	h, g := mat.NewSymDense(p, nil), make([]float64, p)
 	h2, g2 := mat.NewSymDense(p, nil), make([]float64, p)
-	z := mat.NewDense(mleChunk, p, nil)
 	step, next := make([]float64, p), make([]float64, p)
 	var chol mat.Cholesky
-	cur := fisherLoss(t, v, total, h, g, z)
+	cur := fisherLoss(t, v, total, h, g)
 	for it := 0; it < mleSteps; it++ {
 		if err := ctx.Err(); err != nil {
 			return solve.Stats{Iterations: it, Loss: cur, Gap: math.Inf(1)}, err
@@ -103,7 +99,7 @@ func (e *Driver) mle(ctx context.Context, t *Task, w []float64) (solve.Stats, er
 			copy(w, v)
 			// The loss at the estimate, and its Hessian for
 			// InverseFisher (the same pass).
-			l := fisherLoss(t, v, total, h2, g2, z)
+			l := fisherLoss(t, v, total, h2, g2)
 			e.fisher, e.fisherW = h2, slices.Clone(v)
 			return solve.Stats{Iterations: it + 1, Loss: l, Gap: dec / 2, Converged: true}, nil
 		}
@@ -114,7 +110,7 @@ func (e *Driver) mle(ctx context.Context, t *Task, w []float64) (solve.Stats, er
 		for half := 0; ; half++ {
 			floats.AddScaledTo(next, v, -s, step)
 			if half == 0 {
-				nl, fresh = fisherLoss(t, next, total, h2, g2, z), true
+				nl, fresh = fisherLoss(t, next, total, h2, g2), true
 			} else {
 				nl, fresh = loss(next), false
 			}
@@ -134,33 +130,32 @@ func (e *Driver) mle(ctx context.Context, t *Task, w []float64) (solve.Stats, er
 		if fresh {
 			h, h2, g, g2 = h2, h, g2, g
 		} else {
-			fisher(t, v, total, h, g, z)
+			fisher(t, v, total, h, g)
 		}
 	}
 	return solve.Stats{Iterations: mleSteps}, errNoMLE
 }
 
 // fisher sets h to the Hessian H = Σ ĉ σ(u)σ(−u) x xᵀ and g to the
-// gradient Σ ĉ (−y σ(−y u)) x of t's loss at v, ĉ = c/total, stacking
-// mleChunk scaled rows in z before each symmetric rank-k update.
-func fisher(t *Task, v []float64, total float64, h *mat.SymDense, g []float64, z *mat.Dense) {
-	fisherLoss(t, v, total, h, g, z)
+// gradient Σ ĉ (−y σ(−y u)) x of t's loss at v, ĉ = c/total (only the
+// upper triangle of h is written, as SymDense keeps it).
+func fisher(t *Task, v []float64, total float64, h *mat.SymDense, g []float64) {
+	fisherLoss(t, v, total, h, g)
 }
 
 // fisherLoss is fisher that also returns the loss at v, Σ c ln(1 +
 // e^{−y u})/total, summed in the order of mle's loss: each row's three
-// numbers come from one exponential (LogisticParts).
-func fisherLoss(t *Task, v []float64, total float64, h *mat.SymDense, g []float64, z *mat.Dense) float64 {
+// numbers come from one exponential (LogisticParts). Each row's weighted
+// outer product is added to the upper triangle of h directly, a row of
+// the triangle at a time: the refits have a handful of columns, where a
+// symmetric rank-k update of stacked rows (the earlier way) spent
+// more on its calls and the rows' square roots than on the sums.
+func fisherLoss(t *Task, v []float64, total float64, h *mat.SymDense, g []float64) float64 {
 	p := len(g)
 	h.Zero()
 	clear(g)
-	r := 0
-	flush := func() {
-		if r > 0 {
-			h.SymRankK(h, 1, z.Slice(0, r, 0, p).T())
-			r = 0
-		}
-	}
+	raw := h.RawSymmetric()
+	hd, st := raw.Data, raw.Stride
 	l := 0.0
 	t.Each(func(x []float64, y, c float64) {
 		u := floats.Dot(v, x)
@@ -168,12 +163,19 @@ func fisherLoss(t *Task, v []float64, total float64, h *mat.SymDense, g []float6
 		sg, sgy, sp := LogisticParts(u, y)
 		l += c * sp
 		floats.AddScaled(g, -y*sgy*ch, x)
-		floats.ScaleTo(z.RawRowView(r), math.Sqrt(ch*sg*(1-sg)), x)
-		if r++; r == mleChunk {
-			flush()
+		a := ch * sg * (1 - sg)
+		x = x[:p]
+		for r, xr := range x {
+			if xr == 0 {
+				continue
+			}
+			s := a * xr
+			row := hd[r*st+r : r*st+p]
+			for c, xc := range x[r:] {
+				row[c] += s * xc
+			}
 		}
 	})
-	flush()
 	return l / total
 }
 
@@ -199,7 +201,7 @@ func InverseFisher(t *Task, w []float64) (*mat.SymDense, bool) {
 		return nil, false
 	}
 	h, g := mat.NewSymDense(p, nil), make([]float64, p)
-	fisher(t, w, total, h, g, mat.NewDense(mleChunk, p, nil))
+	fisher(t, w, total, h, g)
 	return inverseOf(h)
 }
 
