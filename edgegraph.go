@@ -130,15 +130,25 @@ func independenceStat(s *Samples, counts [][]float64, total float64) (stat, mean
 			if r <= 0 || c <= 0 || r >= total || c >= total || !cochranOK(counts[i], counts[j], total) {
 				continue
 			}
-			d := total*ones[i*n+j] - r*c
-			stat += total * d * d / (r * (total - r) * c * (total - c))
-			m, v := hyperChiMoments(total, r, c)
+			x, m, v := pairChi(total, r, c, ones[i*n+j])
+			stat += x
 			mean += m
 			variance += v
 			pairs++
 		}
 	}
 	return stat, mean, variance, pairs
+}
+
+// pairChi returns one pair's Pearson chi-square on its 2×2 table (total
+// rows, r and c of them with the first and the second spin up, n11 with
+// both) and the exact mean and variance of that statistic under the
+// hypergeometric law with those margins (hyperChiMoments).
+func pairChi(total, r, c, n11 float64) (stat, mean, variance float64) {
+	d := total*n11 - r*c
+	stat = total * d * d / (r * (total - r) * c * (total - c))
+	mean, variance = hyperChiMoments(total, r, c)
+	return stat, mean, variance
 }
 
 // independenceStatMissing is independenceStat for samples with missing
@@ -187,9 +197,8 @@ func independenceStatMissing(s *Samples) (stat, mean, variance float64, pairs in
 				!cochranOK([]float64{total - r, r}, []float64{total - c, c}, total) {
 				continue
 			}
-			d := total*ones[i*n+j] - r*c
-			stat += total * d * d / (r * (total - r) * c * (total - c))
-			m, v := hyperChiMoments(total, r, c)
+			x, m, v := pairChi(total, r, c, ones[i*n+j])
+			stat += x
 			mean += m
 			variance += v
 			pairs++
