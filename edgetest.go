@@ -295,7 +295,7 @@ func (t WaldTest) run(ctx context.Context, s *Samples, res *Result, tun *Tuning,
 			// under their own node's first-stage fit.
 			imp = newSpinImputer(n, res.est, res.Model.theta)
 		}
-		d, se, df, screened, err := refitAllWith(ctx, s, tun.scores, screen, workers, imp, starts)
+		d, se, df, screened, err := refitAll(ctx, s, tun.scores, screen, workers, imp, starts)
 		if err != nil {
 			return err
 		}

@@ -310,10 +310,7 @@ func learnIncomplete(ctx context.Context, fn string, s *Samples, opts []Option) 
 	if fn == "LearnIsing" && s.k != 2 {
 		return nil, &AlphabetError{Func: fn, K: s.k, Min: 2, Max: 2}
 	}
-	rule := cfg.missing
-	if !cfg.missingSet {
-		rule = defaultMissingRule(fn, s.k)
-	}
+	rule := cfg.missingRule(fn == "LearnPairwise", s.k)
 	rep := missingReport(s, rule)
 	if rule == AvailableCase {
 		switch {
@@ -378,12 +375,16 @@ func missingReport(s *Samples, rule MissingRule) *MissingReport {
 	return rep
 }
 
-// defaultMissingRule returns the rule the learner fn uses on incomplete
-// samples with k states when WithMissing is not given: AvailableCase for
-// binary data, except for LearnPairwise, which runs Algorithm 2, and
-// MissingAsState for k > 2 (docs/missing has the measurements).
-func defaultMissingRule(fn string, k int) MissingRule {
-	if k == 2 && fn != "LearnPairwise" {
+// missingRule returns the rule of WithMissing, or when it was not given
+// the default for incomplete samples with k states: AvailableCase for
+// binary data, unless the learner runs Algorithm 2 (algorithm2:
+// LearnPairwise), and MissingAsState for k > 2 (docs/missing has the
+// measurements).
+func (c *config) missingRule(algorithm2 bool, k int) MissingRule {
+	switch {
+	case c.missingSet:
+		return c.missing
+	case k == 2 && !algorithm2:
 		return AvailableCase
 	}
 	return MissingAsState

@@ -87,20 +87,16 @@ func refitSpinsImputed(ctx context.Context, s *Samples, i int, nb []int, imp *sp
 	}
 }
 
-// refitSpinsTable is refitSpins gathering patterns up to maxTable screened
-// spins (tests compare the two ways of reading the data). The fit is the
-// engine's: an unconstrained task (radius +Inf) that Driver.Fit solves by
-// Newton's method, read through the patterns or the rows, from zero.
-func refitSpinsTable(ctx context.Context, s *Samples, i int, nb []int, maxTable int) (d, se []float64, df float64, ok bool) {
-	return refitSpinsFrom(ctx, s, i, nb, maxTable, nil)
-}
-
-// refitSpinsFrom is refitSpinsTable starting from start when
-// it is not nil: node i's coefficients in its own layout (start[j] = ŵ_j
-// for the spin j, start[i] the bias), of which the refit takes those of nb
-// (non-finite entries count as 0). The estimate does not depend on the
-// start beyond the Newton method's stopping rule (the error after its last
-// full step is of order 1e-12, mle.go); a good start saves steps.
+// refitSpinsFrom is refitSpins on complete samples, gathering patterns up
+// to maxTable screened spins (tests compare the two ways of reading the
+// data), started from start when it is not nil: node i's coefficients in
+// its own layout (start[j] = ŵ_j for the spin j, start[i] the bias), of
+// which the refit takes those of nb (non-finite entries count as 0). The
+// fit is the engine's: an unconstrained task (radius +Inf) that Driver.Fit
+// solves by Newton's method, read through the patterns or the rows. The
+// estimate does not depend on the start beyond the Newton method's
+// stopping rule (the error after its last full step is of order 1e-12,
+// mle.go); a good start saves steps.
 func refitSpinsFrom(ctx context.Context, s *Samples, i int, nb []int, maxTable int, start []float64) (d, se []float64, df float64, ok bool) {
 	return refitSpinsData(ctx, s, i, nb, newRefitData(s, i, nb, nb, maxTable), start)
 }
@@ -251,12 +247,12 @@ func (d *refitData) each(f func(x []float64, y, c float64)) {
 		}
 		b := d.s.b8[m*n : (m+1)*n]
 		for a, j := range d.nb {
-			x[a+1] = spin(b[j])
+			x[a+1] = engine.SpinValue(b[j])
 			if b[j] > 1 && d.imp != nil {
 				x[a+1] = d.imp.value(b, d.i, j)
 			}
 		}
-		f(x, spin(b[d.i]), c)
+		f(x, engine.SpinValue(b[d.i]), c)
 	}
 }
 
@@ -325,7 +321,7 @@ func (im *spinImputer) value(row []uint8, i, j int) float64 {
 	h := im.theta[j]
 	for x, k := range im.supp[j] {
 		if k != i {
-			h += im.coef[j][x] * spin(row[k])
+			h += im.coef[j][x] * engine.SpinValue(row[k])
 		}
 	}
 	return math.Tanh(h)
@@ -335,15 +331,11 @@ func (im *spinImputer) value(row []uint8, i, j int) float64 {
 // statistic (scores, n×n) reaches screen, on up to workers goroutines, and
 // returns each node's estimates and standard errors (nil where the refit
 // failed or screened nothing), their degrees of freedom and which pairs
-// were screened; once ctx is done it stops and returns ctx.Err().
-func refitAll(ctx context.Context, s *Samples, scores []float64, screen float64, workers int) (d, se [][]float64, df []float64, screened []bool, err error) {
-	return refitAllWith(ctx, s, scores, screen, workers, nil, nil)
-}
-
-// refitAllWith is refitAll with imp for samples with missing values
-// (refitSpinsImputed) and node i's refit started from starts[i]
-// (refitSpinsFrom; starts or starts[i] nil for zero).
-func refitAllWith(ctx context.Context, s *Samples, scores []float64, screen float64, workers int, imp *spinImputer, starts [][]float64) (d, se [][]float64, df []float64, screened []bool, err error) {
+// were screened; once ctx is done it stops and returns ctx.Err(). imp gives
+// the values of missing spins (refitSpinsImputed; nil for complete
+// samples), and node i's refit starts from starts[i] (refitSpinsFrom;
+// starts or starts[i] nil for zero).
+func refitAll(ctx context.Context, s *Samples, scores []float64, screen float64, workers int, imp *spinImputer, starts [][]float64) (d, se [][]float64, df []float64, screened []bool, err error) {
 	n := s.n
 	d, se, df = make([][]float64, n), make([][]float64, n), make([]float64, n)
 	screened = make([]bool, n*n)

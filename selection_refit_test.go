@@ -209,8 +209,8 @@ func TestRefitRowsAndPatterns(t *testing.T) {
 	m := gridIsing(3, 3, rand.New(rand.NewPCG(3, 4)), 0.2, 0.5)
 	s := exactDraws(t, m, 4000, 21)
 	for _, nb := range [][]int{{1, 3}, {1, 2, 3, 4, 5, 6, 7, 8}} {
-		dp, sp, _, okp := refitSpinsTable(context.Background(), s, 0, nb, maxRefitTable)
-		dr, sr, _, okr := refitSpinsTable(context.Background(), s, 0, nb, 0)
+		dp, sp, _, okp := refitSpinsFrom(context.Background(), s, 0, nb, maxRefitTable, nil)
+		dr, sr, _, okr := refitSpinsFrom(context.Background(), s, 0, nb, 0, nil)
 		if !okp || !okr {
 			t.Fatalf("nb %v: refit failed (patterns %v, rows %v)", nb, okp, okr)
 		}
@@ -243,7 +243,7 @@ func TestRefitCancel(t *testing.T) {
 	for x := range scores {
 		scores[x] = 5 // every pair screened
 	}
-	if _, _, _, _, err := refitAll(ctx, s, scores, 1.5, 2); !errors.Is(err, context.Canceled) {
+	if _, _, _, _, err := refitAll(ctx, s, scores, 1.5, 2, nil, nil); !errors.Is(err, context.Canceled) {
 		t.Errorf("refitAll on a done context: error %v, want context.Canceled", err)
 	}
 }

@@ -282,7 +282,7 @@ func waldChunkMissing(s *Samples, task *engine.Task, u []float64, total float64,
 		av, bv := math.Sqrt(alpha), math.Sqrt(ch)*sm
 		ar, br := a[r*n:(r+1)*n], b[r*n:(r+1)*n]
 		for k, z := range s.b8[m*n : (m+1)*n] {
-			xv := spin(z)
+			xv := engine.SpinValue(z)
 			if k == i {
 				xv = 1
 			}
@@ -295,18 +295,6 @@ func waldChunkMissing(s *Samples, task *engine.Task, u []float64, total float64,
 	}
 	flush()
 	return wm
-}
-
-// spin returns the spin of a stored binary state: −1, +1, and 0 for a
-// missing value (stored as the state 2).
-func spin(z uint8) float64 {
-	switch z {
-	case 0:
-		return -1
-	case 1:
-		return 1
-	}
-	return 0
 }
 
 // waldRow returns, for row m of the task at margins u, its normalised

@@ -225,10 +225,7 @@ func learnNodes(ctx context.Context, fn string, s *Samples, nodes []int, opts []
 		if err != nil {
 			return nil, err
 		}
-		rule := cfg.missing
-		if !cfg.missingSet {
-			rule = defaultMissingRule("Learn", s.k)
-		}
+		rule := cfg.missingRule(false, s.k)
 		if s.k != 2 || rule != AvailableCase {
 			return nil, fmt.Errorf("pairwise: %s: the samples have %v missing values; shards take them on binary data with AvailableCase only (here k = %d, %v): drop the incomplete rows first (DropIncomplete)", fn, s.MissingCount(), s.k, rule)
 		}

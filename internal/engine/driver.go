@@ -641,14 +641,14 @@ func WeightSum(c []float64, rows int) float64 {
 func encodeSpins(r *Rows) []float64 {
 	x := make([]float64, r.Count*r.N)
 	for m, v := range r.States[:r.Count*r.N] {
-		x[m] = spinValue(v)
+		x[m] = SpinValue(v)
 	}
 	return x
 }
 
-// spinValue returns the spin of state v: −1, +1, and 0 for a missing spin
-// (state 2).
-func spinValue(v uint8) float64 {
+// SpinValue returns the spin of a stored binary state v: −1 for state 0,
+// +1 for state 1, and 0 for a missing spin (state 2, AvailableCase).
+func SpinValue(v uint8) float64 {
 	switch v {
 	case 0:
 		return -1

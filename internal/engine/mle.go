@@ -130,21 +130,16 @@ func (e *Driver) mle(ctx context.Context, t *Task, w []float64) (solve.Stats, er
 		if fresh {
 			h, h2, g, g2 = h2, h, g2, g
 		} else {
-			fisher(t, v, total, h, g)
+			fisherLoss(t, v, total, h, g)
 		}
 	}
 	return solve.Stats{Iterations: mleSteps}, errNoMLE
 }
 
-// fisher sets h to the Hessian H = Σ ĉ σ(u)σ(−u) x xᵀ and g to the
+// fisherLoss sets h to the Hessian H = Σ ĉ σ(u)σ(−u) x xᵀ and g to the
 // gradient Σ ĉ (−y σ(−y u)) x of t's loss at v, ĉ = c/total (only the
-// upper triangle of h is written, as SymDense keeps it).
-func fisher(t *Task, v []float64, total float64, h *mat.SymDense, g []float64) {
-	fisherLoss(t, v, total, h, g)
-}
-
-// fisherLoss is fisher that also returns the loss at v, Σ c ln(1 +
-// e^{−y u})/total, summed in the order of mle's loss: each row's three
+// upper triangle of h is written, as SymDense keeps it), and returns the
+// loss at v, Σ c ln(1 + e^{−y u})/total, summed in the order of mle's loss: each row's three
 // numbers come from one exponential (LogisticParts). Each row's weighted
 // outer product is added to the upper triangle of h directly, a row of
 // the triangle at a time: the refits have a handful of columns, where a
@@ -201,7 +196,7 @@ func InverseFisher(t *Task, w []float64) (*mat.SymDense, bool) {
 		return nil, false
 	}
 	h, g := mat.NewSymDense(p, nil), make([]float64, p)
-	fisher(t, w, total, h, g)
+	fisherLoss(t, w, total, h, g)
 	return inverseOf(h)
 }
 
