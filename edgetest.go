@@ -51,6 +51,16 @@ import (
 // screen makes the refit's statistics a selected sample, so α is no longer
 // exact.
 //
+// Many variables (selection_wald_support.go). From waldDenseMax + 1 = 257
+// variables on, on complete Ising samples, each node's first-stage
+// statistics are made in its support model: a spin of the constrained
+// fit's support in the regression on the support, any other spin in the
+// regression on the support and that spin, instead of the regression on
+// all n − 1 spins, whose moments cost O(N·n²) a node. That removes the
+// non-neighbours' share of the variance as the refit does, and the refit
+// stage does not run (Tuning.Refit is false; the cuts below see the first
+// stage's statistics).
+//
 // Below z*(α) a cut decides. The mixture (Ising data; off with NoMixture)
 // fits the two-group model of EdgeMixture to the pairs' statistics — a
 // half-normal law for the pairs that are not edges, the law the statistics
@@ -128,7 +138,8 @@ type WaldTest struct {
 	// data with the widths chosen by EBIC).
 	NoEBICGraph bool
 
-	sym Symmetrization // the learner's rule, set when the test runs
+	sym   Symmetrization // the learner's rule, set when the test runs
+	dense int            // the learner's waldDense, set when the test runs
 }
 
 // rate returns α.
@@ -271,7 +282,7 @@ func (t WaldTest) run(ctx context.Context, s *Samples, res *Result, tun *Tuning,
 	// gapScores are the statistics the gap rule sees: after the refit,
 	// the pairs that were not screened count as zero.
 	gapScores := scores
-	if k == 2 && !t.NoRefit {
+	if k == 2 && !t.NoRefit && !supportWald(s, t.dense) {
 		screen := math.Min(refitScreen, lowest)
 		// Each node's refit starts from its first stage: the debiased
 		// couplings (ŵ_j = 2Â_ij) and the constrained fit's bias

@@ -313,7 +313,11 @@ func (r *run) fitNode(ctx context.Context, e *engine.Driver, i int, tasks []engi
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if tasks[0].Beta == 0 { // the node of Algorithm 1
+		if tasks[0].Beta == 0 && supportWald(r.fitted, r.cfg.waldDense) {
+			// Many variables: the test in node i's support model
+			// (selection_wald_support.go).
+			ns.d, ns.se, ns.df = waldSpinsSupport(r.fitted, &tasks[0], ws[0], e.Work.RowScratch(len(tasks[0].Y)))
+		} else if tasks[0].Beta == 0 { // the node of Algorithm 1
 			ns.d, ns.se, ns.df = waldSpins(r.fitted, &tasks[0], ws[0], e.Work.RowScratch(len(tasks[0].Y)))
 		} else {
 			ns.d, ns.se, ns.df = waldOneHot(r.fitted, i, tasks, ws, e.Design)
@@ -383,6 +387,7 @@ func (r *run) assemble(ctx context.Context, k int, est []*nodeEst, fields []floa
 		}
 		test := r.cfg.test
 		test.sym = r.cfg.symmetric
+		test.dense = r.cfg.waldDense
 		if err := test.run(ctx, r.s, res, tun, debias, stdErrs, dfs, r.cfg.workers); err != nil {
 			return nil, err
 		}

@@ -39,6 +39,7 @@ type config struct {
 	widths    []float64    // WithNodeWidths: λ_i for each node; nil otherwise
 	split     engine.Split // when the engine splits rows among the workers
 	screen    int          // the least n from which Ising nodes are screened (engine.DefaultScreen)
+	waldDense int          // the most spins of the full-model Ising edge test (waldDenseMax)
 	missing   MissingRule  // missing.go: WithMissing
 	// missingSet: WithMissing was given (else the rule depends on k).
 	missingSet bool
@@ -68,14 +69,15 @@ const (
 
 func defaultConfig() config {
 	return config{
-		lambda:  math.NaN(),
-		radius:  math.NaN(),
-		eta:     math.NaN(),
-		workers: runtime.GOMAXPROCS(0),
-		tol:     DefaultTolerance,
-		maxIter: DefaultMaxIterations,
-		split:   engine.DefaultSplit,
-		screen:  engine.DefaultScreen,
+		lambda:    math.NaN(),
+		radius:    math.NaN(),
+		eta:       math.NaN(),
+		workers:   runtime.GOMAXPROCS(0),
+		tol:       DefaultTolerance,
+		maxIter:   DefaultMaxIterations,
+		split:     engine.DefaultSplit,
+		screen:    engine.DefaultScreen,
+		waldDense: waldDenseMax,
 	}
 }
 
@@ -319,7 +321,10 @@ func WithEdgeMixture(on bool) Option {
 }
 
 // WithRefit turns the refit stage of the Ising edge test on (the default)
-// or off: WaldTest.NoRefit = !on, keeping the test's other settings.
+// or off: WaldTest.NoRefit = !on, keeping the test's other settings. On
+// complete samples of more than 256 spins the stage does not run either
+// way: the first stage is then made in each node's support model, which
+// is what the refit would fit (WaldTest, Many variables).
 func WithRefit(on bool) Option {
 	return optionFunc(func(c *config) { c.test.NoRefit = !on })
 }

@@ -256,7 +256,8 @@ type Tuning struct {
 	// was given.
 	Threshold, Lowest float64
 	// Refit reports whether the second stage of WithRefit ran (Ising data
-	// only), and Screen the first-stage statistic a pair needed to enter
+	// only; not on complete samples of more than 256 spins, where the
+	// first stage is made in the nodes' support models), and Screen the first-stage statistic a pair needed to enter
 	// it; Score, Debiased and StdErr then give the refit's values for the
 	// screened pairs and the first stage's for the others.
 	Refit  bool

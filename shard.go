@@ -407,7 +407,8 @@ func MergePartialsContext(ctx context.Context, s *Samples, workers int, parts ..
 		workers = runtime.GOMAXPROCS(0)
 	}
 	r.s = s
-	r.cfg = config{lambda: set.width, eta: set.eta, radius: math.NaN(), symmetric: set.symmetric, test: set.test, workers: workers}
+	// waldDense is the learners' default: only tests change it.
+	r.cfg = config{lambda: set.width, eta: set.eta, radius: math.NaN(), symmetric: set.symmetric, test: set.test, workers: workers, waldDense: waldDenseMax}
 	if set.selection != nil {
 		r.spec, r.rule = &selSpec{}, set.selection
 	}

@@ -1,0 +1,34 @@
+package pairwise
+
+import (
+	"os"
+	"testing"
+)
+
+// BenchmarkDefaultFile runs the tuning-free default (no λ, no η) on the file
+// named by PAIRWISE_BENCH_FILE (a CSV of spins, as "pairwise learn" reads
+// it), one worker, to profile where the default's time goes on a large
+// model (issue 21): go test -run '^$' -bench DefaultFile -benchtime 1x
+// -cpuprofile cpu.out. It is skipped without the variable.
+func BenchmarkDefaultFile(b *testing.B) {
+	path := os.Getenv("PAIRWISE_BENCH_FILE")
+	if path == "" {
+		b.Skip("PAIRWISE_BENCH_FILE not set")
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, err := ReadCSV(f)
+	f.Close()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		res, err := Learn(s, WithWorkers(1))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(len(res.Edges)), "edges")
+	}
+}

@@ -1,0 +1,226 @@
+package pairwise
+
+import (
+	"math"
+
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/mrfkit/pairwise/internal/engine"
+)
+
+// The edge test's first stage at scale. waldSpins forms node i's moments H
+// and J over all n coefficients, about N·n²/8 additions a node and an n×n
+// inversion, so that the test of all nodes costs O(N·n³): at n = 1,000 and
+// N = 10⁴ it took far longer than the fits. A node with d neighbours needs
+// only its support. From waldDenseMax variables on, node i's test is made
+// in the support model instead: with A the bias and the spins j with
+// ŵ_j ≠ 0 (the constrained fit's support),
+//
+//   - a spin j of A is tested by the one-step debiased estimate of the
+//     regression on A, d_A = ŵ_A − H_AA⁻¹ g_A, with its sandwich variance
+//     (H_AA⁻¹ J_AA H_AA⁻¹ − δδᵀ)/N, δ = H_AA⁻¹ g_A;
+//   - any other spin j is tested in the regression on A ∪ {j}, one Newton
+//     step from (ŵ_A, 0). By the block inverse, with b = H_AA⁻¹ H_Aj and
+//     the Schur complement s = H_jj − H_jA b, the step in j is
+//     δ_j = (g_j − bᵀg_A)/s, d_j = −δ_j, and the row of (H_{A∪j})⁻¹ for
+//     j is θ = (−b, 1)/s, so Var(d_j) = (θᵀ J_{A∪j} θ − δ_j²)/N with
+//     θᵀJθ = (J_jj − 2bᵀJ_Aj + bᵀJ_AA b)/s².
+//
+// Every moment it needs lies in the rows of H and J for the columns of A
+// (H_A·, J_A·, p × n with p = |A|) and in g: with the sign patterns of the
+// spins of A in groups of eight (as waldChunk), about 2·N·n additions a
+// group of A, O(N·n) a node for a bounded support. The regressions have
+// p + 1 coefficients at most, which sets the degrees of freedom N − p − 1,
+// the HC1 factor and the events rule (small_samples.go).
+//
+// This is the low-dimensional test of a coefficient given the selected
+// neighbourhood, not the full regression's: when A holds the true
+// neighbourhood, node i's law given A is exactly logistic and the
+// statistic of a spin outside it is asymptotically standard normal. It
+// also drops the variance that the n − 1 − p other spins add to each
+// estimate (about a factor 1 + n/N), which is what the refit stage does
+// for the screened pairs. Below waldDenseMax the full regression's test
+// runs as before, so that the stages tuned on the models of docs/tuning
+// (all with fewer variables) see the statistics they were tuned on.
+
+// waldDenseMax is the number of variables up to which the Ising edge test
+// forms node i's moments over all n coefficients (waldSpins); above it,
+// over the support (waldSpinsSupport). At n = 256 and N = 10⁴ the dense
+// moments cost about 8·10⁷ additions and a 256×256 inversion a node.
+const waldDenseMax = 256
+
+// supportWald reports whether the Ising edge test on s is made in the
+// nodes' support models: more than dense (waldDenseMax but in tests)
+// variables and no missing value (missing spins enter as 0, which the sign patterns do not cover).
+// The refit stage then does not run: the support model is already the
+// regression on the likely neighbours that it would fit.
+func supportWald(s *Samples, dense int) bool {
+	return s.n > dense && !s.incomplete
+}
+
+// waldSpinsSupport is waldSpins in the support model (see above), for
+// complete samples: the debiased Â_ij of node i = task.Bias and their
+// standard errors in the Ising form, and the degrees of freedom N − p − 1
+// for both values of z_i. u is scratch for the margins (one entry a row).
+func waldSpinsSupport(s *Samples, task *engine.Task, w, u []float64) (d, se, df []float64) {
+	rows := len(task.Y)
+	total := engine.WeightSum(task.C, rows)
+	if !(total > 0) {
+		return nil, nil, nil
+	}
+	u = u[:rows]
+	task.X.Margins(u, w)
+	return waldSupport(s, task, w, u, total)
+}
+
+// waldSupport is waldSpinsSupport at the margins u (u_m = ⟨w, x_m⟩) and
+// the total weight total > 0 of the task's rows.
+func waldSupport(s *Samples, task *engine.Task, w, u []float64, total float64) (d, se, df []float64) {
+	n, i, rows := s.n, task.Bias, len(task.Y)
+	cols := []int{i} // A: the bias (x_i = 1), then the support
+	for c, v := range w {
+		if c != i && v != 0 {
+			cols = append(cols, c)
+		}
+	}
+	p := len(cols)
+	size, chunks := engine.Chunking(task.X, rows)
+	parts := make([]supportMoments, chunks)
+	engine.RunChunks(task.X, chunks, func(c int) {
+		lo := c * size
+		parts[c] = supportChunk(s, task, cols, u, total, lo, min(lo+size, rows))
+	})
+	ha, ja := make([]float64, p*n), make([]float64, p*n)
+	g := make([]float64, n)
+	hjj, jjj := 0.0, 0.0 // H_jj and J_jj, the same for every j: x_j² = 1
+	for _, pt := range parts {
+		floats.Add(ha, pt.h)
+		floats.Add(ja, pt.j)
+		floats.Add(g, pt.g)
+		hjj += pt.hd
+		jjj += pt.jd
+	}
+	haa, jaa := mat.NewSymDense(p, nil), mat.NewSymDense(p, nil)
+	ga := make([]float64, p)
+	for a, ca := range cols {
+		ga[a] = g[ca]
+		for b := a; b < p; b++ {
+			haa.SetSym(a, b, ha[a*n+cols[b]])
+			jaa.SetSym(a, b, ja[a*n+cols[b]])
+		}
+	}
+	hinv := invertSym(haa)
+	var delta, jh mat.Dense
+	delta.Mul(hinv, mat.NewVecDense(p, ga))
+	jh.Mul(jaa, hinv)
+	d = make([]float64, 4*n)
+	se = make([]float64, 4*n)
+	dof := total - float64(p+1)
+	hc1 := hc1Factor(total, float64(p+1))
+	if !enoughEvents(minorityWeight(task), float64(p+1)) {
+		dof = 0
+	}
+	inA := make([]bool, n)
+	for a, c := range cols {
+		inA[c] = true
+		if a == 0 {
+			continue
+		}
+		v := 0.0
+		for r := 0; r < p; r++ {
+			v += hinv.At(a, r) * jh.At(r, a)
+		}
+		dl := delta.At(a, 0)
+		v = (v - dl*dl) / total
+		setIsingEntry(d, se, c, (w[c]-dl)/2, hc1*math.Sqrt(math.Max(v, 0))/2)
+	}
+	hAj, jAj, b, jb := make([]float64, p), make([]float64, p), make([]float64, p), make([]float64, p)
+	bv, jbv := mat.NewVecDense(p, b), mat.NewVecDense(p, jb)
+	for j := 0; j < n; j++ {
+		if inA[j] {
+			continue
+		}
+		for a := range cols {
+			hAj[a], jAj[a] = ha[a*n+j], ja[a*n+j]
+		}
+		bv.MulVec(hinv, mat.NewVecDense(p, hAj))
+		sc := hjj - floats.Dot(hAj, b)
+		if !(sc > 1e-12*hjj) {
+			continue // j lies in the span of A's columns: no test (zero)
+		}
+		dl := (g[j] - floats.Dot(b, ga)) / sc
+		jbv.MulVec(jaa, bv)
+		q := (jjj - 2*floats.Dot(b, jAj) + floats.Dot(b, jb)) / (sc * sc)
+		v := (q - dl*dl) / total
+		setIsingEntry(d, se, j, -dl/2, hc1*math.Sqrt(math.Max(v, 0))/2)
+	}
+	return d, se, []float64{dof, dof}
+}
+
+// supportMoments are the sums over some rows that waldSpinsSupport needs:
+// the rows of H and J for the columns of A (p × n, row-major), g, and the
+// diagonal entries Σα_m and Σβ_m that every spin shares.
+type supportMoments struct {
+	h, j, g []float64
+	hd, jd  float64
+}
+
+// supportChunk returns the moments of rows lo..hi-1 of the task for the
+// columns cols: the rows of H = Σ α_m x_m x_mᵀ and J = Σ β_m x_m x_mᵀ for
+// those columns. As in waldChunk, the columns of A go in groups of eight,
+// and for each group the sums V_c = Σ α_m x_m over the rows of sign
+// pattern c on the group are accumulated (two scaled additions of length
+// n a row and group); row t of the group is then Σ_c s_t(c) V_c.
+func supportChunk(s *Samples, task *engine.Task, cols []int, u []float64, total float64, lo, hi int) supportMoments {
+	n, i, p := s.n, task.Bias, len(cols)
+	const per = 8
+	groups := (p + per - 1) / per
+	tab := make([][]float64, groups)
+	for gr := range tab {
+		tab[gr] = make([]float64, 2*(1<<min(per, p-gr*per))*n) // H's then J's
+	}
+	sm := supportMoments{h: make([]float64, p*n), j: make([]float64, p*n), g: make([]float64, n)}
+	x := make([]float64, n)
+	for m := lo; m < hi; m++ {
+		ch, sg, alpha, beta := waldRow(task, u, total, m)
+		if ch == 0 {
+			continue
+		}
+		for k, z := range s.b8[m*n : (m+1)*n] {
+			x[k] = float64(2*int(z) - 1)
+		}
+		x[i] = 1
+		floats.AddScaled(sm.g, ch*sg, x)
+		sm.hd += alpha
+		sm.jd += beta
+		for gr := range tab {
+			code := 0
+			for t, c := range cols[gr*per : min((gr+1)*per, p)] {
+				if x[c] > 0 {
+					code |= 1 << t
+				}
+			}
+			half := len(tab[gr]) / 2
+			floats.AddScaled(tab[gr][code*n:(code+1)*n], alpha, x)
+			floats.AddScaled(tab[gr][half+code*n:half+(code+1)*n], beta, x)
+		}
+	}
+	for gr := range tab {
+		size := min(per, p-gr*per)
+		half := len(tab[gr]) / 2
+		for t := 0; t < size; t++ {
+			a := gr*per + t
+			rh, rj := sm.h[a*n:(a+1)*n], sm.j[a*n:(a+1)*n]
+			for c := 0; c < 1<<size; c++ {
+				sign := -1.0
+				if c>>t&1 == 1 {
+					sign = 1
+				}
+				floats.AddScaled(rh, sign, tab[gr][c*n:(c+1)*n])
+				floats.AddScaled(rj, sign, tab[gr][half+c*n:half+(c+1)*n])
+			}
+		}
+	}
+	return sm
+}
