@@ -225,36 +225,14 @@ func L1Threshold(v []float64, radius, total float64) float64 {
 // Sigmoids returns σ(u) and σ(−y·u) for a label y = ±1 from one
 // exponential, e^{−|u|} by expNeg: both within a few ulp of what
 // solve.Sigmoid returns (the same expressions of an exponential within 3
-// ulp of math.Exp; TestLogisticParts), at a quarter of its cost when a row
-// needs both (the edge test's moments, the refits' Hessians). NaN for NaN
-// u. For a y other than ±1 it calls solve.Sigmoid.
+// ulp of math.Exp; TestSigmoids), at a quarter of its cost when a row
+// needs both (the edge test's moments). NaN for NaN u. For a y other
+// than ±1 it calls solve.Sigmoid.
 func Sigmoids(u, y float64) (sg, sgy float64) {
-	sg, sgy, _ = sigmoids(u, y)
-	return sg, sgy
-}
-
-// LogisticParts returns Sigmoids(u, y) and ln(1 + e^{−y·u}) (within a few
-// ulp of solve.Softplus(−y·u), by log1pFast) from the same exponential:
-// the refits' passes, which need the loss and its derivatives at one
-// point.
-func LogisticParts(u, y float64) (sg, sgy, sp float64) {
-	sg, sgy, e := sigmoids(u, y)
 	if y != 1 && y != -1 {
-		return sg, sgy, solve.Softplus(-y * u)
+		return solve.Sigmoid(u), solve.Sigmoid(-y * u)
 	}
-	sp = log1pFast(e)
-	if x := -y * u; x > 0 {
-		sp = x + sp // Softplus's branch for x > 0: x + ln(1 + e^{−x})
-	}
-	return sg, sgy, sp
-}
-
-// sigmoids is Sigmoids, also returning e^{−|u|} (NaN for y ≠ ±1).
-func sigmoids(u, y float64) (sg, sgy, e float64) {
-	if y != 1 && y != -1 {
-		return solve.Sigmoid(u), solve.Sigmoid(-y * u), math.NaN()
-	}
-	e = expNeg(-math.Abs(u))
+	e := expNeg(-math.Abs(u))
 	if math.IsNaN(u) {
 		e = u // expNeg returns 0 for NaN
 	}
@@ -268,7 +246,7 @@ func sigmoids(u, y float64) (sg, sgy, e float64) {
 	} else {
 		sgy = hi
 	}
-	return sg, sgy, e
+	return sg, sgy
 }
 
 // expFast returns e^x within 3 ulp of math.Exp for −708 ≤ x ≤ 709, by the
@@ -327,4 +305,23 @@ var log1pTab, log1pInv = func() (t, inv [193]float64) {
 // branch on the sign of x (TestSoftplusFast); NaN for NaN, 0 for −∞.
 func softplusFast(x float64) float64 {
 	return max(x, 0) + log1pFast(expNeg(-math.Abs(x)))
+}
+
+// logisticPair returns, for a margin u, σ(u), σ(−u), the loss ln(1 + e^{−u})
+// of a label +1 and the loss ln(1 + e^{u}) of a label −1, from one
+// exponential e^{−|u|} (expNeg) and one log1pFast: the refits' two labels
+// of a design row. Within a few ulp of solve.Sigmoid and solve.Softplus
+// (TestLogisticPair); NaN for NaN.
+func logisticPair(u float64) (sg, sgm, spPos, spNeg float64) {
+	e := expNeg(-math.Abs(u))
+	if math.IsNaN(u) {
+		e = u
+	}
+	hi, lo := 1/(1+e), e/(1+e) // σ(|u|), σ(−|u|)
+	lp := log1pFast(e)
+	sg, sgm = lo, hi
+	if u >= 0 {
+		sg, sgm = hi, lo
+	}
+	return sg, sgm, max(-u, 0) + lp, max(u, 0) + lp
 }
