@@ -136,12 +136,14 @@ func refitSpinsData(ctx context.Context, s *Samples, i int, nb []int, data *refi
 // refitData is what node i's refit reads: the rows of s seen through the
 // spins (x_i, x_nb) as ±1, with their weights. The loss depends on the
 // data only through the distinct patterns of those spins, and with up to
-// maxRefitTable screened spins the patterns (at most 2^(1+len(nb)), far
+// maxRefitTable screened spins the patterns of x_nb (at most 2^len(nb), far
 // fewer than the rows at large N) are gathered once, each kept as its bits
-// (x_i in bit 0, x_nb[a] in bit a+1) and its total weight, about a
-// megabyte at most; with more spins the rows are read directly on every
-// pass. Either way the refit keeps no copy of the data (the memory bound
-// of a 10^6-row file holds).
+// (x_nb[a] in bit a) and the total weights of its rows with x_i = −1 and
+// +1, about a megabyte at most: the two labels of a pattern share its
+// margin, its sigmoids and its term of the Hessian (engine.RowEach). With
+// more spins the rows are read directly on every pass. Either way the
+// refit keeps no copy of the data (the memory bound of a 10^6-row file
+// holds).
 type refitData struct {
 	s  *Samples
 	i  int
@@ -154,15 +156,15 @@ type refitData struct {
 	// imp, when set, gives the values of the missing spins of nb (the
 	// rows then need only observe i).
 	imp *spinImputer
-	// keys and cs hold the patterns and their weights; nil when the rows
-	// are read.
+	// keys and cs hold the patterns of x_nb and the weights of their rows
+	// with x_i = −1 and +1 (cs[2m], cs[2m+1]); nil when the rows are read.
 	keys []uint32
 	cs   []float64
 	x    []float64 // scratch design row (1, x_nb)
 }
 
 // maxRefitTable is the number of screened spins up to which refitData
-// gathers patterns: a table of 2^16 entries and at most 2^16 patterns.
+// gathers patterns: a table of 2^15 entries and at most 2^15 patterns.
 const maxRefitTable = 15
 
 // newRefitData gathers the patterns when nb has at most maxTable spins.
@@ -184,7 +186,7 @@ func newRefitData(s *Samples, i int, nb, need []int, maxTable int) *refitData {
 	if len(nb) > maxTable {
 		return d
 	}
-	table := make([]int32, 1<<p)
+	table := make([]int32, 1<<(p-1))
 	for x := range table {
 		table[x] = -1
 	}
@@ -195,16 +197,17 @@ func newRefitData(s *Samples, i int, nb, need []int, maxTable int) *refitData {
 			continue
 		}
 		b := s.b8[m*n : (m+1)*n]
-		key := uint32(b[i])
+		key := uint32(0)
 		for a, j := range nb {
-			key |= uint32(b[j]) << (a + 1)
+			key |= uint32(b[j]) << a
 		}
-		if at := table[key]; at >= 0 {
-			d.cs[at] += c
-			continue
+		at := table[key]
+		if at < 0 {
+			at = int32(len(d.keys))
+			table[key] = at
+			d.keys, d.cs = append(d.keys, key), append(d.cs, 0, 0)
 		}
-		table[key] = int32(len(d.keys))
-		d.keys, d.cs = append(d.keys, key), append(d.cs, c)
+		d.cs[2*int(at)+int(b[i])] += c
 	}
 	return d
 }
@@ -225,17 +228,18 @@ func (d *refitData) weight(m int) float64 {
 	return 1
 }
 
-// each calls f with every pattern's (or row's) design row (1, x_nb), x_i
-// and weight. f must not keep x.
-func (d *refitData) each(f func(x []float64, y, c float64)) {
+// each calls f with every pattern's (or row's) design row (1, x_nb) and
+// the weights of its rows with x_i = −1 and +1 (engine.RowEach). f must not
+// keep x.
+func (d *refitData) each(f func(x []float64, cNeg, cPos float64)) {
 	x := d.x
 	x[0] = 1
 	if d.keys != nil {
 		for m, key := range d.keys {
 			for a := range d.nb {
-				x[a+1] = float64(int(key>>(a+1)&1)*2 - 1)
+				x[a+1] = float64(int(key>>a&1)*2 - 1)
 			}
-			f(x, float64(int(key&1)*2-1), d.cs[m])
+			f(x, d.cs[2*m], d.cs[2*m+1])
 		}
 		return
 	}
@@ -252,7 +256,11 @@ func (d *refitData) each(f func(x []float64, y, c float64)) {
 				x[a+1] = d.imp.value(b, d.i, j)
 			}
 		}
-		f(x, engine.SpinValue(b[d.i]), c)
+		if b[d.i] == 1 {
+			f(x, 0, c)
+		} else {
+			f(x, c, 0)
+		}
 	}
 }
 

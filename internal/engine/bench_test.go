@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"math"
 	"math/rand/v2"
 	"strconv"
 	"testing"
@@ -121,4 +122,93 @@ func BenchmarkKernels(b *testing.B) {
 			reportFlops(b, flops*float64(kc.n))
 		})
 	}
+}
+
+// BenchmarkRowFunctions measures the per-row transcendental passes of the
+// fits over 2500 rows of margins N(0, 2²) with random labels (random signs,
+// so a branch on the sign is mispredicted half the time, as on real data):
+// the exponential (math.Exp against expNeg), ln(1 + x) (math.Log1p against
+// log1pFast), and the passes that use them, each against its former
+// implementation on math's functions (loss: solve.Softplus; curvature:
+// solve.Sigmoid; bregman: softplusBregmanRef's branches).
+func BenchmarkRowFunctions(b *testing.B) {
+	const rows = 2500
+	rng := rand.New(rand.NewPCG(1, 2))
+	u, y, cw, sig, r, a := make([]float64, rows), make([]float64, rows), make([]float64, rows),
+		make([]float64, rows), make([]float64, rows), make([]float64, rows)
+	for m := range u {
+		u[m] = 2 * rng.NormFloat64()
+		y[m] = float64(2*rng.IntN(2) - 1)
+		cw[m] = 1.0 / rows
+		a[m] = u[m] + 0.3*rng.NormFloat64()
+	}
+	fastResiduals(r, sig, u, y, cw)
+	sink := 0.0
+	cases := []struct {
+		name string
+		f    func() float64
+	}{
+		{"exp/math", func() float64 {
+			s := 0.0
+			for _, v := range u {
+				s += math.Exp(-math.Abs(v))
+			}
+			return s
+		}},
+		{"exp/expNeg", func() float64 {
+			s := 0.0
+			for _, v := range u {
+				s += expNeg(-math.Abs(v))
+			}
+			return s
+		}},
+		{"log1p/math", func() float64 {
+			s := 0.0
+			for _, v := range sig {
+				s += math.Log1p(v)
+			}
+			return s
+		}},
+		{"log1p/fast", func() float64 {
+			s := 0.0
+			for _, v := range sig {
+				s += log1pFast(v)
+			}
+			return s
+		}},
+		{"loss/math", func() float64 {
+			s := 0.0
+			for m, v := range u {
+				s += cw[m] * solve.Softplus(-y[m]*v)
+			}
+			return s
+		}},
+		{"loss/fast", func() float64 { return LogisticLoss(u, y, cw) }},
+		{"curvature/math", func() float64 {
+			s := 0.0
+			for m, v := range u {
+				sg := solve.Sigmoid(-y[m] * v)
+				s += cw[m] * sg * (1 - sg) * a[m] * a[m]
+			}
+			return s
+		}},
+		{"curvature/fast", func() float64 { return Curvature(a, u, y, cw) }},
+		{"bregman/math", func() float64 {
+			s := 0.0
+			for m, v := range a {
+				s += cw[m] * softplusBregmanRef(-y[m]*u[m], sig[m], -y[m]*(v-u[m]))
+			}
+			return s
+		}},
+		{"bregman/fast", func() float64 { return LogisticBregman(a, u, sig, y, cw) }},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				sink += c.f()
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/rows, "ns/row")
+		})
+	}
+	_ = sink
 }

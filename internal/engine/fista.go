@@ -435,7 +435,7 @@ var exp2Table = func() (t [64]float64) {
 // within 3 ulp of math.Exp (TestExpNeg). x = (64k + j)·ln2/64 + r with
 // |r| ≤ ln2/128, so e^x = 2^k · 2^(j/64) · e^r, and e^r is its Taylor
 // polynomial of degree 5, whose remainder |r|⁶/720 is below 4e-17. It is
-// about twice as fast as math.Exp in the residual loop (BenchmarkExpNeg).
+// about twice as fast as math.Exp in the residual loop (BenchmarkRowFunctions).
 func expNeg(x float64) float64 {
 	if !(x >= -708) {
 		return 0

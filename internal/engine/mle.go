@@ -41,9 +41,12 @@ const (
 // that found no decrease.
 var errNoMLE = errors.New("pairwise: no finite maximum likelihood estimate (separated labels or a singular Hessian)")
 
-// RowEach calls f with every row's design vector x (length Dim), label y
-// (±1) and weight c; f must not keep x.
-type RowEach func(f func(x []float64, y, c float64))
+// RowEach calls f with every distinct design vector x (length Dim) and the
+// total weights cNeg and cPos of its rows labelled −1 and +1 (either may be
+// 0); f must not keep x. The two labels of a design row share its margin,
+// its sigmoids and its term of the Hessian, so that a table of patterns
+// (the refits' spins) costs one term a pattern, not one a label.
+type RowEach func(f func(x []float64, cNeg, cPos float64))
 
 // mle fits the unconstrained logistic regression of t (t.Each, t.Dim rows
 // of the design) from w by damped Newton steps, into w. The Stats' Gap is
@@ -55,7 +58,7 @@ func (e *Driver) mle(ctx context.Context, t *Task, w []float64) (solve.Stats, er
 	e.fisher, e.fisherW = nil, nil
 	p := len(w)
 	total := 0.0
-	t.Each(func(_ []float64, _, c float64) { total += c })
+	t.Each(func(_ []float64, cn, cp float64) { total += cn + cp })
 	if total <= 0 {
 		clear(w)
 		return solve.Stats{Converged: true}, nil
@@ -63,8 +66,9 @@ func (e *Driver) mle(ctx context.Context, t *Task, w []float64) (solve.Stats, er
 	v := append([]float64(nil), w...)
 	loss := func(v []float64) float64 {
 		l := 0.0
-		t.Each(func(x []float64, y, c float64) {
-			l += c * solve.Softplus(-y*floats.Dot(v, x))
+		t.Each(func(x []float64, cn, cp float64) {
+			_, _, spPos, spNeg := logisticPair(floats.Dot(v, x))
+			l += pairLoss(cn, cp, spNeg, spPos)
 		})
 		return l / total
 	}
@@ -139,11 +143,13 @@ func (e *Driver) mle(ctx context.Context, t *Task, w []float64) (solve.Stats, er
 // fisherLoss sets h to the Hessian H = Σ ĉ σ(u)σ(−u) x xᵀ and g to the
 // gradient Σ ĉ (−y σ(−y u)) x of t's loss at v, ĉ = c/total (only the
 // upper triangle of h is written, as SymDense keeps it), and returns the
-// loss at v, Σ c ln(1 + e^{−y u})/total, summed in the order of mle's loss: each row's three
-// numbers come from one exponential (LogisticParts). Each row's weighted
-// outer product is added to the upper triangle of h directly, a row of
-// the triangle at a time: the refits have a handful of columns, where a
-// symmetric rank-k update of stacked rows (the earlier way) spent
+// loss at v, Σ c ln(1 + e^{−y u})/total, summed in the order of mle's
+// loss: each design row's numbers for both labels come from one
+// exponential (logisticPair), and its two labels add one term to the
+// Hessian, whose weight σ(u)σ(−u) does not depend on the label. Each row's
+// weighted outer product is added to the upper triangle of h directly, a
+// row of the triangle at a time: the refits have a handful of columns,
+// where a symmetric rank-k update of stacked rows (the earlier way) spent
 // more on its calls and the rows' square roots than on the sums.
 func fisherLoss(t *Task, v []float64, total float64, h *mat.SymDense, g []float64) float64 {
 	p := len(g)
@@ -152,13 +158,13 @@ func fisherLoss(t *Task, v []float64, total float64, h *mat.SymDense, g []float6
 	raw := h.RawSymmetric()
 	hd, st := raw.Data, raw.Stride
 	l := 0.0
-	t.Each(func(x []float64, y, c float64) {
+	t.Each(func(x []float64, cn, cp float64) {
 		u := floats.Dot(v, x)
-		ch := c / total
-		sg, sgy, sp := LogisticParts(u, y)
-		l += c * sp
-		floats.AddScaled(g, -y*sgy*ch, x)
-		a := ch * sg * (1 - sg)
+		sg, sgm, spPos, spNeg := logisticPair(u)
+		l += pairLoss(cn, cp, spNeg, spPos)
+		// ∂/∂u: −σ(−u) for a label +1, σ(u) for −1.
+		floats.AddScaled(g, (cn*sg-cp*sgm)/total, x)
+		a := (cn + cp) / total * sg * sgm
 		x = x[:p]
 		for r, xr := range x {
 			if xr == 0 {
@@ -172,6 +178,19 @@ func fisherLoss(t *Task, v []float64, total float64, h *mat.SymDense, g []float6
 		}
 	})
 	return l / total
+}
+
+// pairLoss returns cNeg·spNeg + cPos·spPos, leaving out a label of zero
+// weight (whose softplus may be +Inf at an infinite margin).
+func pairLoss(cNeg, cPos, spNeg, spPos float64) float64 {
+	l := 0.0
+	if cNeg != 0 {
+		l += cNeg * spNeg
+	}
+	if cPos != 0 {
+		l += cPos * spPos
+	}
+	return l
 }
 
 // InverseFisher is the package's InverseFisher, reading the Hessian that
@@ -191,7 +210,7 @@ func (e *Driver) InverseFisher(t *Task, w []float64) (*mat.SymDense, bool) {
 func InverseFisher(t *Task, w []float64) (*mat.SymDense, bool) {
 	p := len(w)
 	total := 0.0
-	t.Each(func(_ []float64, _, c float64) { total += c })
+	t.Each(func(_ []float64, cn, cp float64) { total += cn + cp })
 	if total <= 0 {
 		return nil, false
 	}

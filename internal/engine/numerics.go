@@ -62,24 +62,29 @@ func LogisticResiduals(r, sig, u, y, cw []float64) {
 	}
 }
 
-// LogisticLoss returns Σ ĉ_m ln(1 + e^{−y_m u_m}).
+// LogisticLoss returns Σ ĉ_m ln(1 + e^{−y_m u_m}), each term by
+// softplusFast (within a few ulp of solve.Softplus, at a third of its
+// cost).
 func LogisticLoss(u, y, cw []float64) float64 {
 	s := 0.0
 	for m, um := range u {
 		if cw[m] != 0 {
-			s += cw[m] * solve.Softplus(-y[m]*um)
+			s += cw[m] * softplusFast(-y[m]*um)
 		}
 	}
 	return s
 }
 
 // Curvature returns Σ ĉ_m σ′(y_m u_m) v_m², the second derivative of L along
-// a direction whose margins are v, at margins u.
+// a direction whose margins are v, at margins u; σ′(x) = e/(1 + e)² with
+// e = e^{−|x|} by expNeg (one exponential and one division a row).
 func Curvature(v, u, y, cw []float64) float64 {
 	s := 0.0
 	for m, um := range u {
-		sg := solve.Sigmoid(-y[m] * um)
-		s += cw[m] * sg * (1 - sg) * v[m] * v[m]
+		// σ′(y_m u_m) = e/(1 + e)² with e = e^{−|u_m|}, for y_m = ±1.
+		e := expNeg(-math.Abs(y[m] * um))
+		q := 1 / (1 + e)
+		s += cw[m] * e * q * q * v[m] * v[m]
 	}
 	return s
 }
@@ -104,8 +109,10 @@ func LogisticBregman(a, b, sig, y, cw []float64) float64 {
 // |δ| < 0.05 it sums the Taylor series Σ_k sp⁽ᵏ⁾(b) δᵏ/k! up to δ⁶, with
 // sp⁽²⁾ = a = s(1−s), sp⁽³⁾ = a(1−2s), sp⁽⁴⁾ = a(1−6a),
 // sp⁽⁵⁾ = a(1−2s)(1−12a), sp⁽⁶⁾ = a(1−30a+120a²) (truncation below 1e-10
-// relative); otherwise it uses sp(b+δ) − sp(b) = ln(1 + s(e^δ − 1)), or the
-// softplus itself for δ ≥ 30.
+// relative); otherwise it uses sp(b+δ) − sp(b) = ln(1 + s(e^δ − 1)) (by
+// expFast and log1pFast, whose few ulp the cancellation with sδ makes at
+// most 1e-12 relative, far inside the Taylor branch's), or the softplus
+// itself for δ ≥ 30.
 func SoftplusBregman(b, s, delta float64) float64 {
 	if b > 0 {
 		b, delta = -b, -delta
@@ -117,7 +124,8 @@ func SoftplusBregman(b, s, delta float64) float64 {
 		return a * d * d * (1.0/2 + d*(t/6+d*((1-6*a)/24+d*(t*(1-12*a)/120+d*(1-30*a+120*a*a)/720))))
 	}
 	if delta < 30 {
-		return math.Max(0, math.Log1p(s*math.Expm1(delta))-s*delta)
+		// |δ| ≥ 0.05: e^δ − 1 loses at most 5 bits to the subtraction.
+		return math.Max(0, log1pFast(s*(expFast(delta)-1))-s*delta)
 	}
 	return math.Max(0, solve.Softplus(b+delta)-math.Log1p(math.Exp(b))-s*delta)
 }
@@ -215,36 +223,19 @@ func L1Threshold(v []float64, radius, total float64) float64 {
 }
 
 // Sigmoids returns σ(u) and σ(−y·u) for a label y = ±1 from one
-// exponential, e^{−|u|}: both are bit for bit what solve.Sigmoid returns
-// (it evaluates the same expressions of the same exponential), at half its
-// cost when a row needs both (the edge test's moments, the refits'
-// Hessians). For a y other than ±1 it calls solve.Sigmoid.
+// exponential, e^{−|u|} by expNeg: both within a few ulp of what
+// solve.Sigmoid returns (the same expressions of an exponential within 3
+// ulp of math.Exp; TestSigmoids), at a quarter of its cost when a row
+// needs both (the edge test's moments). NaN for NaN u. For a y other
+// than ±1 it calls solve.Sigmoid.
 func Sigmoids(u, y float64) (sg, sgy float64) {
-	sg, sgy, _ = sigmoids(u, y)
-	return sg, sgy
-}
-
-// LogisticParts returns Sigmoids(u, y) and ln(1 + e^{−y·u}), bit for bit
-// what solve.Softplus(−y·u) returns, from the same exponential: the
-// refits' passes, which need the loss and its derivatives at one point.
-func LogisticParts(u, y float64) (sg, sgy, sp float64) {
-	sg, sgy, e := sigmoids(u, y)
 	if y != 1 && y != -1 {
-		return sg, sgy, solve.Softplus(-y * u)
+		return solve.Sigmoid(u), solve.Sigmoid(-y * u)
 	}
-	sp = math.Log1p(e)
-	if x := -y * u; x > 0 {
-		sp = x + sp // Softplus's branch for x > 0: x + ln(1 + e^{−x})
+	e := expNeg(-math.Abs(u))
+	if math.IsNaN(u) {
+		e = u // expNeg returns 0 for NaN
 	}
-	return sg, sgy, sp
-}
-
-// sigmoids is Sigmoids, also returning e^{−|u|} (NaN for y ≠ ±1).
-func sigmoids(u, y float64) (sg, sgy, e float64) {
-	if y != 1 && y != -1 {
-		return solve.Sigmoid(u), solve.Sigmoid(-y * u), math.NaN()
-	}
-	e = math.Exp(-math.Abs(u))
 	hi, lo := 1/(1+e), e/(1+e) // σ(|u|), σ(−|u|)
 	sg, sgy = hi, lo
 	if !(u >= 0) {
@@ -255,5 +246,82 @@ func sigmoids(u, y float64) (sg, sgy, e float64) {
 	} else {
 		sgy = hi
 	}
-	return sg, sgy, e
+	return sg, sgy
+}
+
+// expFast returns e^x within 3 ulp of math.Exp for −708 ≤ x ≤ 709, by the
+// method of expNeg (which it extends to positive x); 0 below −708 and for
+// NaN, +Inf above 709.
+func expFast(x float64) float64 {
+	if !(x >= -708) {
+		return 0
+	}
+	if x > 709 {
+		return math.Inf(1)
+	}
+	z := x*expLog2e64 + expShifter
+	n := int64(math.Float64bits(z))
+	z -= expShifter
+	r := x - z*expLn2Hi64 - z*expLn2Lo64
+	p := 1 + r*(1+r*(1.0/2+r*(1.0/6+r*(1.0/24+r*(1.0/120)))))
+	return exp2Table[n&63] * p * math.Float64frombits(uint64(n>>6+1023)<<52)
+}
+
+// log1pFast returns ln(1 + x) within a few ulp of math.Log1p
+// (TestLog1pFast) for −1/2 ≤ x ≤ 1, the range of the loss's ln(1 + e^{−|u|})
+// and of the Bregman divergence's ln(1 + s(e^δ − 1)); outside it (and for
+// NaN) it calls math.Log1p. With c = j/128 the multiple of 1/128 nearest x,
+//
+//	ln(1 + x) = ln(1 + c) + ln(1 + r),   r = (x − c)/(1 + c),
+//
+// where x − c is exact (Sterbenz: x and c are within a factor 2, or c = 0),
+// |r| ≤ 1/128, ln(1 + c) comes from a table and ln(1 + r) is its Taylor
+// polynomial of degree 7 (remainder below r⁸/8 < 2e-18). For |x| < 1/256,
+// c = 0 and r = x, so small arguments keep their relative accuracy. About
+// BenchmarkRowFunctions.
+func log1pFast(x float64) float64 {
+	if !(x >= -0.5 && x <= 1) {
+		return math.Log1p(x)
+	}
+	j := int(x*128+64.5) - 64 // round(128x), from −64 to 128
+	r := (x - float64(j)*(1.0/128)) * log1pInv[j+64]
+	p := r * (1 + r*(-1.0/2+r*(1.0/3+r*(-1.0/4+r*(1.0/5+r*(-1.0/6+r*(1.0/7)))))))
+	return log1pTab[j+64] + p
+}
+
+// log1pTab[j+64] = ln(1 + j/128) and log1pInv[j+64] = 1/(1 + j/128), for
+// j = −64 … 128.
+var log1pTab, log1pInv = func() (t, inv [193]float64) {
+	for j := -64; j <= 128; j++ {
+		c := float64(j) / 128
+		t[j+64] = math.Log1p(c)
+		inv[j+64] = 1 / (1 + c)
+	}
+	return t, inv
+}()
+
+// softplusFast returns ln(1 + e^x) = max(x, 0) + ln(1 + e^{−|x|}) from
+// expNeg and log1pFast, within a few ulp of solve.Softplus without its
+// branch on the sign of x (TestSoftplusFast); NaN for NaN, 0 for −∞.
+func softplusFast(x float64) float64 {
+	return max(x, 0) + log1pFast(expNeg(-math.Abs(x)))
+}
+
+// logisticPair returns, for a margin u, σ(u), σ(−u), the loss ln(1 + e^{−u})
+// of a label +1 and the loss ln(1 + e^{u}) of a label −1, from one
+// exponential e^{−|u|} (expNeg) and one log1pFast: the refits' two labels
+// of a design row. Within a few ulp of solve.Sigmoid and solve.Softplus
+// (TestLogisticPair); NaN for NaN.
+func logisticPair(u float64) (sg, sgm, spPos, spNeg float64) {
+	e := expNeg(-math.Abs(u))
+	if math.IsNaN(u) {
+		e = u
+	}
+	hi, lo := 1/(1+e), e/(1+e) // σ(|u|), σ(−|u|)
+	lp := log1pFast(e)
+	sg, sgm = lo, hi
+	if u >= 0 {
+		sg, sgm = hi, lo
+	}
+	return sg, sgm, max(-u, 0) + lp, max(u, 0) + lp
 }

@@ -544,3 +544,42 @@ func TestScreenEncode(t *testing.T) {
 		}
 	}
 }
+
+// TestBoundedCheck fits the n = 600 tree truth's nodes screened, with the
+// bounded checks (boundedCheck) and without them: the bounded checks must
+// be taken (on the last rounds of most fits), and every fit must give the
+// same solution to the rounding of the sums (the checks change no decision
+// of the working sets: a variable they leave at its reference gradient can
+// neither join nor raise the certificate), the same iterations, and a
+// certificate equal to the independent plainCertificate's.
+func TestBoundedCheck(t *testing.T) {
+	skipUnderRace(t)
+	s := treeRows(600, 2000, 600)
+	_, with := screenDrivers(s, 1e-8, 0, DefaultSplit, 1)
+	_, without := screenDrivers(s, 1e-8, 0, DefaultSplit, 1)
+	for _, i := range []int{0, 150, 300, 450, 599} {
+		for _, radius := range []float64{0.5, 2} {
+			before := with.Work.scr.bounded
+			wb, sb := fitNode(t, with, i, radius, nil, nil)
+			boundedChecks = false
+			wf, sf := fitNode(t, without, i, radius, nil, nil)
+			boundedChecks = true
+			if sb.Iterations != sf.Iterations || !sb.Converged || !sf.Converged {
+				t.Errorf("node %d, radius %g: bounded %+v, full %+v", i, radius, sb, sf)
+			}
+			for j := range wb {
+				if math.Abs(wb[j]-wf[j]) > 1e-12 {
+					t.Fatalf("node %d, radius %g: w[%d] = %g bounded, %g full", i, radius, j, wb[j], wf[j])
+				}
+			}
+			_, gap := plainCertificate(s, i, nil, 0, radius, wb)
+			if math.Abs(gap-sb.Gap) > 1e-11 {
+				t.Errorf("node %d, radius %g: certificate %.6g, the full problem's %.6g", i, radius, sb.Gap, gap)
+			}
+			t.Logf("node %d, radius %g: %d bounded checks", i, radius, with.Work.scr.bounded-before)
+		}
+	}
+	if with.Work.scr.bounded == 0 || without.Work.scr.bounded != 0 {
+		t.Errorf("bounded checks: %d with, %d without; want some, none", with.Work.scr.bounded, without.Work.scr.bounded)
+	}
+}
