@@ -133,10 +133,10 @@ type codedDesign struct {
 	// (the worker's, Work.sbuf).
 	stream bool
 	sbuf   *[][]uint16
-	bias  int
-	spins bool
-	f     []float64 // n×k: f_j(a), then the per-state gradient sums
-	tab   []float64 // the tables, or the histograms: full[:gc.off[gc.groups]]
+	bias   int
+	spins  bool
+	f      []float64 // n×k: f_j(a), then the per-state gradient sums
+	tab    []float64 // the tables, or the histograms: full[:gc.off[gc.groups]]
 	// full is tab at its full size, so that indexing it with a uint16 code
 	// needs no bounds check.
 	full *[maxCodedTables]float64

@@ -116,14 +116,14 @@ type screenWork struct {
 	xor     []uint64 // scratch of a bit column
 	// colBuf holds the bit columns of S's variables, in the order of
 	// cols, words of them a variable; covS of them are filled.
-	colBuf  []uint64
-	counts  []int // startGradient's counts of differing bits
-	gc      groupCodes
-	f       []float64
-	full    *[maxCodedTables]float64
-	ws      []float64 // w on S
-	g       []float64 // the full gradient
-	cand    []int
+	colBuf []uint64
+	counts []int // startGradient's counts of differing bits
+	gc     groupCodes
+	f      []float64
+	full   *[maxCodedTables]float64
+	ws     []float64 // w on S
+	g      []float64 // the full gradient
+	cand   []int
 }
 
 // SetScreen sets the least number of variables from which the Ising path's
