@@ -220,7 +220,9 @@ func (s *Samples) WriteCSV(w io.Writer) error {
 				line = append(line, ',')
 			}
 			var v int
-			if s.b8 != nil {
+			if s.bits != nil {
+				v = int(s.bits[(m/64)*s.n+i] >> (m % 64) & 1)
+			} else if s.b8 != nil {
 				v = int(s.b8[off+i])
 			} else {
 				v = int(s.b16[off+i])
@@ -306,6 +308,11 @@ func readCSVOpts(r io.Reader, fn string, o CSVOptions) (*Samples, error) {
 		return nil, err
 	}
 	p.store.remaining = remainingBytes(r)
+	// Binary data are stored as bits until a value other than 0 and 1
+	// (see bitMinValues); a stated alphabet of more states never is, nor
+	// an input too short to hold bitMinValues values (each takes at least
+	// two bytes, "0,").
+	p.store.bits = p.k <= 2 && (p.store.remaining == nil || p.store.remaining()/2+1 >= int64(bitMinValues))
 	lr := lineReader{br: bufio.NewReader(r)}
 	blank := 0 // line number of the first blank line not yet followed by data
 	for {
@@ -600,7 +607,14 @@ func (p *csvParser) finish() (*Samples, error) {
 		k = p.k
 	}
 	s := &Samples{n: p.n, k: k, rows: p.rows, total: float64(p.rows), names: p.names}
-	s.b8, s.b16 = p.store.join()
+	if p.store.bits && k == 2 && p.missLine == 0 && p.n*p.rows >= bitMinValues {
+		s.bits, s.lazy = p.store.joinBits(), new(lazyBytes)
+	} else {
+		if p.store.bits {
+			p.store.unbit()
+		}
+		s.b8, s.b16 = p.store.join()
+	}
 	s.incomplete = p.missLine != 0
 	if s.incomplete && p.missingCode != k {
 		// The placeholder becomes the state k, one past the alphabet.
