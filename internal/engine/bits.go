@@ -117,9 +117,9 @@ func encodeBlockRows(dst []uint16, blocks []uint64, gc *groupCodes, lo, hi int) 
 	for x := lo / 64; x*64 < hi; x++ {
 		blk := blocks[x*n : (x+1)*n]
 		for g := 0; g < groups; g++ {
-			ws := blk[g*per : min(n, (g+1)*per)]
+			vs := blockCodes(blk[g*per : min(n, (g+1)*per)])
 			base := uint16(gc.off[g])
-			for b := 0; b < 8; b++ {
+			for b, v := range vs {
 				r0 := x*64 + b*8
 				if r0+8 <= lo {
 					continue
@@ -127,11 +127,6 @@ func encodeBlockRows(dst []uint16, blocks []uint64, gc *groupCodes, lo, hi int) 
 				if r0 >= hi {
 					break
 				}
-				var v uint64
-				for t, w := range ws {
-					v |= (w >> (8 * b) & 0xff) << (8 * t)
-				}
-				v = transpose8(v)
 				if r0 >= lo && r0+8 <= hi {
 					out := dst[(r0-lo)*groups+g:]
 					for r := 0; r < 8; r++ {
@@ -142,6 +137,80 @@ func encodeBlockRows(dst []uint16, blocks []uint64, gc *groupCodes, lo, hi int) 
 				for r := 0; r < 8; r++ {
 					if m := r0 + r; m >= lo && m < hi {
 						dst[(m-lo)*groups+g] = base + uint16(v>>(8*r)&0xff)
+					}
+				}
+			}
+		}
+	}
+}
+
+// blockCodes returns the codes of a group's 64 rows of a block, ws its
+// words (at most 8 variables): byte r of element b is the code of row
+// 8b + r, bit t of it variable t's state. The words, as an 8×8 matrix of
+// bytes, are transposed (three rounds of swapping halves), so that
+// element b holds byte b of every word, the states of rows 8b..8b+7;
+// then each element's 8×8 bit matrix is transposed (transpose8).
+func blockCodes(ws []uint64) [8]uint64 {
+	var w [8]uint64
+	copy(w[:], ws)
+	const m4, m2, m1 = 0x00000000ffffffff, 0x0000ffff0000ffff, 0x00ff00ff00ff00ff
+	for i := 0; i < 4; i++ {
+		a, c := w[i], w[i+4]
+		w[i], w[i+4] = a&m4|c<<32, a>>32|c&^m4
+	}
+	for _, i := range [4]int{0, 1, 4, 5} {
+		a, c := w[i], w[i+2]
+		w[i], w[i+2] = a&m2|(c&m2)<<16, (a>>16)&m2|c&^m2
+	}
+	for i := 0; i < 8; i += 2 {
+		a, c := w[i], w[i+1]
+		w[i], w[i+1] = a&m1|(c&m1)<<8, (a>>8)&m1|c&^m1
+	}
+	for b := range w {
+		w[b] = transpose8(w[b])
+	}
+	return w
+}
+
+// scatterBlockRows adds r_m into the histogram cell of each group's code
+// of row m (tab[code_mg] += r_m), for rows lo..hi−1 of gc.blocks, without
+// storing the codes: group by group, each eight rows' codes made by a
+// transpose (as encodeBlockRows) and used at once. A cell belongs to one
+// group, whose rows are visited in increasing order, so every cell
+// receives the same additions in the same order as from the codes held
+// row by row (scatterRows, residualRows), and the sums are the same bits;
+// a group's table (2^per cells) stays in the first-level cache.
+func scatterBlockRows(tab *[maxCodedTables]float64, r []float64, gc *groupCodes, lo, hi int) {
+	n, per, blocks := gc.n, gc.per, gc.blocks
+	for g := 0; g < gc.groups; g++ {
+		j0, j1 := g*per, min(n, (g+1)*per)
+		base := gc.off[g]
+		cells := tab[base:gc.off[g+1]]
+		for x := lo / 64; x*64 < hi; x++ {
+			vs := blockCodes(blocks[x*n+j0 : x*n+j1])
+			for b, v := range vs {
+				r0 := x*64 + b*8
+				if r0+8 <= lo {
+					continue
+				}
+				if r0 >= hi {
+					break
+				}
+				if r0 >= lo && r0+8 <= hi {
+					rr := r[r0 : r0+8 : r0+8]
+					cells[v&0xff] += rr[0]
+					cells[v>>8&0xff] += rr[1]
+					cells[v>>16&0xff] += rr[2]
+					cells[v>>24&0xff] += rr[3]
+					cells[v>>32&0xff] += rr[4]
+					cells[v>>40&0xff] += rr[5]
+					cells[v>>48&0xff] += rr[6]
+					cells[v>>56] += rr[7]
+					continue
+				}
+				for t := 0; t < 8; t++ {
+					if m := r0 + t; m >= lo && m < hi {
+						cells[v>>(8*t)&0xff] += r[m]
 					}
 				}
 			}

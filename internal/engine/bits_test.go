@@ -35,8 +35,9 @@ func TestPackBits(t *testing.T) {
 	}
 }
 
-// TestEncodeBlockRows checks the codes encoded from bits, for any range of
-// rows, against newGroupCodes on the byte states: every group size from 1
+// TestEncodeBlockRows checks the codes encoded from bits, and the
+// histograms scattered from them, for any range of rows, against
+// newGroupCodes on the byte states (and scatterRows on its codes): every group size from 1
 // to 8 variables (partial last groups), ranges that start and end inside a
 // byte and a word of the blocks.
 func TestEncodeBlockRows(t *testing.T) {
@@ -61,6 +62,21 @@ func TestEncodeBlockRows(t *testing.T) {
 				for x, c := range got {
 					if w := want.codes[lo*gc.groups+x]; c != w {
 						t.Fatalf("N=%d, per %d, rows %d..%d: code %d is %d, want %d", count, per, lo, hi, x, c, w)
+					}
+				}
+				// The histograms scattered from the bits and from the
+				// codes: the same bits.
+				res := make([]float64, count)
+				for m := range res {
+					res[m] = r.NormFloat64()
+				}
+				var hb, hc [maxCodedTables]float64
+				scatterBlockRows(&hb, res, gc, lo, hi)
+				d := newCodedDesign(want, want.codes, 0, true, nil, nil)
+				d.scatterRows(&hc, res[lo:hi], want.codes[lo*want.groups:])
+				for c := range hb {
+					if hb[c] != hc[c] {
+						t.Fatalf("N=%d, per %d, rows %d..%d: cell %d is %v, want %v", count, per, lo, hi, c, hb[c], hc[c])
 					}
 				}
 			}

@@ -317,6 +317,21 @@ func (d *codedDesign) codeRows(op chunkOp, tab *[maxCodedTables]float64, lo, hi 
 // are visited in the same order, and the sums of opMarginsBound carried
 // from piece to piece, so the results are those of the held codes.
 func (d *codedDesign) streamRows(op chunkOp, tab *[maxCodedTables]float64, lo, hi, c int) {
+	switch op {
+	case opHistograms:
+		for a := lo; a < hi; a += streamRows {
+			scatterBlockRows(tab, d.r, d.gc, a, min(a+streamRows, hi))
+		}
+		return
+	case opResidualScatter:
+		r, sig, u, y, cw := d.r, d.sig, d.u, d.y, d.cw
+		for a := lo; a < hi; a += streamRows {
+			b := min(a+streamRows, hi)
+			fastResiduals(r[a:b], sig[a:b], u[a:b], y[a:b], cw[a:b])
+			scatterBlockRows(tab, r, d.gc, a, b)
+		}
+		return
+	}
 	buf := (*d.sbuf)[c]
 	var s, dmax float64
 	for a := lo; a < hi; a += streamRows {
