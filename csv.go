@@ -71,7 +71,13 @@ import (
 // once from the bytes per line of the first lines, so that reading needs
 // about the compact size of the samples (one byte a value for k ≤ 256) plus
 // 10%; otherwise the chunks are joined at the end, which needs about twice
-// that for a moment. ReadCSVCompact needs less when lines repeat.
+// that for a moment. ReadCSVCompact needs less when lines repeat. Binary
+// data (every value 0 or 1, or ±1, and none missing) of at least 2^25
+// values are stored as bits, an eighth of that, written as the lines are
+// read: the reader keeps bits until it meets another value, and then turns
+// what it has read into bytes (an input whose size says it is smaller is
+// stored as bytes from the start). The learners' Ising path reads the bits
+// directly; other readers of the samples unpack them into bytes once.
 func ReadCSV(r io.Reader) (*Samples, error) {
 	return readCSV(r, "ReadCSV", false)
 }

@@ -153,23 +153,22 @@ func encodeBlockRows(dst []uint16, blocks []uint64, gc *groupCodes, lo, hi int) 
 func blockCodes(ws []uint64) [8]uint64 {
 	var w [8]uint64
 	copy(w[:], ws)
+	w0, w1, w2, w3, w4, w5, w6, w7 := w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]
 	const m4, m2, m1 = 0x00000000ffffffff, 0x0000ffff0000ffff, 0x00ff00ff00ff00ff
-	for i := 0; i < 4; i++ {
-		a, c := w[i], w[i+4]
-		w[i], w[i+4] = a&m4|c<<32, a>>32|c&^m4
-	}
-	for _, i := range [4]int{0, 1, 4, 5} {
-		a, c := w[i], w[i+2]
-		w[i], w[i+2] = a&m2|(c&m2)<<16, (a>>16)&m2|c&^m2
-	}
-	for i := 0; i < 8; i += 2 {
-		a, c := w[i], w[i+1]
-		w[i], w[i+1] = a&m1|(c&m1)<<8, (a>>8)&m1|c&^m1
-	}
-	for b := range w {
-		w[b] = transpose8(w[b])
-	}
-	return w
+	w0, w4 = w0&m4|w4<<32, w0>>32|w4&^m4
+	w1, w5 = w1&m4|w5<<32, w1>>32|w5&^m4
+	w2, w6 = w2&m4|w6<<32, w2>>32|w6&^m4
+	w3, w7 = w3&m4|w7<<32, w3>>32|w7&^m4
+	w0, w2 = w0&m2|(w2&m2)<<16, (w0>>16)&m2|w2&^m2
+	w1, w3 = w1&m2|(w3&m2)<<16, (w1>>16)&m2|w3&^m2
+	w4, w6 = w4&m2|(w6&m2)<<16, (w4>>16)&m2|w6&^m2
+	w5, w7 = w5&m2|(w7&m2)<<16, (w5>>16)&m2|w7&^m2
+	w0, w1 = w0&m1|(w1&m1)<<8, (w0>>8)&m1|w1&^m1
+	w2, w3 = w2&m1|(w3&m1)<<8, (w2>>8)&m1|w3&^m1
+	w4, w5 = w4&m1|(w5&m1)<<8, (w4>>8)&m1|w5&^m1
+	w6, w7 = w6&m1|(w7&m1)<<8, (w6>>8)&m1|w7&^m1
+	return [8]uint64{transpose8(w0), transpose8(w1), transpose8(w2), transpose8(w3),
+		transpose8(w4), transpose8(w5), transpose8(w6), transpose8(w7)}
 }
 
 // scatterBlockRows adds r_m into the histogram cell of each group's code
@@ -184,8 +183,7 @@ func scatterBlockRows(tab *[maxCodedTables]float64, r []float64, gc *groupCodes,
 	n, per, blocks := gc.n, gc.per, gc.blocks
 	for g := 0; g < gc.groups; g++ {
 		j0, j1 := g*per, min(n, (g+1)*per)
-		base := gc.off[g]
-		cells := tab[base:gc.off[g+1]]
+		base := uint16(gc.off[g])
 		for x := lo / 64; x*64 < hi; x++ {
 			vs := blockCodes(blocks[x*n+j0 : x*n+j1])
 			for b, v := range vs {
@@ -197,20 +195,21 @@ func scatterBlockRows(tab *[maxCodedTables]float64, r []float64, gc *groupCodes,
 					break
 				}
 				if r0 >= lo && r0+8 <= hi {
+					// uint16 indexes of the 2^16-cell table: no bounds checks.
 					rr := r[r0 : r0+8 : r0+8]
-					cells[v&0xff] += rr[0]
-					cells[v>>8&0xff] += rr[1]
-					cells[v>>16&0xff] += rr[2]
-					cells[v>>24&0xff] += rr[3]
-					cells[v>>32&0xff] += rr[4]
-					cells[v>>40&0xff] += rr[5]
-					cells[v>>48&0xff] += rr[6]
-					cells[v>>56] += rr[7]
+					tab[base+uint16(v&0xff)] += rr[0]
+					tab[base+uint16(v>>8&0xff)] += rr[1]
+					tab[base+uint16(v>>16&0xff)] += rr[2]
+					tab[base+uint16(v>>24&0xff)] += rr[3]
+					tab[base+uint16(v>>32&0xff)] += rr[4]
+					tab[base+uint16(v>>40&0xff)] += rr[5]
+					tab[base+uint16(v>>48&0xff)] += rr[6]
+					tab[base+uint16(v>>56)] += rr[7]
 					continue
 				}
 				for t := 0; t < 8; t++ {
 					if m := r0 + t; m >= lo && m < hi {
-						cells[v>>(8*t)&0xff] += r[m]
+						tab[base+uint16(v>>(8*t)&0xff)] += r[m]
 					}
 				}
 			}
