@@ -30,8 +30,8 @@ func (s *Samples) Compact() *Samples {
 	var index rowIndex
 	for m := 0; m < s.rows; m++ {
 		off := m * s.n
-		if s.b8 != nil {
-			c.b8 = append(c.b8, s.b8[off:off+s.n]...)
+		if s.b16 == nil {
+			c.b8 = s.appendRow8(c.b8, m)
 		} else {
 			c.b16 = append(c.b16, s.b16[off:off+s.n]...)
 		}
@@ -58,6 +58,10 @@ func (s *Samples) Compact() *Samples {
 // rowKey returns row m as bytes: the row itself for one-byte storage, or
 // its values encoded into *buf (grown as needed) for two-byte storage.
 func (s *Samples) rowKey(m int, buf *[]byte) []byte {
+	if s.bits != nil {
+		*buf = s.appendRow8((*buf)[:0], m)
+		return *buf
+	}
 	if s.k <= 256 {
 		return s.b8[m*s.n : (m+1)*s.n]
 	}
@@ -178,6 +182,15 @@ type rowStore struct {
 	remaining func() int64 // bytes of input left, or nil when unknown
 	bytesRead int64        // bytes of the lines read so far
 	estimated bool         // the input size was used to size a chunk
+
+	// bits: the rows are stored as bits while every value is 0 or 1, in
+	// b64 (the layout of Samples.bits), one slice sized like the byte
+	// chunks (from the input size when known, else grown); col is the
+	// column of the next value of the row being read. The first other
+	// value turns them into bytes (unbit).
+	bits bool
+	b64  []uint64
+	col  int
 }
 
 // firstChunkValues is the capacity, in values, of the first chunk.
@@ -188,6 +201,10 @@ const maxChunkValues = 1 << 26
 
 // beginRow makes room in the current chunk for one more row.
 func (st *rowStore) beginRow() {
+	if st.bits {
+		st.beginBitRow()
+		return
+	}
 	l, c := len(st.cur8), cap(st.cur8)
 	if st.wide {
 		l, c = len(st.cur16), cap(st.cur16)
@@ -251,8 +268,78 @@ func (st *rowStore) moveInto(rows int) {
 	st.starts, st.first = nil, 0
 }
 
+// beginBitRow makes room in b64 for one more row: a block of n words
+// every 64 rows.
+func (st *rowStore) beginBitRow() {
+	st.col = 0
+	need := (st.rows/64 + 1) * st.n
+	if len(st.b64) >= need {
+		return
+	}
+	if cap(st.b64) < need {
+		words := max(2*cap(st.b64), need)
+		if st.remaining != nil && !st.estimated && st.rows > 0 {
+			// Sized for the rest of the input with a margin, as the
+			// byte chunks (beginRow).
+			st.estimated = true
+			perRow := float64(st.bytesRead) / float64(st.rows)
+			rest := float64(st.remaining()) / perRow
+			if total := st.rows + int(1.1*rest) + 64; total > 0 && total < math.MaxInt/st.n {
+				words = max(blockWords(total)*st.n, need)
+			}
+		}
+		b := make([]uint64, len(st.b64), words)
+		copy(b, st.b64)
+		st.b64 = b
+	}
+	l := len(st.b64)
+	st.b64 = st.b64[:need]
+	clear(st.b64[l:])
+}
+
+// blockWords returns the number of 64-row blocks of rows rows.
+func blockWords(rows int) int { return (rows + 63) / 64 }
+
+// unbit turns the rows stored as bits, and the values of the row being
+// read, into bytes, and the store into a byte store.
+func (st *rowStore) unbit() {
+	n := st.n
+	cur := make([]uint8, st.rows*n+st.col, (st.rows+1)*n)
+	for m := 0; m <= st.rows && m*n < len(cur); m++ {
+		blk, sh := st.b64[(m/64)*n:(m/64+1)*n], uint(m%64)
+		row := cur[m*n : min((m+1)*n, len(cur))]
+		for j := range row {
+			row[j] = uint8(blk[j] >> sh & 1)
+		}
+	}
+	st.bits, st.b64 = false, nil
+	st.cur8, st.full8, st.starts, st.first = cur, nil, nil, 0
+	st.estimated = false // the byte chunks may size themselves
+}
+
+// joinBits returns the rows of a bit store: b64 trimmed to the blocks of
+// the rows, or a copy when that is less than half of it (see join).
+func (st *rowStore) joinBits() []uint64 {
+	words := blockWords(st.rows) * st.n
+	if 2*words < cap(st.b64) {
+		return slices.Clone(st.b64[:words])
+	}
+	return st.b64[:words:words]
+}
+
 // push appends one value to the current row.
 func (st *rowStore) push(v int) {
+	if st.bits {
+		if v > 1 {
+			st.unbit()
+		} else {
+			if v == 1 {
+				st.b64[(st.rows/64)*st.n+st.col] |= 1 << (st.rows % 64)
+			}
+			st.col++
+			return
+		}
+	}
 	if !st.wide && v > math.MaxUint8 {
 		st.widen()
 	}
@@ -283,9 +370,17 @@ func widen16(b []uint8, capacity int) []uint16 {
 }
 
 // endRow records the row just pushed; dropRow removes it instead.
-func (st *rowStore) endRow() { st.rows++ }
+func (st *rowStore) endRow() { st.rows++; st.col = 0 }
 
 func (st *rowStore) dropRow() {
+	if st.bits {
+		blk, bit := st.b64[(st.rows/64)*st.n:(st.rows/64+1)*st.n], uint64(1)<<(st.rows%64)
+		for j := range blk {
+			blk[j] &^= bit
+		}
+		st.col = 0
+		return
+	}
 	if st.wide {
 		st.cur16 = st.cur16[:len(st.cur16)-st.n]
 	} else {
@@ -296,6 +391,16 @@ func (st *rowStore) dropRow() {
 // rowKey implements rowSource for the complete rows and the row being read
 // (row index rows).
 func (st *rowStore) rowKey(m int, buf *[]byte) []byte {
+	if st.bits {
+		// The row as bytes, the key of a byte store.
+		blk, sh := st.b64[(m/64)*st.n:(m/64+1)*st.n], uint(m%64)
+		b := (*buf)[:0]
+		for _, w := range blk {
+			b = append(b, byte(w>>sh&1))
+		}
+		*buf = b
+		return b
+	}
 	c, off := -1, m-st.first
 	if m < st.first {
 		c = sort.SearchInts(st.starts, m+1) - 1
@@ -378,7 +483,7 @@ func mergeRows(s *Samples) (*Samples, []int32) {
 		return s, nil
 	}
 	c := &Samples{n: s.n, k: s.k, rows: distinct, weights: make([]float64, distinct), incomplete: s.incomplete}
-	if s.b8 != nil {
+	if s.b16 == nil {
 		c.b8 = make([]uint8, 0, distinct*s.n)
 	} else {
 		c.b16 = make([]uint16, 0, distinct*s.n)
@@ -387,8 +492,8 @@ func mergeRows(s *Samples) (*Samples, []int32) {
 	for m := 0; m < s.rows; m++ {
 		r := into[m]
 		if r == next { // first appearance
-			if s.b8 != nil {
-				c.b8 = append(c.b8, s.b8[m*s.n:(m+1)*s.n]...)
+			if s.b16 == nil {
+				c.b8 = s.appendRow8(c.b8, m)
 			} else {
 				c.b16 = append(c.b16, s.b16[m*s.n:(m+1)*s.n]...)
 			}

@@ -71,7 +71,13 @@ import (
 // once from the bytes per line of the first lines, so that reading needs
 // about the compact size of the samples (one byte a value for k ≤ 256) plus
 // 10%; otherwise the chunks are joined at the end, which needs about twice
-// that for a moment. ReadCSVCompact needs less when lines repeat.
+// that for a moment. ReadCSVCompact needs less when lines repeat. Binary
+// data (every value 0 or 1, or ±1, and none missing) of at least 2^25
+// values are stored as bits, an eighth of that, written as the lines are
+// read: the reader keeps bits until it meets another value, and then turns
+// what it has read into bytes (an input whose size says it is smaller is
+// stored as bytes from the start). The learners' Ising path reads the bits
+// directly; other readers of the samples unpack them into bytes once.
 func ReadCSV(r io.Reader) (*Samples, error) {
 	return readCSV(r, "ReadCSV", false)
 }
@@ -220,7 +226,9 @@ func (s *Samples) WriteCSV(w io.Writer) error {
 				line = append(line, ',')
 			}
 			var v int
-			if s.b8 != nil {
+			if s.bits != nil {
+				v = int(s.bits[(m/64)*s.n+i] >> (m % 64) & 1)
+			} else if s.b8 != nil {
 				v = int(s.b8[off+i])
 			} else {
 				v = int(s.b16[off+i])
@@ -306,6 +314,11 @@ func readCSVOpts(r io.Reader, fn string, o CSVOptions) (*Samples, error) {
 		return nil, err
 	}
 	p.store.remaining = remainingBytes(r)
+	// Binary data are stored as bits until a value other than 0 and 1
+	// (see bitMinValues); a stated alphabet of more states never is, nor
+	// an input too short to hold bitMinValues values (each takes at least
+	// two bytes, "0,").
+	p.store.bits = p.k <= 2 && (p.store.remaining == nil || p.store.remaining()/2+1 >= int64(bitMinValues))
 	lr := lineReader{br: bufio.NewReader(r)}
 	blank := 0 // line number of the first blank line not yet followed by data
 	for {
@@ -600,7 +613,14 @@ func (p *csvParser) finish() (*Samples, error) {
 		k = p.k
 	}
 	s := &Samples{n: p.n, k: k, rows: p.rows, total: float64(p.rows), names: p.names}
-	s.b8, s.b16 = p.store.join()
+	if p.store.bits && k == 2 && p.missLine == 0 && p.n*p.rows >= bitMinValues {
+		s.bits, s.lazy = p.store.joinBits(), new(lazyBytes)
+	} else {
+		if p.store.bits {
+			p.store.unbit()
+		}
+		s.b8, s.b16 = p.store.join()
+	}
 	s.incomplete = p.missLine != 0
 	if s.incomplete && p.missingCode != k {
 		// The placeholder becomes the state k, one past the alphabet.

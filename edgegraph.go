@@ -112,7 +112,7 @@ func independenceStat(s *Samples, counts [][]float64, total float64) (stat, mean
 			continue
 		}
 		idx = idx[:0]
-		for i, z := range s.b8[m*n : (m+1)*n] {
+		for i, z := range s.states8()[m*n : (m+1)*n] {
 			if z == 1 {
 				idx = append(idx, i)
 			}
@@ -166,7 +166,7 @@ func independenceStatMissing(s *Samples) (stat, mean, variance float64, pairs in
 		if c == 0 {
 			continue
 		}
-		row := s.b8[m*n : (m+1)*n]
+		row := s.states8()[m*n : (m+1)*n]
 		obs = obs[:0]
 		for i, z := range row {
 			if z < 2 {

@@ -202,7 +202,13 @@ func newRun(fn string, s *Samples, opts []Option, ising bool) (*run, error) {
 	}
 	r.folds = f
 	fs := r.fitted
-	rows := &engine.Rows{N: fs.n, K: fs.k, Count: fs.rows, States: fs.b8, Weights: fs.weights}
+	rows := &engine.Rows{N: fs.n, K: fs.k, Count: fs.rows, Weights: fs.weights}
+	if fs.bits != nil && ising && r.b.Fast {
+		// Bit samples stay bits on the fast Ising path (engine.Rows).
+		rows.Bits = fs.bits
+	} else {
+		rows.States = fs.states8()
+	}
 	if ising && fs.incomplete {
 		// Available cases (AvailableCase): the missing state 2 is a
 		// spin 0 to the engine (engine.Rows).

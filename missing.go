@@ -86,6 +86,9 @@ func (s *Samples) MissingCount() float64 {
 // missingIn returns the number of missing values of stored row m.
 func (s *Samples) missingIn(m int) int {
 	c, off := 0, m*s.n
+	if s.bits != nil {
+		return 0 // bit samples are complete
+	}
 	if s.b8 != nil {
 		for _, v := range s.b8[off : off+s.n] {
 			if int(v) == s.k {
@@ -188,8 +191,8 @@ func (s *Samples) DropIncomplete() (*Samples, int, error) {
 	}
 	for _, m := range keep {
 		off := m * s.n
-		if s.b8 != nil {
-			c.b8 = append(c.b8, s.b8[off:off+s.n]...)
+		if s.b16 == nil {
+			c.b8 = s.appendRow8(c.b8, m)
 		} else {
 			c.b16 = append(c.b16, s.b16[off:off+s.n]...)
 		}

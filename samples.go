@@ -3,21 +3,30 @@ package pairwise
 import (
 	"fmt"
 	"math"
+	"sync"
 )
 
 // Samples holds N observations z^1..z^N of n variables with states 0..k-1,
 // optionally weighted. Storage is compact: one byte a value when k <= 256, two
-// bytes otherwise, row-major. A weight per stored row lets one row stand for
+// bytes otherwise, row-major; the CSV readers store large binary data
+// (k = 2, no missing value, at least bitMinValues values) as bits, one bit
+// a value (see binaryBits). A weight per stored row lets one row stand for
 // many identical observations (a histogram count) or for an exact
 // probability (tests weight every state of a small model by P(z)); the
 // learners minimise the weighted empirical loss Σ_m c_m ℓ(z^m) / Σ_m c_m.
 //
 // Samples are immutable once built and safe for concurrent reads.
 type Samples struct {
-	n, k    int
-	rows    int
-	b8      []uint8   // rows*n when k <= 256
-	b16     []uint16  // rows*n when k > 256
+	n, k int
+	rows int
+	b8   []uint8  // rows*n when k <= 256
+	b16  []uint16 // rows*n when k > 256
+	// bits holds the rows of large binary data instead of b8 (b8 and b16
+	// nil): 64-row blocks of n words, word x·n + j bit r the state of
+	// variable j in row 64x + r (engine.Rows.Bits); lazy unpacks them
+	// into bytes for the readers that need bytes (states8).
+	bits    []uint64
+	lazy    *lazyBytes
 	weights []float64 // nil for unweighted samples
 	total   float64   // Σ weights, or rows
 	names   []string  // column names from a CSV header, or nil
@@ -101,6 +110,61 @@ func newSamples(fn string, k int, rows [][]int, weights []float64) (*Samples, er
 		}
 	}
 	return s, nil
+}
+
+// bitMinValues is the least number of values (n·rows) from which the CSV
+// readers keep binary data (k = 2, no missing value) as bits rather than
+// one byte a value. The learners' fast Ising path reads the bits directly
+// and, when it screens its regressions (n ≥ engine.DefaultScreen), never
+// holds the codes of all rows: n·N/8 bytes of data instead of about
+// n·N·(1 + 1/3) (the bytes, and a uint16 code for every 6 to 8 spins).
+// Below it the bytes are kept: holding the codes costs little there, and
+// any other reader of the samples (the edge test, Row, WriteCSV, ...)
+// reads bytes, which bit samples unpack once on first use (states8),
+// holding both. 2^25 values are 32 MB as bytes: n = 5000 variables from
+// N = 6711 rows, n = 1000 from N = 33,555.
+var bitMinValues = 1 << 25
+
+// lazyBytes holds the bytes unpacked from bit samples, once.
+type lazyBytes struct {
+	once sync.Once
+	b8   []uint8
+}
+
+// states8 returns the states one byte a value, row-major: s.b8, or for bit
+// samples the bits unpacked on the first call (kept, and shared by copies
+// of s); nil for two-byte samples.
+func (s *Samples) states8() []uint8 {
+	if s.b8 != nil || s.bits == nil {
+		return s.b8
+	}
+	s.lazy.once.Do(func() {
+		z := make([]uint8, s.rows*s.n)
+		for m := 0; m < s.rows; m++ {
+			s.bitRow(z[m*s.n:(m+1)*s.n], m)
+		}
+		s.lazy.b8 = z
+	})
+	return s.lazy.b8
+}
+
+// bitRow sets dst (length n) to row m of bit samples, one byte a value.
+func (s *Samples) bitRow(dst []uint8, m int) {
+	blk, sh := s.bits[(m/64)*s.n:(m/64+1)*s.n], uint(m%64)
+	for j, w := range blk {
+		dst[j] = uint8(w >> sh & 1)
+	}
+}
+
+// appendRow8 appends row m's states to dst, one byte a value (k ≤ 256).
+func (s *Samples) appendRow8(dst []uint8, m int) []uint8 {
+	if s.bits != nil {
+		l := len(dst)
+		dst = append(dst, make([]uint8, s.n)...)
+		s.bitRow(dst[l:], m)
+		return dst
+	}
+	return append(dst, s.b8[m*s.n:(m+1)*s.n]...)
 }
 
 // newSamplesBuffer allocates zeroed, unweighted storage for rows observations.
@@ -188,7 +252,9 @@ func (s *Samples) At(m, i int) int {
 		panic(fmt.Sprintf("pairwise: At(%d, %d) out of range [0, %d)×[0, %d)", m, i, s.rows, s.n))
 	}
 	v := 0
-	if s.b8 != nil {
+	if s.bits != nil {
+		v = int(s.bits[(m/64)*s.n+i] >> (m % 64) & 1)
+	} else if s.b8 != nil {
 		v = int(s.b8[m*s.n+i])
 	} else {
 		v = int(s.b16[m*s.n+i])
@@ -210,7 +276,12 @@ func (s *Samples) Row(dst []int, m int) []int {
 	}
 	dst = dst[:s.n]
 	off := m * s.n
-	if s.b8 != nil {
+	if s.bits != nil {
+		blk, sh := s.bits[(m/64)*s.n:(m/64+1)*s.n], uint(m%64)
+		for i, w := range blk {
+			dst[i] = int(w >> sh & 1)
+		}
+	} else if s.b8 != nil {
 		for i, v := range s.b8[off : off+s.n] {
 			dst[i] = int(v)
 		}

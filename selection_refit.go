@@ -196,7 +196,7 @@ func newRefitData(s *Samples, i int, nb, need []int, maxTable int) *refitData {
 		if c == 0 {
 			continue
 		}
-		b := s.b8[m*n : (m+1)*n]
+		b := s.states8()[m*n : (m+1)*n]
 		key := uint32(0)
 		for a, j := range nb {
 			key |= uint32(b[j]) << a
@@ -215,7 +215,7 @@ func newRefitData(s *Samples, i int, nb, need []int, maxTable int) *refitData {
 // weight returns row m's weight, 0 when it misses a variable of need.
 func (d *refitData) weight(m int) float64 {
 	if d.need != nil {
-		row := d.s.b8[m*d.s.n : (m+1)*d.s.n]
+		row := d.s.states8()[m*d.s.n : (m+1)*d.s.n]
 		for _, j := range d.need {
 			if row[j] > 1 {
 				return 0
@@ -249,7 +249,7 @@ func (d *refitData) each(f func(x []float64, cNeg, cPos float64)) {
 		if c == 0 {
 			continue
 		}
-		b := d.s.b8[m*n : (m+1)*n]
+		b := d.s.states8()[m*n : (m+1)*n]
 		for a, j := range d.nb {
 			x[a+1] = engine.SpinValue(b[j])
 			if b[j] > 1 && d.imp != nil {

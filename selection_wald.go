@@ -185,7 +185,7 @@ func waldChunk(s *Samples, task *engine.Task, u []float64, total float64, lo, hi
 		if ch == 0 {
 			continue
 		}
-		for k, z := range s.b8[m*n : (m+1)*n] {
+		for k, z := range s.states8()[m*n : (m+1)*n] {
 			xv := float64(2*int(z) - 1)
 			if k == i {
 				xv = 1
@@ -281,7 +281,7 @@ func waldChunkMissing(s *Samples, task *engine.Task, u []float64, total float64,
 		}
 		av, bv := math.Sqrt(alpha), math.Sqrt(ch)*sm
 		ar, br := a[r*n:(r+1)*n], b[r*n:(r+1)*n]
-		for k, z := range s.b8[m*n : (m+1)*n] {
+		for k, z := range s.states8()[m*n : (m+1)*n] {
 			xv := engine.SpinValue(z)
 			if k == i {
 				xv = 1
@@ -386,7 +386,7 @@ func waldOneHot(s *Samples, i int, tasks []engine.Task, ws [][]float64, design f
 	// active appends the reference coordinates that are 1 in sample m.
 	active := func(dst []int, m int) []int {
 		dst = append(dst[:0], dim-1)
-		row := s.b8[m*n : (m+1)*n]
+		row := s.states8()[m*n : (m+1)*n]
 		for j, b := range row {
 			if j != i && b > 0 {
 				dst = append(dst, ref(j, int(b)))
@@ -463,7 +463,7 @@ func waldOneHot(s *Samples, i int, tasks []engine.Task, ws [][]float64, design f
 			sm := -y * sgy
 			m := int(task.Rows[r])
 			other := task.Beta
-			if int(s.b8[m*n+i]) == task.Beta {
+			if int(s.states8()[m*n+i]) == task.Beta {
 				other = task.Alpha
 			}
 			resid[m*k+other] = sm
@@ -522,7 +522,7 @@ func waldOneHot(s *Samples, i int, tasks []engine.Task, ws [][]float64, design f
 			continue
 		}
 		all += c
-		a := int(s.b8[m*n+i])
+		a := int(s.states8()[m*n+i])
 		act = active(act, m)
 		clear(inf)
 		touched := false

@@ -292,7 +292,14 @@ func fingerprint(s *Samples) string {
 		binary.LittleEndian.PutUint64(buf[:], uint64(v))
 		h.Write(buf[:])
 	}
-	if s.b8 != nil {
+	if s.bits != nil {
+		// The bytes of b8, a row at a time.
+		row := make([]uint8, s.n)
+		for m := 0; m < s.rows; m++ {
+			s.bitRow(row, m)
+			h.Write(row)
+		}
+	} else if s.b8 != nil {
 		h.Write(s.b8[:s.rows*s.n])
 	} else {
 		for _, v := range s.b16[:s.rows*s.n] {

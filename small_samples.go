@@ -165,7 +165,7 @@ func valueWeights(s *Samples) [][]float64 {
 		if c == 0 {
 			continue
 		}
-		for i, z := range s.b8[m*n : (m+1)*n] {
+		for i, z := range s.states8()[m*n : (m+1)*n] {
 			if int(z) < k { // not a missing value (stored as k)
 				flat[i*k+int(z)] += c
 			}

@@ -48,6 +48,10 @@ type groupCodes struct {
 	off    []int    // off[g]: first table entry of group g; off[groups] = total
 	codes  []uint16 // rows × groups: off[g] + Σ_t z_{m, g·per+t}·k^t
 	rows   int
+	// blocks are the rows as bits (Rows.Bits) when the codes are not
+	// held for all rows (codes nil): a design over them encodes its rows'
+	// codes as it passes over them (bits.go).
+	blocks []uint64
 }
 
 // groupSize returns the number of variables per group for n variables with
@@ -122,11 +126,17 @@ func (gc *groupCodes) gatherRows(dst []uint16, rows []int32) []uint16 {
 // scratch makes it unsafe for concurrent use.
 type codedDesign struct {
 	gc    *groupCodes
-	codes []uint16 // rows × gc.groups
-	bias  int
-	spins bool
-	f     []float64 // n×k: f_j(a), then the per-state gradient sums
-	tab   []float64 // the tables, or the histograms: full[:gc.off[gc.groups]]
+	codes []uint16 // rows × gc.groups; nil when streamed
+	rows  int
+	// stream: the codes are encoded from gc.blocks a chunk of streamRows
+	// rows at a time, on every pass, into sbuf[c] for the pass's chunk c
+	// (the worker's, Work.sbuf).
+	stream bool
+	sbuf   *[][]uint16
+	bias   int
+	spins  bool
+	f      []float64 // n×k: f_j(a), then the per-state gradient sums
+	tab    []float64 // the tables, or the histograms: full[:gc.off[gc.groups]]
 	// full is tab at its full size, so that indexing it with a uint16 code
 	// needs no bounds check.
 	full *[maxCodedTables]float64
@@ -173,14 +183,42 @@ func newCodedDesign(gc *groupCodes, codes []uint16, bias int, spins bool, f []fl
 	if full == nil {
 		full = new([maxCodedTables]float64)
 	}
-	d := &codedDesign{gc: gc, codes: codes, bias: bias, spins: spins,
+	d := &codedDesign{gc: gc, codes: codes, rows: len(codes) / gc.groups, bias: bias, spins: spins,
 		f: f[:gc.n*gc.k], tab: full[:gc.off[gc.groups]], full: full}
 	d.part, d.chunks = d.part0[:], 1
 	return d
 }
 
+// newStreamedDesign returns the design of node bias over all rows of gc,
+// whose codes are encoded from gc.blocks as each pass reaches them, into
+// the buffers of sbuf (one a chunk of the pass, grown as needed). f and
+// full are as for newCodedDesign.
+func newStreamedDesign(gc *groupCodes, bias int, spins bool, f []float64, full *[maxCodedTables]float64, sbuf *[][]uint16) *codedDesign {
+	d := newCodedDesign(gc, nil, bias, spins, f, full)
+	d.rows, d.stream, d.sbuf = gc.rows, true, sbuf
+	d.growStreamBuffers()
+	return d
+}
+
+// growStreamBuffers makes a buffer of codes for each chunk of a pass, so
+// that the chunks, run concurrently, write their own.
+func (d *codedDesign) growStreamBuffers() {
+	if !d.stream {
+		return
+	}
+	size := min(streamRows, d.rows) * d.gc.groups
+	for len(*d.sbuf) < d.chunks {
+		*d.sbuf = append(*d.sbuf, nil)
+	}
+	for c := range d.chunks {
+		if cap((*d.sbuf)[c]) < size {
+			(*d.sbuf)[c] = make([]uint16, size)
+		}
+	}
+}
+
 // Len returns the number of rows.
-func (d *codedDesign) Len() int { return len(d.codes) / d.gc.groups }
+func (d *codedDesign) Len() int { return d.rows }
 
 // Dim returns n for spins and n·k for one-hot rows.
 func (d *codedDesign) Dim() int {
@@ -211,6 +249,7 @@ func (d *codedDesign) split(team *rowTeam, hist *[]*[maxCodedTables]float64) {
 	d.hist = (*hist)[:d.chunks-1]
 	d.part = make([]float64, 2*d.chunks)
 	d.runChunkFn = d.runChunk
+	d.growStreamBuffers()
 }
 
 // pass runs op over all rows: on the team in chunks, or in one piece.
@@ -237,21 +276,76 @@ func (d *codedDesign) runChunk(c int) {
 // runRows runs op on rows lo..hi-1, with tab the chunk's histograms and c
 // its index into part.
 func (d *codedDesign) runRows(op chunkOp, tab *[maxCodedTables]float64, lo, hi, c int) {
+	g := d.gc.groups
+	switch {
+	case d.stream && op <= opResidualScatter:
+		d.streamRows(op, tab, lo, hi, c)
+		return
+	case op == opMarginsBound:
+		d.part[2*c], d.part[2*c+1] = d.marginsBoundRows(lo, hi, d.codes[lo*g:], 0, 0)
+		return
+	case op <= opResidualScatter:
+		d.codeRows(op, tab, lo, hi, d.codes[lo*g:])
+		return
+	}
 	switch op {
-	case opMargins:
-		d.gatherMargins(d.dst[lo:hi], lo)
-	case opMarginsBound:
-		d.part[2*c], d.part[2*c+1] = d.marginsBoundRows(lo, hi)
-	case opHistograms:
-		d.scatterRows(tab, d.r[lo:hi], lo)
-	case opResidualScatter:
-		d.residualRows(tab, lo, hi)
 	case opBregman:
 		d.part[2*c] = LogisticBregman(d.dst[lo:hi], d.b[lo:hi], d.sig[lo:hi], d.y[lo:hi], d.cw[lo:hi])
 	case opLoss:
 		d.part[2*c] = LogisticLoss(d.u[lo:hi], d.y[lo:hi], d.cw[lo:hi])
 	case opCurvature:
 		d.part[2*c] = Curvature(d.dst[lo:hi], d.u[lo:hi], d.y[lo:hi], d.cw[lo:hi])
+	}
+}
+
+// codeRows runs a pass op that reads codes (opMargins, opHistograms,
+// opResidualScatter) on rows lo..hi-1, whose codes codes begins with.
+func (d *codedDesign) codeRows(op chunkOp, tab *[maxCodedTables]float64, lo, hi int, codes []uint16) {
+	switch op {
+	case opMargins:
+		d.gatherMargins(d.dst[lo:hi], codes)
+	case opHistograms:
+		d.scatterRows(tab, d.r[lo:hi], codes)
+	case opResidualScatter:
+		d.residualRows(tab, lo, hi, codes)
+	}
+}
+
+// streamRows runs a pass op that reads codes on rows lo..hi-1 of a
+// streamed design, streamRows rows at a time: their codes are encoded
+// into chunk c's buffer, then read as codeRows reads held codes. The rows
+// are visited in the same order, and the sums of opMarginsBound carried
+// from piece to piece, so the results are those of the held codes.
+func (d *codedDesign) streamRows(op chunkOp, tab *[maxCodedTables]float64, lo, hi, c int) {
+	switch op {
+	case opHistograms:
+		for a := lo; a < hi; a += streamRows {
+			scatterBlockRows(tab, d.r, d.gc, a, min(a+streamRows, hi))
+		}
+		return
+	case opResidualScatter:
+		r, sig, u, y, cw := d.r, d.sig, d.u, d.y, d.cw
+		for a := lo; a < hi; a += streamRows {
+			b := min(a+streamRows, hi)
+			fastResiduals(r[a:b], sig[a:b], u[a:b], y[a:b], cw[a:b])
+			scatterBlockRows(tab, r, d.gc, a, b)
+		}
+		return
+	}
+	buf := (*d.sbuf)[c]
+	var s, dmax float64
+	for a := lo; a < hi; a += streamRows {
+		b := min(a+streamRows, hi)
+		codes := buf[:(b-a)*d.gc.groups]
+		encodeBlockRows(codes, d.gc.blocks, d.gc, a, b)
+		if op == opMarginsBound {
+			s, dmax = d.marginsBoundRows(a, b, codes, s, dmax)
+			continue
+		}
+		d.codeRows(op, tab, a, b, codes)
+	}
+	if op == opMarginsBound {
+		d.part[2*c], d.part[2*c+1] = s, dmax
 	}
 }
 
@@ -366,11 +460,10 @@ func (d *codedDesign) buildTables() {
 	}
 }
 
-// gatherMargins sets dst[m] = Σ_g tab[codes[lo+m, g]], four groups at a
-// time.
-func (d *codedDesign) gatherMargins(dst []float64, lo int) {
+// gatherMargins sets dst[m] = Σ_g tab[codes[m, g]], four groups at a
+// time, codes beginning with dst's first row.
+func (d *codedDesign) gatherMargins(dst []float64, codes []uint16) {
 	g, tab := d.gc.groups, d.full
-	codes := d.codes[lo*g:]
 	for m := range dst {
 		dst[m] = rowMargin(tab, codes[m*g:m*g+g])
 	}
@@ -429,11 +522,10 @@ func (d *codedDesign) gradientFromHistograms(dst []float64) {
 	dst[d.bias*k] = s
 }
 
-// scatterRows adds r_m into the histograms H_g[c] (c = code_{lo+m,g}) in
-// tab.
-func (d *codedDesign) scatterRows(tab *[maxCodedTables]float64, r []float64, lo int) {
+// scatterRows adds r_m into the histograms H_g[c] (c = codes[m, g]) in
+// tab, codes beginning with r's first row.
+func (d *codedDesign) scatterRows(tab *[maxCodedTables]float64, r []float64, codes []uint16) {
 	g := d.gc.groups
-	codes := d.codes[lo*g:]
 	for m, rm := range r {
 		row := codes[m*g : m*g+g]
 		for _, c := range row {
@@ -514,9 +606,11 @@ func (d *codedDesign) residualGradient(dst, r, sig, u, y, cw []float64) {
 }
 
 // residualRows is residualGradient's pass over rows lo..hi-1 into the
-// histograms tab.
-func (d *codedDesign) residualRows(tab *[maxCodedTables]float64, lo, hi int) {
-	g, codes := d.gc.groups, d.codes
+// histograms tab, codes beginning with row lo.
+func (d *codedDesign) residualRows(tab *[maxCodedTables]float64, lo, hi int, codes []uint16) {
+	g := d.gc.groups
+	codes = codes[:(hi-lo)*g]
+	base := lo
 	r, sig, u, y, cw := d.r, d.sig, d.u, d.y, d.cw
 	const chunk = 256 // residuals a chunk, computed by the plain loop
 	for lo < hi {
@@ -524,7 +618,7 @@ func (d *codedDesign) residualRows(tab *[maxCodedTables]float64, lo, hi int) {
 		fastResiduals(r[lo:end], sig[lo:end], u[lo:end], y[lo:end], cw[lo:end])
 		for m := lo; m < end; m++ {
 			rm := r[m]
-			for _, c := range codes[m*g : m*g+g] {
+			for _, c := range codes[(m-base)*g : (m-base)*g+g] {
 				tab[c] += rm
 			}
 		}
@@ -551,11 +645,12 @@ func (d *codedDesign) marginsBound(dst, w, b, sig, y, cw []float64) (hi, ratio f
 	return 0.5 * s, (1 + 0.91*dmax) / (1 - dmax/3)
 }
 
-// marginsBoundRows is marginsBound's pass over rows lo..hi-1: it sets
-// their margins and returns the sum of their bounds and the largest |δ|.
-func (d *codedDesign) marginsBoundRows(lo, hi int) (s, dmax float64) {
+// marginsBoundRows is marginsBound's pass over rows lo..hi-1, whose codes
+// codes begins with: it sets their margins and returns s and dmax
+// increased by the sum of their bounds (added row by row) and the largest
+// |δ|.
+func (d *codedDesign) marginsBoundRows(lo, hi int, codes []uint16, s, dmax float64) (float64, float64) {
 	g, tab := d.gc.groups, d.full
-	codes := d.codes[lo*g:]
 	dst := d.dst[lo:hi]
 	b, sig, cw := d.b[lo:hi], d.sig[lo:hi], d.cw[lo:hi] // y_m = ±1 leaves |δ| unchanged
 	for m := range dst {

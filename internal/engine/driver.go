@@ -38,10 +38,16 @@ import (
 // (available-case analysis): state 2 is a missing spin, which enters a
 // design as 0, the value that says nothing on the ±1 scale, and a node's
 // own regression leaves out (zero weight) the rows where it is missing.
+//
+// Binary rows (K = 2) may come as bits instead (Bits, States nil; the
+// layout is described in bits.go): the fast Ising path then never holds
+// the states as bytes, and its screened fits never hold the codes of all
+// rows (NewData). Other paths unpack the bits into bytes once.
 type Rows struct {
 	N, K    int
 	Count   int
-	States  []uint8   // Count×N
+	States  []uint8   // Count×N; nil when Bits holds the rows
+	Bits    []uint64  // K = 2 only: ⌈Count/64⌉·N words, word x·N + j bit r the state of variable j in row 64x + r
 	Weights []float64 // one a row; nil when every row weighs 1
 }
 
@@ -101,11 +107,16 @@ type Data struct {
 	// start (which read two states and all rows) are used.
 	zero      bool
 	screenMin int
-	// bits are the states as bit columns (columns, screen.go), words of
-	// them a variable; built on first use.
-	bits     []uint64
-	words    int
-	bitsOnce sync.Once
+	// blocks are the rows in the layout of Rows.Bits, packed from the
+	// states on first use (bitBlocks) when the rows came as bytes;
+	// unpacked are the states of rows that came as bits, unpacked on
+	// first use (states); codesOnce guards the encoding of the codes of
+	// all rows from the bits (spinCodes).
+	blocks     []uint64
+	blocksOnce sync.Once
+	unpacked   []uint8
+	statesOnce sync.Once
+	codesOnce  sync.Once
 	// team splits every pass over the rows among the workers when there
 	// are at least split.Min rows (rowsplit.go); the nodes are then
 	// solved one at a time. nil otherwise.
@@ -116,9 +127,21 @@ type Data struct {
 // (spins, Algorithm 1) over the one-hot one (Algorithm 2). workers is the
 // number of goroutines that split the rows when there are at least split.Min
 // of them (Split reports whether they do); Stop ends them.
+//
+// Rows given as bits (Rows.Bits) stay bits on the fast Ising path: the
+// codes of the screened fits' full design are streamed from them, and
+// the codes of all rows are encoded from them only for unscreened fits
+// (spinCodes). Any other path unpacks them into bytes here.
 func NewData(rows *Rows, b Backend, ising bool, workers int, split Split) *Data {
 	d := &Data{Rows: rows, ising: ising, zero: ising && rows.K == 3, screenMin: DefaultScreen}
-	if b.Fast {
+	if rows.States == nil && b.Fast && ising && rows.K == 2 {
+		d.gc = newBitLayout(rows, groupSize(rows.N, 2, spinTableLimit(rows.Count)))
+	}
+	if rows.States == nil && d.gc == nil {
+		d.Rows = d.byteRows()
+		rows = d.Rows
+	}
+	if b.Fast && d.gc == nil {
 		limit := maxGroupTable
 		if ising && rows.K == 2 {
 			limit = spinTableLimit(rows.Count)
@@ -161,7 +184,7 @@ func spinTableLimit(count int) int {
 // and n² memory, which the screened fits (screen.go) do without.
 func (d *Data) moments() (cov, mean []float64) {
 	d.momentsOnce.Do(func() {
-		d.cov, d.mean = spinMoments(d.Rows, normalisedWeights(nil, d.Rows, nil))
+		d.cov, d.mean = spinMoments(d.byteRows(), normalisedWeights(nil, d.Rows, nil))
 	})
 	return d.cov, d.mean
 }
@@ -206,6 +229,7 @@ type Work struct {
 	f    []float64 // the table kernels' scratch
 	full *[maxCodedTables]float64
 	hist []*[maxCodedTables]float64 // the chunks' histograms (rowsplit.go)
+	sbuf [][]uint16                 // the chunks' codes of a streamed design (bits.go)
 	// codes holds the gathered codes of the value pair whose design was
 	// built last (Design), last that task and its design.
 	codes      []uint16
@@ -247,7 +271,12 @@ type Driver struct {
 // scratch, split over the rows when the data have a team.
 func (e *Driver) design(codes []uint16, i int, spins bool) *codedDesign {
 	w := e.Work
-	cd := newCodedDesign(e.Data.gc, codes, i, spins, w.f, w.full)
+	var cd *codedDesign
+	if codes == nil && e.Data.gc.blocks != nil {
+		cd = newStreamedDesign(e.Data.gc, i, spins, w.f, w.full, &w.sbuf)
+	} else {
+		cd = newCodedDesign(e.Data.gc, codes, i, spins, w.f, w.full)
+	}
 	w.f, w.full = cd.f, cd.full
 	if e.Data.team != nil {
 		cd.split(e.Data.team, &w.hist)
@@ -263,12 +292,13 @@ func (e *Driver) SpinTask(i int) Task {
 	s := e.Data.Rows
 	n := s.N
 	y := e.Work.y[:0]
-	if e.Data.screens() {
-		// The screened fits read the bit columns (screen.go): variable
-		// i's is N/8 bytes in a row, where the states are N bytes n apart.
-		col, words := e.Data.columns()
-		for m, c := 0, col[i*words:(i+1)*words]; m < s.Count; m++ {
-			y = append(y, float64(2*int(c[m/64]>>(m%64)&1)-1))
+	if e.Data.screens() || s.States == nil {
+		// The screened fits read the bits (screen.go): variable i's are
+		// N/8 bytes, one word a block, where the states are N bytes n
+		// apart.
+		blocks := e.Data.bitBlocks()
+		for m := 0; m < s.Count; m++ {
+			y = append(y, float64(2*int(blocks[(m/64)*n+i]>>(m%64)&1)-1))
 		}
 	} else {
 		for m := 0; m < s.Count; m++ {
@@ -292,7 +322,7 @@ func (e *Driver) SpinTask(i int) Task {
 		t.C = c
 	}
 	if e.Data.gc != nil {
-		t.X = e.design(e.Data.gc.codes, i, true)
+		t.X = e.design(e.Data.spinCodes(), i, true)
 	} else {
 		t.Spins = &solve.Spins{X: e.Data.spins, Cols: n, Bias: i}
 		t.X = *t.Spins

@@ -39,10 +39,11 @@ import (
 // fit's weights for the majorise–minimise start and the face steps'
 // preconditioner: s×s for s variables, where the unscreened path reads the
 // n×n moments (O(N·n²) to compute, n² floats to hold). Both come from the
-// states stored once as bit columns (Data.columns, N/8 bytes a variable):
-// a moment is a count of differing bits, the group codes are transposed
-// bytes, and the gradient at a cold start, −½·Σ ĉ_m y_m x_m, is a count too,
-// so that a cold fit's first check costs no pass over the rows. The ridge,
+// states held as bits (Data.bitBlocks, N/8 bytes a variable; S's columns
+// gathered into the worker's scratch): a moment is a count of differing
+// bits, the group codes are transposed bytes, and the gradient at a cold
+// start, −½·Σ ĉ_m y_m x_m, is a count too, so that a cold fit's first
+// check costs no pass over the rows. The ridge,
 // when there is one, is the same term on the restricted coordinates (zero
 // elsewhere, so it adds nothing off S). With a row team the restricted
 // design splits its passes over the rows too.
@@ -113,12 +114,16 @@ type screenWork struct {
 	mask    []uint64
 	maskBuf []uint64
 	xor     []uint64 // scratch of a bit column
-	gc      groupCodes
-	f       []float64
-	full    *[maxCodedTables]float64
-	ws      []float64 // w on S
-	g       []float64 // the full gradient
-	cand    []int
+	// colBuf holds the bit columns of S's variables, in the order of
+	// cols, words of them a variable; covS of them are filled.
+	colBuf []uint64
+	counts []int // startGradient's counts of differing bits
+	gc     groupCodes
+	f      []float64
+	full   *[maxCodedTables]float64
+	ws     []float64 // w on S
+	g      []float64 // the full gradient
+	cand   []int
 	// The reference of boundedCheck: the full gradient gRef and the
 	// residuals rRef of the last full check of this fit (refOK).
 	gRef, rRef []float64
@@ -139,26 +144,23 @@ func (d *Data) screens() bool {
 	return d.gc != nil && d.ising && !d.zero && d.screenMin > 0 && d.Rows.N >= d.screenMin
 }
 
-// columns returns the states as bit columns, built on the first call: the
-// words of variable j are bits[j·words : (j+1)·words], bit m%64 of word
-// m/64 the state of row m (0 past the last row). n·N/8 bytes, an eighth of
-// the rows; the screened fits read their working sets' variables and
-// moments from them.
-func (d *Data) columns() (bits []uint64, words int) {
-	d.bitsOnce.Do(func() {
-		r := d.Rows
-		d.words = (r.Count + 63) / 64
-		d.bits = make([]uint64, r.N*d.words)
-		for m := 0; m < r.Count; m++ {
-			wd, bit := m/64, uint64(1)<<(m%64)
-			for j, v := range r.States[m*r.N : (m+1)*r.N] {
-				if v != 0 {
-					d.bits[j*d.words+wd] |= bit
-				}
-			}
+// gatherColumns sets the bit columns of S's variables from a to len(cols)
+// in colBuf (words a variable, bit m%64 of word m/64 the state of row m),
+// from the blocks of n variables: one pass over the blocks for all of
+// them.
+func (sw *screenWork) gatherColumns(blocks []uint64, n, words, a int) {
+	s := len(sw.cols)
+	if cap(sw.colBuf) < s*words {
+		sw.colBuf = append(make([]uint64, 0, 2*s*words), sw.colBuf[:a*words]...)
+	}
+	sw.colBuf = sw.colBuf[:s*words]
+	cols := sw.cols[a:]
+	for x := 0; x < words; x++ {
+		blk := blocks[x*n : (x+1)*n]
+		for t, j := range cols {
+			sw.colBuf[(a+t)*words+x] = blk[j]
 		}
-	})
-	return d.bits, d.words
+	}
 }
 
 // reset empties the working set for a fit of node bias among n variables
@@ -249,34 +251,47 @@ func (sw *screenWork) count(words []uint64) int {
 // N/64 word operations a variable where a pass over the rows costs N
 // table updates a group of variables. The counts are exact, so g is the
 // pass's up to its rounding.
+//
+// The blocks are read in order, each counted against variable i's word
+// of the block; counts[i] counts i's set bits (i against 0).
 func (sw *screenWork) startGradient(g []float64, d *Data, i int) bool {
 	if sw.uniform == 0 {
 		return false
 	}
-	col, words := d.columns()
-	ci := col[i*words : (i+1)*words]
-	rows := sw.count(ci) // the rows with y = +1
-	all := rows
+	blocks := d.bitBlocks()
+	n, words := len(g), blockWords(d.Rows.Count)
+	if cap(sw.counts) < n {
+		sw.counts = make([]int, n)
+	}
+	counts := sw.counts[:n]
+	clear(counts)
+	rows := 0 // the rows with y = +1
+	for x := 0; x < words; x++ {
+		blk := blocks[x*n : (x+1)*n]
+		mk := ^uint64(0)
+		if sw.mask != nil {
+			mk = sw.mask[x]
+		}
+		ci := blk[i]
+		rows += bits.OnesCount64(ci & mk)
+		for j, v := range blk {
+			counts[j] += bits.OnesCount64((ci ^ v) & mk)
+		}
+	}
+	all := d.Rows.Count
 	if sw.mask != nil {
 		all = 0
 		for _, v := range sw.mask {
 			all += bits.OnesCount64(v)
 		}
-	} else {
-		all = d.Rows.Count
 	}
 	h := sw.uniform / 2
-	xor := sw.xorBuf(words)
 	for j := range g {
 		if j == i {
 			g[j] = -h * float64(2*rows-all)
 			continue
 		}
-		cj := col[j*words : (j+1)*words]
-		for x := range xor {
-			xor[x] = ci[x] ^ cj[x]
-		}
-		g[j] = -h * float64(all-2*sw.count(xor))
+		g[j] = -h * float64(all-2*counts[j])
 	}
 	return true
 }
@@ -298,8 +313,9 @@ func (sw *screenWork) build(d *Data, cw []float64) {
 	if old == s {
 		return
 	}
-	col, words := d.columns()
-	column := func(j int) []uint64 { return col[j*words : (j+1)*words] }
+	words := blockWords(d.Rows.Count)
+	sw.gatherColumns(d.bitBlocks(), d.Rows.N, words, old)
+	column := func(a int) []uint64 { return sw.colBuf[a*words : (a+1)*words] }
 	// The moments: the old block kept, the new rows and columns computed.
 	if cap(sw.spare) < s*s {
 		sw.spare = make([]float64, s*s, 2*s*s)
@@ -314,12 +330,12 @@ func (sw *screenWork) build(d *Data, cw []float64) {
 	sw.mean = sw.mean[:s]
 	xor := sw.xorBuf(words)
 	for a := old; a < s; a++ {
-		za := column(sw.cols[a])
+		za := column(a)
 		// With z = 2s − 1: Σ ĉ z_a = 2·Σ ĉ s_a − 1 and z_a z_b =
 		// 1 − 2·(s_a xor s_b).
 		sw.mean[a] = 2*sw.weightOf(za, cw) - 1
 		for b := 0; b <= a; b++ {
-			zb := column(sw.cols[b])
+			zb := column(b)
 			for x := range xor {
 				xor[x] = za[x] ^ zb[x]
 			}
@@ -328,15 +344,16 @@ func (sw *screenWork) build(d *Data, cw []float64) {
 		}
 	}
 	sw.cov, sw.spare, sw.covS = cov, sw.cov, s
-	sw.encode(col, words, d.Rows.Count)
+	sw.encode(words, d.Rows.Count)
 }
 
 // encode sets the group codes (k = 2, eight variables a group) of the
-// working set's variables from their bit columns (see groupCodes): for
+// working set's variables from their bit columns in colBuf (see
+// groupCodes): for
 // each group and block of eight rows, the eight columns' bytes form an 8×8
 // bit matrix whose transpose (transpose8) holds the rows' codes, so a code
 // costs a few word operations instead of eight bit extractions.
-func (sw *screenWork) encode(col []uint64, words, count int) {
+func (sw *screenWork) encode(words, count int) {
 	s := len(sw.cols)
 	const per = 8
 	gc := &sw.gc
@@ -357,8 +374,7 @@ func (sw *screenWork) encode(col []uint64, words, count int) {
 		for t := range cols {
 			cols[t] = nil
 			if a := g*per + t; a < s {
-				j := sw.cols[a]
-				cols[t] = col[j*words : (j+1)*words]
+				cols[t] = sw.colBuf[a*words : (a+1)*words]
 			}
 		}
 		base := uint16(gc.off[g])
@@ -652,10 +668,11 @@ func (sw *screenWork) boundedCheck(d *Data, rd *codedDesign, p *Regression, g, w
 		}
 	}
 	sw.suspects = sus
-	col, words := d.columns()
+	blocks, words := d.bitBlocks(), blockWords(d.Rows.Count)
 	for _, j := range sus {
 		sum := 0.0
-		for wd, x := range col[j*words : (j+1)*words] {
+		for wd := range words {
+			x := blocks[wd*n+j]
 			base := wd * 64
 			for x != 0 {
 				sum += res[base+bits.TrailingZeros64(x)]

@@ -189,7 +189,7 @@ func BenchmarkScreenNode(b *testing.B) {
 				if screen == 0 {
 					e.Data.moments()
 				} else {
-					e.Data.columns()
+					e.Data.bitBlocks()
 				}
 				i, iters := 0, 0
 				for b.Loop() {
@@ -516,7 +516,7 @@ func TestScreenEncode(t *testing.T) {
 	for _, count := range []int{1, 61, 64, 203} {
 		s := randomSamples(t, count, 40, 2, r)
 		d := NewData(s, Backend{Fast: true}, true, 1, DefaultSplit)
-		col, words := d.columns()
+		words := blockWords(count)
 		for _, size := range []int{1, 7, 8, 9, 21} {
 			var sw screenWork
 			sw.reset(s.N, r.IntN(s.N), normalisedWeights(nil, s, nil))
@@ -525,7 +525,8 @@ func TestScreenEncode(t *testing.T) {
 					sw.add(j)
 				}
 			}
-			sw.encode(col, words, count)
+			sw.gatherColumns(d.bitBlocks(), s.N, words, 0)
+			sw.encode(words, count)
 			sub := &Rows{N: size, K: 2, Count: count, States: make([]uint8, count*size)}
 			for m := range count {
 				for a, j := range sw.cols {

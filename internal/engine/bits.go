@@ -1,0 +1,238 @@
+package engine
+
+// Binary rows held as bits (issue 21's memory). Rows.Bits packs the states
+// of binary rows (K = 2) in blocks of 64 rows: word x·N + j holds, in bit
+// r, the state of variable j in row 64x + r (bits past the last row are
+// 0). The layout has three readers, and serves each with words read in
+// order:
+//
+//   - a reader of rows (package pairwise's CSV reader writes it a row at a
+//     time; a row is one bit of N consecutive words);
+//   - the group codes of the Ising path: a group's variables are
+//     consecutive words of a block, so the codes of 64 rows are eight
+//     8×8 bit transposes a group (encodeBlockRows). The screened fits
+//     encode the full design's codes a few hundred rows at a time, on
+//     every pass, instead of holding them for all rows (streamRows);
+//   - the screened fits' counts of differing bits (screen.go): the start
+//     gradient reads the blocks in order, and the working set's columns
+//     are gathered into the worker's scratch, words/64 of them a variable.
+//
+// With byte states (Rows.States) the screened fits read the same layout,
+// packed once from the states (Data.bitBlocks), so both representations
+// give the same numbers: every sum over rows is taken in the same order.
+
+// streamRows is the number of rows whose codes a streamed pass encodes at a
+// time: 512 rows of 625 groups (n = 5000) are 640 kB of codes, in the
+// second-level cache with the blocks they come from.
+const streamRows = 512
+
+// blockWords returns the number of 64-row blocks of count rows.
+func blockWords(count int) int { return (count + 63) / 64 }
+
+// PackBits returns the states of binary rows (K = 2; a state other than 0
+// counts as 1) in the layout of Rows.Bits.
+func PackBits(r *Rows) []uint64 {
+	n := r.N
+	b := make([]uint64, blockWords(r.Count)*n)
+	for m := 0; m < r.Count; m++ {
+		blk, bit := b[(m/64)*n:(m/64+1)*n], uint64(1)<<(m%64)
+		for j, v := range r.States[m*n : (m+1)*n] {
+			if v != 0 {
+				blk[j] |= bit
+			}
+		}
+	}
+	return b
+}
+
+// unpackBits returns the states of Count rows of N variables held in the
+// layout of Rows.Bits, one byte a state.
+func unpackBits(bits []uint64, n, count int) []uint8 {
+	z := make([]uint8, count*n)
+	for m := 0; m < count; m++ {
+		blk, sh := bits[(m/64)*n:(m/64+1)*n], uint(m%64)
+		row := z[m*n : (m+1)*n]
+		for j, w := range blk {
+			row[j] = uint8(w >> sh & 1)
+		}
+	}
+	return z
+}
+
+// states returns the rows' states one byte a value: Rows.States, or, for
+// rows given as bits only, a copy unpacked on the first call (paths other
+// than the screened Ising fits read bytes).
+func (d *Data) states() []uint8 {
+	if d.Rows.States != nil {
+		return d.Rows.States
+	}
+	d.statesOnce.Do(func() {
+		d.unpacked = unpackBits(d.Rows.Bits, d.Rows.N, d.Rows.Count)
+	})
+	return d.unpacked
+}
+
+// bitBlocks returns the rows in the layout of Rows.Bits: Rows.Bits, or
+// packed from the states on the first call (n·N/8 bytes).
+func (d *Data) bitBlocks() []uint64 {
+	if d.Rows.Bits != nil {
+		return d.Rows.Bits
+	}
+	d.blocksOnce.Do(func() { d.blocks = PackBits(d.Rows) })
+	return d.blocks
+}
+
+// byteRows returns the rows with their states as bytes (see states).
+func (d *Data) byteRows() *Rows {
+	if d.Rows.States != nil {
+		return d.Rows
+	}
+	r := *d.Rows
+	r.States = d.states()
+	return &r
+}
+
+// spinCodes returns the codes of the Ising design of all rows: gc.codes,
+// nil when the screened fits stream them from the bits (streamRows), or,
+// for bit rows fitted unscreened, encoded from the bits on the first call.
+func (d *Data) spinCodes() []uint16 {
+	if d.Rows.States != nil || d.screens() {
+		return d.gc.codes
+	}
+	d.codesOnce.Do(func() {
+		gc := d.gc
+		gc.codes = make([]uint16, gc.rows*gc.groups)
+		encodeBlockRows(gc.codes, gc.blocks, gc, 0, gc.rows)
+	})
+	return d.gc.codes
+}
+
+// encodeBlockRows sets dst (rows lo..hi−1 × gc.groups) to the group codes
+// (k = 2, gc.per ≤ 8 variables a group) of rows lo..hi−1 of blocks, the
+// layout of Rows.Bits over gc.n variables: for each group and eight rows,
+// the group's bytes of those rows form an 8×8 bit matrix whose transpose
+// holds the rows' codes (as screenWork.encode).
+func encodeBlockRows(dst []uint16, blocks []uint64, gc *groupCodes, lo, hi int) {
+	n, per, groups := gc.n, gc.per, gc.groups
+	for x := lo / 64; x*64 < hi; x++ {
+		blk := blocks[x*n : (x+1)*n]
+		for g := 0; g < groups; g++ {
+			vs := blockCodes(blk[g*per : min(n, (g+1)*per)])
+			base := uint16(gc.off[g])
+			for b, v := range vs {
+				r0 := x*64 + b*8
+				if r0+8 <= lo {
+					continue
+				}
+				if r0 >= hi {
+					break
+				}
+				if r0 >= lo && r0+8 <= hi {
+					out := dst[(r0-lo)*groups+g:]
+					for r := 0; r < 8; r++ {
+						out[r*groups] = base + uint16(v>>(8*r)&0xff)
+					}
+					continue
+				}
+				for r := 0; r < 8; r++ {
+					if m := r0 + r; m >= lo && m < hi {
+						dst[(m-lo)*groups+g] = base + uint16(v>>(8*r)&0xff)
+					}
+				}
+			}
+		}
+	}
+}
+
+// blockCodes returns the codes of a group's 64 rows of a block, ws its
+// words (at most 8 variables): byte r of element b is the code of row
+// 8b + r, bit t of it variable t's state. The words, as an 8×8 matrix of
+// bytes, are transposed (three rounds of swapping halves), so that
+// element b holds byte b of every word, the states of rows 8b..8b+7;
+// then each element's 8×8 bit matrix is transposed (transpose8).
+func blockCodes(ws []uint64) [8]uint64 {
+	var w [8]uint64
+	copy(w[:], ws)
+	w0, w1, w2, w3, w4, w5, w6, w7 := w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]
+	const m4, m2, m1 = 0x00000000ffffffff, 0x0000ffff0000ffff, 0x00ff00ff00ff00ff
+	w0, w4 = w0&m4|w4<<32, w0>>32|w4&^m4
+	w1, w5 = w1&m4|w5<<32, w1>>32|w5&^m4
+	w2, w6 = w2&m4|w6<<32, w2>>32|w6&^m4
+	w3, w7 = w3&m4|w7<<32, w3>>32|w7&^m4
+	w0, w2 = w0&m2|(w2&m2)<<16, (w0>>16)&m2|w2&^m2
+	w1, w3 = w1&m2|(w3&m2)<<16, (w1>>16)&m2|w3&^m2
+	w4, w6 = w4&m2|(w6&m2)<<16, (w4>>16)&m2|w6&^m2
+	w5, w7 = w5&m2|(w7&m2)<<16, (w5>>16)&m2|w7&^m2
+	w0, w1 = w0&m1|(w1&m1)<<8, (w0>>8)&m1|w1&^m1
+	w2, w3 = w2&m1|(w3&m1)<<8, (w2>>8)&m1|w3&^m1
+	w4, w5 = w4&m1|(w5&m1)<<8, (w4>>8)&m1|w5&^m1
+	w6, w7 = w6&m1|(w7&m1)<<8, (w6>>8)&m1|w7&^m1
+	return [8]uint64{transpose8(w0), transpose8(w1), transpose8(w2), transpose8(w3),
+		transpose8(w4), transpose8(w5), transpose8(w6), transpose8(w7)}
+}
+
+// scatterBlockRows adds r_m into the histogram cell of each group's code
+// of row m (tab[code_mg] += r_m), for rows lo..hi−1 of gc.blocks, without
+// storing the codes: group by group, each eight rows' codes made by a
+// transpose (as encodeBlockRows) and used at once. A cell belongs to one
+// group, whose rows are visited in increasing order, so every cell
+// receives the same additions in the same order as from the codes held
+// row by row (scatterRows, residualRows), and the sums are the same bits;
+// a group's table (2^per cells) stays in the first-level cache.
+func scatterBlockRows(tab *[maxCodedTables]float64, r []float64, gc *groupCodes, lo, hi int) {
+	n, per, blocks := gc.n, gc.per, gc.blocks
+	for g := 0; g < gc.groups; g++ {
+		j0, j1 := g*per, min(n, (g+1)*per)
+		base := uint16(gc.off[g])
+		for x := lo / 64; x*64 < hi; x++ {
+			vs := blockCodes(blocks[x*n+j0 : x*n+j1])
+			for b, v := range vs {
+				r0 := x*64 + b*8
+				if r0+8 <= lo {
+					continue
+				}
+				if r0 >= hi {
+					break
+				}
+				if r0 >= lo && r0+8 <= hi {
+					// uint16 indexes of the 2^16-cell table: no bounds checks.
+					rr := r[r0 : r0+8 : r0+8]
+					tab[base+uint16(v&0xff)] += rr[0]
+					tab[base+uint16(v>>8&0xff)] += rr[1]
+					tab[base+uint16(v>>16&0xff)] += rr[2]
+					tab[base+uint16(v>>24&0xff)] += rr[3]
+					tab[base+uint16(v>>32&0xff)] += rr[4]
+					tab[base+uint16(v>>40&0xff)] += rr[5]
+					tab[base+uint16(v>>48&0xff)] += rr[6]
+					tab[base+uint16(v>>56)] += rr[7]
+					continue
+				}
+				for t := 0; t < 8; t++ {
+					if m := r0 + t; m >= lo && m < hi {
+						tab[base+uint16(v>>(8*t)&0xff)] += r[m]
+					}
+				}
+			}
+		}
+	}
+}
+
+// newBitLayout returns the group layout (without codes) of the Ising
+// design of rows given as bits, per variables a group, its codes to be
+// streamed from the bits or encoded from them (spinCodes); nil when the
+// tables would not fit or per > 8.
+func newBitLayout(r *Rows, per int) *groupCodes {
+	n := r.N
+	if per < 1 || per > 8 {
+		return nil
+	}
+	groups := (n + per - 1) / per
+	gc := &groupCodes{n: n, k: 2, per: per, groups: groups, rows: r.Count, off: make([]int, groups+1), blocks: r.Bits}
+	for g := 0; g < groups; g++ {
+		gc.off[g+1] = gc.off[g] + 1<<(min(n, (g+1)*per)-g*per)
+	}
+	if gc.off[groups] > maxCodedTables {
+		return nil
+	}
+	return gc
+}

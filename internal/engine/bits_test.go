@@ -1,0 +1,153 @@
+package engine
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/mrfkit/pairwise/solve"
+)
+
+// TestPackBits checks that PackBits and unpackBits are inverse on row counts
+// that end inside and at the end of a 64-row block, and that the bits past
+// the last row are 0.
+func TestPackBits(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, count := range []int{1, 63, 64, 65, 200} {
+		s := randomSamples(t, count, 13, 2, r)
+		b := PackBits(s)
+		if len(b) != blockWords(count)*s.N {
+			t.Fatalf("N=%d: %d words, want %d", count, len(b), blockWords(count)*s.N)
+		}
+		for x := count; x < 64*blockWords(count); x++ {
+			for j := range s.N {
+				if b[(x/64)*s.N+j]>>(x%64)&1 != 0 {
+					t.Fatalf("N=%d: row %d past the end has a bit set", count, x)
+				}
+			}
+		}
+		z := unpackBits(b, s.N, count)
+		for x := range z {
+			if z[x] != s.States[x] {
+				t.Fatalf("N=%d: value %d unpacks to %d, want %d", count, x, z[x], s.States[x])
+			}
+		}
+	}
+}
+
+// TestEncodeBlockRows checks the codes encoded from bits, and the
+// histograms scattered from them, for any range of rows, against
+// newGroupCodes on the byte states (and scatterRows on its codes): every group size from 1
+// to 8 variables (partial last groups), ranges that start and end inside a
+// byte and a word of the blocks.
+func TestEncodeBlockRows(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, count := range []int{1, 61, 64, 203, 700} {
+		s := randomSamples(t, count, 43, 2, r)
+		bits := &Rows{N: s.N, K: 2, Count: count, Bits: PackBits(s)}
+		for per := 1; per <= 8; per++ {
+			want := newGroupCodes(s, per)
+			gc := newBitLayout(bits, per)
+			if gc.groups != want.groups || fmt.Sprint(gc.off) != fmt.Sprint(want.off) {
+				t.Fatalf("N=%d, per %d: groups %d, offsets %v; want %d, %v", count, per, gc.groups, gc.off, want.groups, want.off)
+			}
+			for range 5 {
+				lo := r.IntN(count)
+				hi := lo + 1 + r.IntN(count-lo)
+				if r.IntN(3) == 0 {
+					lo, hi = 0, count
+				}
+				got := make([]uint16, (hi-lo)*gc.groups)
+				encodeBlockRows(got, gc.blocks, gc, lo, hi)
+				for x, c := range got {
+					if w := want.codes[lo*gc.groups+x]; c != w {
+						t.Fatalf("N=%d, per %d, rows %d..%d: code %d is %d, want %d", count, per, lo, hi, x, c, w)
+					}
+				}
+				// The histograms scattered from the bits and from the
+				// codes: the same bits.
+				res := make([]float64, count)
+				for m := range res {
+					res[m] = r.NormFloat64()
+				}
+				var hb, hc [maxCodedTables]float64
+				scatterBlockRows(&hb, res, gc, lo, hi)
+				d := newCodedDesign(want, want.codes, 0, true, nil, nil)
+				d.scatterRows(&hc, res[lo:hi], want.codes[lo*want.groups:])
+				for c := range hb {
+					if hb[c] != hc[c] {
+						t.Fatalf("N=%d, per %d, rows %d..%d: cell %d is %v, want %v", count, per, lo, hi, c, hb[c], hc[c])
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestBitRowsFitIdentical fits Ising nodes on the same rows given as bytes
+// and as bits only: screened (the full design's codes streamed from the
+// bits) and unscreened (codes encoded from the bits), with the rows split
+// among 1 and 2 workers or not, cold and warm, with a fold's weights (the
+// moments' weighted sums) and a ridge. Every solution and its Stats must be
+// the same bits: the two representations feed the same sums in the same
+// order. Under the race detector only the fits split among two workers
+// run (see skipUnderRace).
+func TestBitRowsFitIdentical(t *testing.T) {
+	s := treeRows(90, 2100, 11)
+	bits := &Rows{N: s.N, K: 2, Count: s.Count, Bits: PackBits(s)}
+	fold := make([]float64, s.Count)
+	for m := range fold {
+		if m%5 != 2 {
+			fold[m] = 1
+		}
+	}
+	splits := []struct {
+		split   Split
+		workers int
+	}{{DefaultSplit, 1}, {Split{Min: 1000, Chunk: 300}, 1}, {Split{Min: 1000, Chunk: 300}, 2}}
+	for _, screen := range []int{0, 1} {
+		for _, sp := range splits {
+			for _, ridge := range []float64{0, 30} {
+				name := fmt.Sprintf("screen=%d/chunk=%d/workers=%d/ridge=%v", screen, sp.split.Chunk, sp.workers, ridge)
+				t.Run(name, func(t *testing.T) {
+					if sp.workers == 1 {
+						skipUnderRace(t)
+					}
+					mk := func(rows *Rows) *Driver {
+						b := Backend{Fast: true}
+						d := NewData(rows, b, true, sp.workers, sp.split)
+						d.SetScreen(screen)
+						return &Driver{Backend: b, Data: d, Settings: solve.Settings{Tol: 1e-8, MaxIter: 20000}, Work: new(Work), Ridge: ridge}
+					}
+					eb, ep := mk(s), mk(bits)
+					defer eb.Data.Stop()
+					defer ep.Data.Stop()
+					if ep.Data.Rows.States != nil {
+						t.Fatal("the bit rows were unpacked")
+					}
+					for _, i := range []int{0, 45, 89} {
+						for _, c := range [][]float64{nil, fold} {
+							var wb, wp []float64
+							for _, radius := range []float64{0.5, 2, 1} {
+								var sb, sp solve.Stats
+								wb, sb = fitNode(t, eb, i, radius, wb, c)
+								wp, sp = fitNode(t, ep, i, radius, wp, c)
+								if sb != sp {
+									t.Fatalf("node %d, radius %v: stats %+v from bits, %+v from bytes", i, radius, sp, sb)
+								}
+								for j := range wb {
+									if wb[j] != wp[j] {
+										t.Fatalf("node %d, radius %v, coordinate %d: %v from bits, %v from bytes", i, radius, j, wp[j], wb[j])
+									}
+								}
+							}
+						}
+					}
+					if screen > 0 && ep.Data.gc.codes != nil {
+						t.Fatal("the screened fits held the codes of all rows")
+					}
+				})
+			}
+		}
+	}
+}
