@@ -19,8 +19,9 @@
 // (Definition 1); Centered gives the canonical parametrisation the paper
 // assumes (rows and columns of every W_ij sum to zero).
 //
-// Samples holds observations compactly (one byte a value for k ≤ 256),
-// optionally weighted by counts or probabilities. ReadCSV and
+// Samples holds observations compactly (one byte a value for k ≤ 256, one
+// bit for large binary files read by the CSV readers), optionally weighted
+// by counts or probabilities. ReadCSV and
 // ReadHistogramCSV read them; NewSamples, NewSpinSamples and
 // NewWeightedSamples build them from slices.
 //

@@ -9,10 +9,13 @@ package engine
 //   - a reader of rows (package pairwise's CSV reader writes it a row at a
 //     time; a row is one bit of N consecutive words);
 //   - the group codes of the Ising path: a group's variables are
-//     consecutive words of a block, so the codes of 64 rows are eight
-//     8×8 bit transposes a group (encodeBlockRows). The screened fits
-//     encode the full design's codes a few hundred rows at a time, on
-//     every pass, instead of holding them for all rows (streamRows);
+//     consecutive words of a block, so the codes of 64 rows are a byte
+//     transpose and eight 8×8 bit transposes a group (blockCodes). The
+//     screened fits never hold the full design's codes for all rows: the
+//     check's pass scatters each group's rows from the bits as their codes
+//     are made (scatterBlockRows), and the other passes, which only the
+//     fallback to the full problem makes, encode streamRows rows at a time
+//     (encodeBlockRows, codedDesign.streamRows);
 //   - the screened fits' counts of differing bits (screen.go): the start
 //     gradient reads the blocks in order, and the working set's columns
 //     are gathered into the worker's scratch, words/64 of them a variable.
