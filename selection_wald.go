@@ -180,26 +180,30 @@ func waldChunk(s *Samples, task *engine.Task, u []float64, total float64, lo, hi
 	clear(vj)
 	wm := waldMoments{h: make([]float64, n*n), j: make([]float64, n*n), g: make([]float64, n)}
 	x := make([]float64, n)
+	states := s.states8() // complete data: every state 0 or 1
 	for m := lo; m < hi; m++ {
 		ch, sm, alpha, beta := waldRow(task, u, total, m)
 		if ch == 0 {
 			continue
 		}
-		for k, z := range s.states8()[m*n : (m+1)*n] {
-			xv := float64(2*int(z) - 1)
-			if k == i {
-				xv = 1
-			}
-			x[k] = xv
-			wm.g[k] += ch * sm * xv
+		row := states[m*n : (m+1)*n]
+		for k, z := range row {
+			x[k] = float64(2*int(z&1) - 1)
+		}
+		x[i] = 1
+		c := ch * sm
+		for k, xv := range x {
+			wm.g[k] += c * xv
 		}
 		for g := 0; g < groups; g++ {
 			lo := g * per
+			hiG := min(lo+per, n)
 			code := 0
-			for t, xv := range x[lo:min(lo+per, n)] {
-				if xv > 0 {
-					code |= 1 << t
-				}
+			for t, z := range row[lo:hiG] {
+				code |= int(z&1) << t
+			}
+			if i >= lo && i < hiG {
+				code |= 1 << (i - lo) // the bias column is +1
 			}
 			w := n - lo
 			off := voff[g] + code*w
