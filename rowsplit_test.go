@@ -82,6 +82,14 @@ func TestLearnPairwiseRowSplit(t *testing.T) {
 		rows, cols int
 	}{{"grid=3x3 (Newton)", 3, 3}, {"grid=5x5 (FISTA)", 5, 5}} {
 		t.Run(tc.name, func(t *testing.T) {
+			if tc.rows == 5 {
+				// 19 s under the race detector, a sixth of the root
+				// package's race run; the split FISTA passes it covers
+				// are raced by TestLearnIsingRowSplit and the engine's
+				// TestRowSplitKernels, and the value pairs' split by the
+				// Newton case above.
+				skipUnderRace(t)
+			}
 			m := gridPotts(tc.rows, tc.cols, 3, 0.3, rand.New(rand.NewPCG(23, 3)))
 			N, minRows, split := splitSize()
 			s := drawExact(t, m, N, rand.NewPCG(24, 3))
