@@ -215,6 +215,9 @@ func TestLearnBitsIdentical(t *testing.T) {
 		{"screened/split", append(given, withScreen(1), split)},
 		{"unscreened/split", append(given, withScreen(0), split)},
 		{"default", []Option{WithWorkers(2)}},
+		// The edge test in each node's support model, which large files
+		// (more than waldDenseMax spins, most often bits) take.
+		{"default/support-test", []Option{WithWorkers(2), withWaldDense(1)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if !strings.HasPrefix(tc.name, "screened") {

@@ -182,24 +182,28 @@ func supportChunk(s *Samples, task *engine.Task, cols []int, u []float64, total 
 	}
 	sm := supportMoments{h: make([]float64, p*n), j: make([]float64, p*n), g: make([]float64, n)}
 	x := make([]float64, n)
+	states := s.states8() // complete data (supportWald): every state 0 or 1
 	for m := lo; m < hi; m++ {
 		ch, sg, alpha, beta := waldRow(task, u, total, m)
 		if ch == 0 {
 			continue
 		}
-		for k, z := range s.b8[m*n : (m+1)*n] {
-			x[k] = float64(2*int(z) - 1)
+		row := states[m*n : (m+1)*n]
+		for k, z := range row {
+			x[k] = float64(2*int(z&1) - 1)
 		}
 		x[i] = 1
 		floats.AddScaled(sm.g, ch*sg, x)
 		sm.hd += alpha
 		sm.jd += beta
 		for gr := range tab {
-			code := 0
+			code := 0 // the bits of the group's columns, x = +1 set (as in waldChunk, no branch)
 			for t, c := range cols[gr*per : min((gr+1)*per, p)] {
-				if x[c] > 0 {
-					code |= 1 << t
+				b := int(row[c] & 1)
+				if c == i {
+					b = 1
 				}
+				code |= b << t
 			}
 			half := len(tab[gr]) / 2
 			floats.AddScaled(tab[gr][code*n:(code+1)*n], alpha, x)
