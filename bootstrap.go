@@ -313,10 +313,7 @@ func Bootstrap(ctx context.Context, s *Samples, src rand.Source, opts BootstrapO
 	}
 	if opts.FixTuning {
 		var fixed []Option
-		widths := make([]float64, len(fitRes.Nodes))
-		for i, f := range fitRes.Nodes {
-			widths[i] = f.Width
-		}
+		widths := fitRes.nodeWidths()
 		if len(widths) > 0 && !slices.Contains(widths, 0) {
 			fixed = append(fixed, WithNodeWidths(widths)) // each node's λ̂_i
 		} else if w := fitRes.Width; w > 0 && !math.IsInf(w, 0) {

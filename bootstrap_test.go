@@ -507,28 +507,14 @@ func BenchmarkBootstrap(b *testing.B) {
 		b.ReportMetric(float64(len(res.Fit.Edges)), "edges")
 	})
 	b.Run("fit", func(b *testing.B) {
-		full, err := Learn(s, WithWorkers(1))
-		if err != nil {
-			b.Fatal(err)
-		}
-		widths := make([]float64, len(full.Nodes))
-		for i, f := range full.Nodes {
-			widths[i] = f.Width
-		}
+		widths := fullDataWidths(b, s)
 		benchLearn(b, s, Learn, WithWorkers(1), WithNodeWidths(widths))
 	})
 	b.Run("resample", func(b *testing.B) {
 		// One nonparametric resample's fit as Bootstrap runs it with
 		// FixTuning: the full data's widths, warm-started from the
 		// full-data solutions.
-		full, err := Learn(s, WithWorkers(1))
-		if err != nil {
-			b.Fatal(err)
-		}
-		widths := make([]float64, len(full.Nodes))
-		for i, f := range full.Nodes {
-			widths[i] = f.Width
-		}
+		widths := fullDataWidths(b, s)
 		var sol [][]taskSolution
 		if _, err := Learn(s, WithWorkers(1), WithNodeWidths(widths), withRecordSolutions(&sol)); err != nil {
 			b.Fatal(err)
@@ -540,4 +526,15 @@ func BenchmarkBootstrap(b *testing.B) {
 		rs := tab.samples(tab.resampleCounts(rand.New(rand.NewPCG(1, 2)), 0, s.Len(), s.Len()))
 		benchLearn(b, rs, Learn, WithWorkers(1), WithNodeWidths(widths), withWarmStarts(sol))
 	})
+}
+
+// fullDataWidths returns the width λ̂_i the default chooses for each node
+// of s, as Bootstrap fixes them with FixTuning.
+func fullDataWidths(tb testing.TB, s *Samples) []float64 {
+	tb.Helper()
+	full, err := Learn(s, WithWorkers(1))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return full.nodeWidths()
 }

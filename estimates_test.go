@@ -102,7 +102,8 @@ func TestNodeEstMatchesDense(t *testing.T) {
 }
 
 // symmetriseDense is symmetrise as it was on the dense layout, every pair
-// looked at: the reference the sparse version is checked against.
+// looked at with the same rule for a pair (symmetricBlock): the reference
+// the sparse version's choice of pairs is checked against.
 func symmetriseDense(n, k int, est [][]float64, fields []float64, eta float64, sym Symmetrization) (*Model, []Edge) {
 	kk := k * k
 	m, _ := NewModel(n, k)
@@ -111,25 +112,8 @@ func symmetriseDense(n, k int, est [][]float64, fields []float64, eta float64, s
 	half := eta / 2
 	for i := 0; i < n; i++ {
 		for j := i + 1; j < n; j++ {
-			wij := est[i][j*kk : (j+1)*kk]
-			wji := est[j][i*kk : (i+1)*kk]
-			avg := make([]float64, kk)
-			for a := 0; a < k; a++ {
-				for b := 0; b < k; b++ {
-					avg[a*k+b] = (wij[a*k+b] + wji[b*k+a]) / 2
-				}
-			}
-			weight := maxAbs(avg)
-			var keep bool
-			switch sym {
-			case And:
-				keep = maxAbs(wij) >= half && maxAbs(wji) >= half
-			case Or:
-				keep = maxAbs(wij) >= half || maxAbs(wji) >= half
-			default:
-				keep = weight >= half
-			}
-			if keep && weight > 0 {
+			avg, weight, keep := symmetricBlock(est[i][j*kk:(j+1)*kk], est[j][i*kk:(i+1)*kk], k, half, sym)
+			if keep {
 				m.setCoupling(i, j, avg)
 				edges = append(edges, Edge{I: i, J: j, Weight: weight})
 			}

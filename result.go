@@ -137,25 +137,8 @@ func symmetrise(n, k int, est []*nodeEst, fields []float64, nodes []NodeFit, eta
 	}
 	half := eta / 2
 	pair := func(i, j int) {
-		wij := est[i].block(j)
-		wji := est[j].block(i)
-		avg := make([]float64, k*k)
-		for a := 0; a < k; a++ {
-			for b := 0; b < k; b++ {
-				avg[a*k+b] = (wij[a*k+b] + wji[b*k+a]) / 2
-			}
-		}
-		weight := maxAbs(avg)
-		var keep bool
-		switch sym {
-		case And:
-			keep = maxAbs(wij) >= half && maxAbs(wji) >= half
-		case Or:
-			keep = maxAbs(wij) >= half || maxAbs(wji) >= half
-		default:
-			keep = weight >= half
-		}
-		if keep && weight > 0 {
+		avg, weight, keep := symmetricBlock(est[i].block(j), est[j].block(i), k, half, sym)
+		if keep {
 			m.setCoupling(i, j, avg)
 			res.Edges = append(res.Edges, Edge{I: i, J: j, Weight: weight})
 		}
@@ -230,4 +213,38 @@ func statusRank(s solve.Status) int {
 		return 4
 	}
 	return 0
+}
+
+// nodeWidths returns each node's width λ_i (NodeFit.Width; 0 where the
+// node was not selected on its own).
+func (r *Result) nodeWidths() []float64 {
+	widths := make([]float64, len(r.Nodes))
+	for i, f := range r.Nodes {
+		widths[i] = f.Width
+	}
+	return widths
+}
+
+// symmetricBlock returns the symmetrised block of the pair (i, j), the
+// average of Â_ij and Â_jiᵀ (wij and wji, k×k), its weight max |avg|, and
+// whether the pair is an edge under sym with threshold half = η/2: And and
+// Or apply it to both one-sided estimates, the default to the average; a
+// zero block is never an edge.
+func symmetricBlock(wij, wji []float64, k int, half float64, sym Symmetrization) (avg []float64, weight float64, keep bool) {
+	avg = make([]float64, k*k)
+	for a := 0; a < k; a++ {
+		for b := 0; b < k; b++ {
+			avg[a*k+b] = (wij[a*k+b] + wji[b*k+a]) / 2
+		}
+	}
+	weight = maxAbs(avg)
+	switch sym {
+	case And:
+		keep = maxAbs(wij) >= half && maxAbs(wji) >= half
+	case Or:
+		keep = maxAbs(wij) >= half || maxAbs(wji) >= half
+	default:
+		keep = weight >= half
+	}
+	return avg, weight, keep && weight > 0
 }

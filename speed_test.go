@@ -103,14 +103,7 @@ func TestWarmStartWithinTolerance(t *testing.T) {
 	skipUnderRace(t)
 	m := questionnaireModel(t, 1)
 	s := bootSamples(t, m, 1000, 4)
-	full, err := Learn(s, WithWorkers(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	widths := make([]float64, len(full.Nodes))
-	for i, f := range full.Nodes {
-		widths[i] = f.Width
-	}
+	widths := fullDataWidths(t, s)
 	var sol [][]taskSolution
 	if _, err := Learn(s, WithWorkers(1), WithNodeWidths(widths), withRecordSolutions(&sol)); err != nil {
 		t.Fatal(err)

@@ -127,7 +127,7 @@ func BenchmarkKernels(b *testing.B) {
 // BenchmarkRowFunctions measures the per-row transcendental passes of the
 // fits over 2500 rows of margins N(0, 2²) with random labels (random signs,
 // so a branch on the sign is mispredicted half the time, as on real data):
-// the exponential (math.Exp against expNeg), ln(1 + x) (math.Log1p against
+// the exponential (math.Exp against expTable), ln(1 + x) (math.Log1p against
 // log1pFast), and the passes that use them, each against its former
 // implementation on math's functions (loss: solve.Softplus; curvature:
 // solve.Sigmoid; bregman: softplusBregmanRef's branches).
@@ -155,10 +155,10 @@ func BenchmarkRowFunctions(b *testing.B) {
 			}
 			return s
 		}},
-		{"exp/expNeg", func() float64 {
+		{"exp/expTable", func() float64 {
 			s := 0.0
 			for _, v := range u {
-				s += expNeg(-math.Abs(v))
+				s += expTable(-math.Abs(v))
 			}
 			return s
 		}},

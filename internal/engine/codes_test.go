@@ -130,27 +130,6 @@ func TestGroupSize(t *testing.T) {
 	}
 }
 
-// TestExpNeg checks expNeg against math.Exp over its whole range: within 3
-// ulp (the table entry, the polynomial and the product each round once).
-func TestExpNeg(t *testing.T) {
-	worst := 0.0
-	for i := 0; i <= 1000000; i++ {
-		x := -708 * float64(i) / 1000000
-		got, want := expNeg(x), math.Exp(x)
-		if e := math.Abs(got-want) / want; e > worst {
-			worst = e
-		}
-	}
-	if worst > 3*0x1p-52 {
-		t.Errorf("max relative error %.3g, want within 3 ulp (%.3g)", worst, 3*0x1p-52)
-	}
-	for _, x := range []float64{-709, -1e300, math.Inf(-1), math.NaN()} {
-		if got := expNeg(x); got != 0 {
-			t.Errorf("expNeg(%v) = %v, want 0", x, got)
-		}
-	}
-}
-
 // TestBregmanBound checks that bregmanBound bounds logisticBregman from
 // above, within its ratio, and tightly for small steps, on random margins
 // and steps of every size. The 1e-12 allows for the rounding of the sums.

@@ -350,7 +350,7 @@ func (p *Regression) freeRange() (lo, hi int) {
 	return p.Free * gs, (p.Free + 1) * gs
 }
 
-// fastResiduals is logisticResiduals with the exponential of expNeg
+// fastResiduals is logisticResiduals with the exponential of expTable
 // written out (the compiler does not inline it), one division a row and no
 // branch on the sign: r_m = −ĉ_m y_m σ(b_m) with b_m = −y_m u_m, and
 // sig_m = σ(−|b_m|).
@@ -359,7 +359,7 @@ func fastResiduals(r, sig, u, y, cw []float64) {
 	for m, um := range u {
 		b := -y[m] * um
 		x := -math.Abs(b)
-		// e = expNeg(x), see there.
+		// e = expTable(x), see there.
 		z := x*expLog2e64 + expShifter
 		nb := int64(math.Float64bits(z))
 		z -= expShifter
@@ -431,14 +431,18 @@ var exp2Table = func() (t [64]float64) {
 	return t
 }()
 
-// expNeg returns e^x for x ≤ 0 (and 0 below −708, where e^x is subnormal),
-// within 3 ulp of math.Exp (TestExpNeg). x = (64k + j)·ln2/64 + r with
-// |r| ≤ ln2/128, so e^x = 2^k · 2^(j/64) · e^r, and e^r is its Taylor
-// polynomial of degree 5, whose remainder |r|⁶/720 is below 4e-17. It is
-// about twice as fast as math.Exp in the residual loop (BenchmarkRowFunctions).
-func expNeg(x float64) float64 {
+// expTable returns e^x within 3 ulp of math.Exp for −708 ≤ x ≤ 709
+// (TestExpTable); 0 below −708, where e^x is subnormal, and for NaN; +Inf
+// above 709. x = (64k + j)·ln2/64 + r with |r| ≤ ln2/128, so e^x = 2^k ·
+// 2^(j/64) · e^r, and e^r is its Taylor polynomial of degree 5, whose
+// remainder |r|⁶/720 is below 4e-17. It is about twice as fast as math.Exp
+// in the residual loop (BenchmarkRowFunctions).
+func expTable(x float64) float64 {
 	if !(x >= -708) {
 		return 0
+	}
+	if x > 709 {
+		return math.Inf(1)
 	}
 	z := x*expLog2e64 + expShifter
 	n := int64(math.Float64bits(z))
@@ -448,7 +452,7 @@ func expNeg(x float64) float64 {
 	return exp2Table[n&63] * p * math.Float64frombits(uint64(n>>6+1023)<<52)
 }
 
-// Constants of expNeg.
+// Constants of expTable.
 const (
 	expShifter = 0x1.8p52 // adding it rounds to an integer in the low bits
 	expLog2e64 = 64 * math.Log2E

@@ -77,12 +77,12 @@ func LogisticLoss(u, y, cw []float64) float64 {
 
 // Curvature returns Σ ĉ_m σ′(y_m u_m) v_m², the second derivative of L along
 // a direction whose margins are v, at margins u; σ′(x) = e/(1 + e)² with
-// e = e^{−|x|} by expNeg (one exponential and one division a row).
+// e = e^{−|x|} by expTable (one exponential and one division a row).
 func Curvature(v, u, y, cw []float64) float64 {
 	s := 0.0
 	for m, um := range u {
 		// σ′(y_m u_m) = e/(1 + e)² with e = e^{−|u_m|}, for y_m = ±1.
-		e := expNeg(-math.Abs(y[m] * um))
+		e := expTable(-math.Abs(y[m] * um))
 		q := 1 / (1 + e)
 		s += cw[m] * e * q * q * v[m] * v[m]
 	}
@@ -110,7 +110,7 @@ func LogisticBregman(a, b, sig, y, cw []float64) float64 {
 // sp⁽²⁾ = a = s(1−s), sp⁽³⁾ = a(1−2s), sp⁽⁴⁾ = a(1−6a),
 // sp⁽⁵⁾ = a(1−2s)(1−12a), sp⁽⁶⁾ = a(1−30a+120a²) (truncation below 1e-10
 // relative); otherwise it uses sp(b+δ) − sp(b) = ln(1 + s(e^δ − 1)) (by
-// expFast and log1pFast, whose few ulp the cancellation with sδ makes at
+// expTable and log1pFast, whose few ulp the cancellation with sδ makes at
 // most 1e-12 relative, far inside the Taylor branch's), or the softplus
 // itself for δ ≥ 30.
 func SoftplusBregman(b, s, delta float64) float64 {
@@ -125,7 +125,7 @@ func SoftplusBregman(b, s, delta float64) float64 {
 	}
 	if delta < 30 {
 		// |δ| ≥ 0.05: e^δ − 1 loses at most 5 bits to the subtraction.
-		return math.Max(0, log1pFast(s*(expFast(delta)-1))-s*delta)
+		return math.Max(0, log1pFast(s*(expTable(delta)-1))-s*delta)
 	}
 	return math.Max(0, solve.Softplus(b+delta)-math.Log1p(math.Exp(b))-s*delta)
 }
@@ -223,7 +223,7 @@ func L1Threshold(v []float64, radius, total float64) float64 {
 }
 
 // Sigmoids returns σ(u) and σ(−y·u) for a label y = ±1 from one
-// exponential, e^{−|u|} by expNeg: both within a few ulp of what
+// exponential, e^{−|u|} by expTable: both within a few ulp of what
 // solve.Sigmoid returns (the same expressions of an exponential within 3
 // ulp of math.Exp; TestSigmoids), at a quarter of its cost when a row
 // needs both (the edge test's moments). NaN for NaN u. For a y other
@@ -232,9 +232,9 @@ func Sigmoids(u, y float64) (sg, sgy float64) {
 	if y != 1 && y != -1 {
 		return solve.Sigmoid(u), solve.Sigmoid(-y * u)
 	}
-	e := expNeg(-math.Abs(u))
+	e := expTable(-math.Abs(u))
 	if math.IsNaN(u) {
-		e = u // expNeg returns 0 for NaN
+		e = u // expTable returns 0 for NaN
 	}
 	hi, lo := 1/(1+e), e/(1+e) // σ(|u|), σ(−|u|)
 	sg, sgy = hi, lo
@@ -247,24 +247,6 @@ func Sigmoids(u, y float64) (sg, sgy float64) {
 		sgy = hi
 	}
 	return sg, sgy
-}
-
-// expFast returns e^x within 3 ulp of math.Exp for −708 ≤ x ≤ 709, by the
-// method of expNeg (which it extends to positive x); 0 below −708 and for
-// NaN, +Inf above 709.
-func expFast(x float64) float64 {
-	if !(x >= -708) {
-		return 0
-	}
-	if x > 709 {
-		return math.Inf(1)
-	}
-	z := x*expLog2e64 + expShifter
-	n := int64(math.Float64bits(z))
-	z -= expShifter
-	r := x - z*expLn2Hi64 - z*expLn2Lo64
-	p := 1 + r*(1+r*(1.0/2+r*(1.0/6+r*(1.0/24+r*(1.0/120)))))
-	return exp2Table[n&63] * p * math.Float64frombits(uint64(n>>6+1023)<<52)
 }
 
 // log1pFast returns ln(1 + x) within a few ulp of math.Log1p
@@ -301,19 +283,19 @@ var log1pTab, log1pInv = func() (t, inv [193]float64) {
 }()
 
 // softplusFast returns ln(1 + e^x) = max(x, 0) + ln(1 + e^{−|x|}) from
-// expNeg and log1pFast, within a few ulp of solve.Softplus without its
+// expTable and log1pFast, within a few ulp of solve.Softplus without its
 // branch on the sign of x (TestSoftplusFast); NaN for NaN, 0 for −∞.
 func softplusFast(x float64) float64 {
-	return max(x, 0) + log1pFast(expNeg(-math.Abs(x)))
+	return max(x, 0) + log1pFast(expTable(-math.Abs(x)))
 }
 
 // logisticPair returns, for a margin u, σ(u), σ(−u), the loss ln(1 + e^{−u})
 // of a label +1 and the loss ln(1 + e^{u}) of a label −1, from one
-// exponential e^{−|u|} (expNeg) and one log1pFast: the refits' two labels
+// exponential e^{−|u|} (expTable) and one log1pFast: the refits' two labels
 // of a design row. Within a few ulp of solve.Sigmoid and solve.Softplus
 // (TestLogisticPair); NaN for NaN.
 func logisticPair(u float64) (sg, sgm, spPos, spNeg float64) {
-	e := expNeg(-math.Abs(u))
+	e := expTable(-math.Abs(u))
 	if math.IsNaN(u) {
 		e = u
 	}
