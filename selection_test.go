@@ -292,6 +292,7 @@ func TestEBICScore(t *testing.T) {
 // deviation from 60 replicates has a relative error of about 1/√120 ≈ 9%,
 // so [0.75, 1.33] is 3 of those either way.
 func TestEdgeTestStandardErrors(t *testing.T) {
+	skipUnderRace(t) // a numerical check, 3 to 5 s under -race; the learner's goroutines are raced by the other tests
 	t.Run("independent spins", func(t *testing.T) {
 		m, _ := NewModel(5, 2)
 		const N = 4000
