@@ -330,12 +330,8 @@ var waldPool = sync.Pool{New: func() any { return new([]float64) }}
 // others, and its influence stays zero since no observation points along it.
 func invertSym(h *mat.SymDense) *mat.SymDense {
 	dim := h.SymmetricDim()
-	var chol mat.Cholesky
-	inv := mat.NewSymDense(dim, nil)
-	if chol.Factorize(h) {
-		if err := chol.InverseTo(inv); err == nil || isCondition(err) {
-			return inv
-		}
+	if inv, ok := engine.InverseSPD(h); ok {
+		return inv
 	}
 	tr := 0.0
 	for x := 0; x < dim; x++ {
@@ -350,17 +346,10 @@ func invertSym(h *mat.SymDense) *mat.SymDense {
 		for x := 0; x < dim; x++ {
 			r.SetSym(x, x, r.At(x, x)+eps*tr/float64(dim))
 		}
-		if chol.Factorize(r) {
-			if err := chol.InverseTo(inv); err == nil || isCondition(err) {
-				return inv
-			}
+		if inv, ok := engine.InverseSPD(r); ok {
+			return inv
 		}
 	}
-}
-
-func isCondition(err error) bool {
-	_, ok := err.(mat.Condition)
-	return ok
 }
 
 // waldOneHot returns node i's debiased Ŵ_ij(a, b) (the map of Algorithm 2,

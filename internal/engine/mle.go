@@ -80,18 +80,16 @@ func (e *Driver) mle(ctx context.Context, t *Task, w []float64) (solve.Stats, er
 	h, g := mat.NewSymDense(p, nil), make([]float64, p)
 	h2, g2 := mat.NewSymDense(p, nil), make([]float64, p)
 	step, next := make([]float64, p), make([]float64, p)
-	var chol mat.Cholesky
+	var chol spdFactor
 	cur := fisherLoss(t, v, total, h, g)
 	for it := 0; it < mleSteps; it++ {
 		if err := ctx.Err(); err != nil {
 			return solve.Stats{Iterations: it, Loss: cur, Gap: math.Inf(1)}, err
 		}
-		if !chol.Factorize(h) {
+		if !chol.factor(h) {
 			return solve.Stats{Iterations: it}, errNoMLE
 		}
-		if err := chol.SolveVecTo(mat.NewVecDense(p, step), mat.NewVecDense(p, g)); err != nil && !isCondition(err) {
-			return solve.Stats{Iterations: it}, errNoMLE
-		}
+		chol.solveVec(step, g)
 		// Once the decrement is below mleDecrement the full step is taken
 		// and the estimate is final: near rounding level the loss is too
 		// flat for a line search to tell one point from another.
@@ -222,20 +220,5 @@ func InverseFisher(t *Task, w []float64) (*mat.SymDense, bool) {
 // inverseOf returns the inverse of the Hessian h, or false when it is
 // singular.
 func inverseOf(h *mat.SymDense) (*mat.SymDense, bool) {
-	var chol mat.Cholesky
-	if !chol.Factorize(h) {
-		return nil, false
-	}
-	var inv mat.SymDense
-	if err := chol.InverseTo(&inv); err != nil && !isCondition(err) {
-		return nil, false
-	}
-	return &inv, true
-}
-
-// isCondition reports whether err is only gonum's warning of a large
-// condition number, which leaves the result usable.
-func isCondition(err error) bool {
-	var c mat.Condition
-	return errors.As(err, &c)
+	return InverseSPD(h)
 }
