@@ -214,7 +214,9 @@ func runPath(ctx context.Context, e *engine.Driver, sp *selSpec, fo *folds, task
 			return pt, nil
 		}
 		// The warm start: the nearest smaller width tried, else the
-		// nearest larger one.
+		// nearest larger one; between two tried widths (the neighbours
+		// of the best width, visited last), the chord of their
+		// solutions (chord).
 		from := -1
 		for h := range points {
 			if h < g {
@@ -224,6 +226,15 @@ func runPath(ctx context.Context, e *engine.Driver, sp *selSpec, fo *folds, task
 			} else if from < 0 || (from > g && h < from) {
 				from = h
 			}
+		}
+		above := -1
+		for h := range points {
+			if h > g && (above < 0 || h < above) {
+				above = h
+			}
+		}
+		if from > g {
+			above = -1 // nothing tried below g
 		}
 		pt := &point{ws: make([][][]float64, nf)}
 		for f := range pt.ws {
@@ -244,7 +255,9 @@ func runPath(ctx context.Context, e *engine.Driver, sp *selSpec, fo *folds, task
 			task := &tasks[t]
 			for f := 0; f < nf; f++ {
 				w := make([]float64, e.Design(task).Dim())
-				if from >= 0 {
+				if above >= 0 {
+					chord(w, points[from].ws[f][t], points[above].ws[f][t], widths[from], widths[g], widths[above])
+				} else if from >= 0 {
 					copy(w, points[from].ws[f][t])
 				}
 				// On the pairwise path, w^{0,β} − w^{0,α} at this width
@@ -414,4 +427,24 @@ func startLoss(x engine.Design, t *engine.Task, c []float64, radius float64, w [
 		return 0
 	}
 	return loss / total
+}
+
+// chord sets w to the point of the chord between the solutions wlo and whi
+// of the widths lo < hi at width mid, lo < mid < hi:
+//
+//	w = wlo + s (whi − wlo),   s = (mid − lo)/(hi − lo).
+//
+// By the convexity of the norm, ‖w‖ ≤ (1 − s)‖wlo‖ + s‖whi‖ ≤ radius(mid):
+// w is feasible at mid. Where the solution path is linear in the radius
+// between lo and hi (on a fixed support, to first order) it is the solution
+// at mid; it starts a neighbour of the best width closer than either end:
+// on the psych study's held-out files at N = 2500 (cd study && go run .
+// psych), the neighbours' iterations fell from 349 to 226 and the path's
+// from 923 to 800 (file of seed 101; 835 to 711 and 851 to 736 on seeds
+// 102 and 103).
+func chord(w, wlo, whi []float64, lo, mid, hi float64) {
+	s := (mid - lo) / (hi - lo)
+	for x := range w {
+		w[x] = wlo[x] + s*(whi[x]-wlo[x])
+	}
 }
