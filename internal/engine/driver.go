@@ -262,7 +262,8 @@ type Driver struct {
 	// as against one with many, as a prior does. The fast backend only.
 	Ridge float64
 	// fisher is the Hessian at the estimate fisherW of the last
-	// unconstrained fit (mle), for InverseFisher.
+	// unconstrained fit (mle), or at its last iterate (see mleReuse), for
+	// InverseFisher.
 	fisher  *mat.SymDense
 	fisherW []float64
 }
