@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/graph/path"
+	"gonum.org/v1/gonum/graph/simple"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -312,5 +314,51 @@ func TestCentralityJSON(t *testing.T) {
 	want := `{"strength":[0.5,0.5,0],"expected_influence":[0.5,0.5,0],"closeness":[0.5,0.5,null],"betweenness":[0,0,0]}`
 	if string(b) != want {
 		t.Errorf("JSON\n%s\nwant\n%s", b, want)
+	}
+}
+
+// TestShortestPaths checks the dense Dijkstra of centrality against gonum's
+// path.DijkstraAllPaths, the implementation it replaced, on random
+// networks with isolated nodes and several components, and on tied path
+// lengths. Distances are sums of the same lengths along shortest paths; two
+// tied paths may add them in another order, so they agree to a relative
+// 1e-12, not bit for bit.
+func TestShortestPaths(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for trial := 0; trial < 200; trial++ {
+		n := 1 + rng.IntN(30)
+		var edges []Edge
+		p := rng.Float64() * 0.4
+		for i := 0; i < n; i++ {
+			for j := i + 1; j < n; j++ {
+				if rng.Float64() < p {
+					w := []float64{0.5, -0.25, 1}[rng.IntN(3)] // ties
+					if trial%2 == 1 {
+						w = rng.NormFloat64()
+					}
+					edges = append(edges, Edge{I: i, J: j, Weight: w})
+				}
+			}
+		}
+		g := simple.NewWeightedUndirectedGraph(0, math.Inf(1))
+		for v := 0; v < n; v++ {
+			g.AddNode(simple.Node(v))
+		}
+		for _, e := range edges {
+			if e.Weight != 0 {
+				g.SetWeightedEdge(g.NewWeightedEdge(simple.Node(e.I), simple.Node(e.J), 1/math.Abs(e.Weight)))
+			}
+		}
+		ref := path.DijkstraAllPaths(g)
+		got := shortestPaths(n, edges)
+		for u := 0; u < n; u++ {
+			for v := 0; v < n; v++ {
+				want := ref.Weight(int64(u), int64(v))
+				d := got[u][v]
+				if math.IsInf(want, 1) != math.IsInf(d, 1) || (!math.IsInf(want, 1) && math.Abs(d-want) > 1e-12*math.Abs(want)) {
+					t.Fatalf("trial %d (n = %d): d(%d, %d) = %v, gonum's Dijkstra gives %v", trial, n, u, v, d, want)
+				}
+			}
+		}
 	}
 }
