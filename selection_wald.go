@@ -153,7 +153,7 @@ type waldMoments struct {
 // waldChunk returns the moments of rows lo..hi-1 of the task: with
 // α_m = ĉ_m σ(u_m)σ(−u_m) and β_m = ĉ_m s_m², H = Σ α_m x_m x_mᵀ and
 // J = Σ β_m x_m x_mᵀ. Every x_m is ±1, so the rows of H for the variables
-// of a group G of eight columns are Σ_c s_G(c) ⊗ V_c, where c runs over the
+// of a group G of eight columns (the last of up to ten) are Σ_c s_G(c) ⊗ V_c, where c runs over the
 // 256 sign patterns of G, s_G(c) ∈ {±1}⁸ is the pattern and V_c = Σ_{m: x_m
 // has pattern c on G} α_m x_m. The V_c are accumulated row by row (one
 // scaled add of the columns from G on, through gonum's floats), which
@@ -166,9 +166,24 @@ func waldChunk(s *Samples, task *engine.Task, u []float64, total float64, lo, hi
 	n, i := s.n, task.Bias
 	const per = 8 // variables a group: 256 patterns
 	groups := (n + per - 1) / per
-	voff := make([]int, groups+1) // group g: 256 patterns × (n − g·per) columns
+	if n > per && n%per != 0 && n%per <= 2 {
+		// The last group takes a remainder of one or two variables (up
+		// to 1024 patterns of 10): a group of one or two costs a row two
+		// calls of floats.AddScaled on a vector or two, which cost more
+		// than their additions (BenchmarkWaldChunk at n = 25: 8, 8, 9
+		// instead of 8, 8, 8, 1 took 4.5% fewer instructions, and 0.61
+		// to 0.93 of the time in three interleaved pairs).
+		groups--
+	}
+	gsize := func(g int) int {
+		if g == groups-1 {
+			return n - g*per
+		}
+		return per
+	}
+	voff := make([]int, groups+1) // group g: 2^size patterns × (n − g·per) columns
 	for g := 0; g < groups; g++ {
-		voff[g+1] = voff[g] + 256*(n-g*per)
+		voff[g+1] = voff[g] + (1<<gsize(g))*(n-g*per)
 	}
 	buf := waldPool.Get().(*[]float64)
 	defer waldPool.Put(buf)
@@ -197,7 +212,7 @@ func waldChunk(s *Samples, task *engine.Task, u []float64, total float64, lo, hi
 		}
 		for g := 0; g < groups; g++ {
 			lo := g * per
-			hiG := min(lo+per, n)
+			hiG := lo + gsize(g)
 			code := 0
 			for t, z := range row[lo:hiG] {
 				code |= int(z&1) << t
@@ -216,7 +231,7 @@ func waldChunk(s *Samples, task *engine.Task, u []float64, total float64, lo, hi
 	scratch := make([]float64, 2*n)
 	for g := 0; g < groups; g++ {
 		lo, w := g*per, n-g*per
-		size := min(per, n-lo)
+		size := gsize(g)
 		tab := voff[g] + (1<<size)*w
 		waldContract(wm.h[lo*n+lo:], n, vh[voff[g]:tab], size, w, scratch[:w], scratch[n:n+w])
 		waldContract(wm.j[lo*n+lo:], n, vj[voff[g]:tab], size, w, scratch[:w], scratch[n:n+w])
