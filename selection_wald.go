@@ -233,42 +233,50 @@ func waldChunk(s *Samples, task *engine.Task, u []float64, total float64, lo, hi
 		lo, w := g*per, n-g*per
 		size := gsize(g)
 		tab := voff[g] + (1<<size)*w
-		waldContract(wm.h[lo*n+lo:], n, vh[voff[g]:tab], size, w, scratch[:w], scratch[n:n+w])
-		waldContract(wm.j[lo*n+lo:], n, vj[voff[g]:tab], size, w, scratch[:w], scratch[n:n+w])
+		waldContract(wm.h[lo*n+lo:], n, vh[voff[g]:tab], size, w, true, scratch[:w], scratch[n:n+w])
+		waldContract(wm.j[lo*n+lo:], n, vj[voff[g]:tab], size, w, true, scratch[:w], scratch[n:n+w])
 	}
 	return wm
 }
 
-// waldContract adds to rows t = 0..size-1 of a group of rows of an n×n
-// matrix, their upper triangle (dst starts at the group's first diagonal
-// entry; row t's entries from its diagonal on are dst[t*stride+t:
-// t*stride+w]), the sums
-// R_t = Σ_c s_t(c) V_c over the 2^size vectors V_c of length w in v (V_c at
-// v[c*w:]), s_t(c) = +1 when bit t of c is set and −1 otherwise. With U_t
-// the sum of the V_c whose bit t is set and S the sum of all of them,
-// R_t = 2U_t − S. Taking the bits from the highest down, the table is
-// folded in half at each (V_c += V_{c+2^t} for c < 2^t), which leaves the
-// sum over the higher bits in the lower half: U_t is then the sum of the
-// upper half before the fold, and S is V_0 after the last one. That is
-// 2·(2^size − 1) additions of vectors, where summing each R_t directly
-// takes size·2^size. v is overwritten; u and sum are scratch of length w.
-func waldContract(dst []float64, stride int, v []float64, size, w int, u, sum []float64) {
+// waldContract adds to rows t = 0..size-1 of dst (row t at
+// dst[t*stride:]) the sums R_t = Σ_c s_t(c) V_c over the 2^size vectors
+// V_c of length w in v (V_c at v[c*w:]), s_t(c) = +1 when bit t of c is set
+// and −1 otherwise: all w entries of each row, or with upper only those
+// from column t on, the upper triangle of a group of rows of a matrix
+// whose first diagonal entry dst starts at (row t's entries from its
+// diagonal on are dst[t*stride+t:t*stride+w]). With U_t the sum of the
+// V_c whose bit t is set and S the sum of all of them, R_t = 2U_t − S.
+// Taking the bits from the highest down, the table is folded in half at
+// each (V_c += V_{c+2^t} for c < 2^t), which leaves the sum over the higher
+// bits in the lower half: U_t is then the sum of the upper half before the
+// fold, and S is V_0 after the last one. That is 2·(2^size − 1) additions
+// of vectors, where summing each R_t directly takes size·2^size. v is
+// overwritten; u and sum are scratch of length w.
+func waldContract(dst []float64, stride int, v []float64, size, w int, upper bool, u, sum []float64) {
+	first := func(t int) int { // row t's first column
+		if upper {
+			return t
+		}
+		return 0
+	}
 	ut := make([][]float64, size)
 	for t := size - 1; t >= 0; t-- {
-		half := 1 << t
-		clear(u[t:])
+		half, f := 1<<t, first(t)
+		clear(u[f:])
 		for c := 0; c < half; c++ {
 			up := v[(c+half)*w : (c+half+1)*w]
-			floats.Add(u[t:], up[t:])
+			floats.Add(u[f:], up[f:])
 			floats.Add(v[c*w:(c+1)*w], up)
 		}
-		ut[t] = append(ut[t][:0], u[t:]...)
+		ut[t] = append(ut[t][:0], u[f:]...)
 	}
 	copy(sum, v[:w])
 	for t := 0; t < size; t++ {
-		row := dst[t*stride+t : t*stride+w]
+		f := first(t)
+		row := dst[t*stride+f : t*stride+w]
 		for x, uv := range ut[t] {
-			row[x] += 2*uv - sum[t+x]
+			row[x] += 2*uv - sum[f+x]
 		}
 	}
 }

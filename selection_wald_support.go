@@ -171,7 +171,8 @@ type supportMoments struct {
 // those columns. As in waldChunk, the columns of A go in groups of eight,
 // and for each group the sums V_c = Σ α_m x_m over the rows of sign
 // pattern c on the group are accumulated (two scaled additions of length
-// n a row and group); row t of the group is then Σ_c s_t(c) V_c.
+// n a row and group); row t of the group is then Σ_c s_t(c) V_c, whole
+// rows contracted as waldChunk's triangles (waldContract).
 func supportChunk(s *Samples, task *engine.Task, cols []int, u []float64, total float64, lo, hi int) supportMoments {
 	n, i, p := s.n, task.Bias, len(cols)
 	const per = 8
@@ -210,21 +211,11 @@ func supportChunk(s *Samples, task *engine.Task, cols []int, u []float64, total 
 			floats.AddScaled(tab[gr][half+code*n:half+(code+1)*n], beta, x)
 		}
 	}
-	for gr := range tab {
-		size := min(per, p-gr*per)
-		half := len(tab[gr]) / 2
-		for t := 0; t < size; t++ {
-			a := gr*per + t
-			rh, rj := sm.h[a*n:(a+1)*n], sm.j[a*n:(a+1)*n]
-			for c := 0; c < 1<<size; c++ {
-				sign := -1.0
-				if c>>t&1 == 1 {
-					sign = 1
-				}
-				floats.AddScaled(rh, sign, tab[gr][c*n:(c+1)*n])
-				floats.AddScaled(rj, sign, tab[gr][half+c*n:half+(c+1)*n])
-			}
-		}
+	scratch := make([]float64, 2*n)
+	for gr, v := range tab {
+		size, half := min(per, p-gr*per), len(v)/2
+		waldContract(sm.h[gr*per*n:], n, v[:half], size, n, false, scratch[:n], scratch[n:])
+		waldContract(sm.j[gr*per*n:], n, v[half:], size, n, false, scratch[:n], scratch[n:])
 	}
 	return sm
 }

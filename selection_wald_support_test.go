@@ -214,3 +214,115 @@ func TestSupportWaldLearn(t *testing.T) {
 		}
 	})
 }
+
+// supportTask returns a task of node bias on s (rows of n spins) with
+// margins u of random size and random weights, one in ten zero, as
+// TestWaldChunk's.
+func supportTask(s *Samples, bias int, r *rand.Rand) (*engine.Task, []float64, float64) {
+	n, rows := s.n, s.Len()
+	task := &engine.Task{Bias: bias, Y: make([]float64, rows), C: make([]float64, rows)}
+	u := make([]float64, rows)
+	for m := range u {
+		task.Y[m] = float64(2*int(s.b8[m*n+bias]) - 1)
+		u[m] = 4 * (r.Float64() - 0.5)
+		if r.IntN(10) > 0 {
+			task.C[m] = r.Float64()
+		}
+	}
+	return task, u, engine.WeightSum(task.C, rows)
+}
+
+// TestSupportChunk checks the moments of supportChunk (the rows of H and J
+// for the columns of A, contracted from the sign-pattern tables) against
+// their definition summed row by row, H_ak = Σ_m α_m x_{m,A_a} x_mk, on
+// random spins, margins and weights: supports of 1 to 17 columns (the bias
+// alone, one partial group, one full, a full and a partial one, two full
+// and one more), the bias at each end and inside, from row 17 on. Both sum
+// the same products in different orders; the entries are sums of at most
+// 400 terms of size at most 1/4 · 1/total, so they agree to a few ulps,
+// far below 1e-13, while a wrong sign or a missing pattern moves an entry
+// by one term's size, about 1e-3.
+func TestSupportChunk(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 9))
+	const n, rows = 21, 400
+	for _, p := range []int{1, 3, 8, 9, 17} {
+		for _, bias := range []int{0, n / 2, n - 1} {
+			t.Run(fmt.Sprintf("p=%d/bias=%d", p, bias), func(t *testing.T) {
+				s := randomSamples(t, rows, n, 2, r)
+				task, u, total := supportTask(s, bias, r)
+				cols := []int{bias}
+				for _, c := range r.Perm(n) {
+					if c != bias && len(cols) < p {
+						cols = append(cols, c)
+					}
+				}
+				got := supportChunk(s, task, cols, u, total, 17, rows)
+				h, j, g := make([]float64, p*n), make([]float64, p*n), make([]float64, n)
+				hd, jd := 0.0, 0.0
+				x := make([]float64, n)
+				for m := 17; m < rows; m++ {
+					ch, sg, alpha, beta := waldRow(task, u, total, m)
+					if ch == 0 {
+						continue
+					}
+					for k := range x {
+						x[k] = float64(2*int(s.b8[m*n+k]) - 1)
+					}
+					x[bias] = 1
+					hd += alpha
+					jd += beta
+					for k := range x {
+						g[k] += ch * sg * x[k]
+					}
+					for a, c := range cols {
+						for k := range x {
+							h[a*n+k] += alpha * x[c] * x[k]
+							j[a*n+k] += beta * x[c] * x[k]
+						}
+					}
+				}
+				for e := range h {
+					if d := math.Abs(got.h[e] - h[e]); d > 1e-13 {
+						t.Fatalf("H[%d][%d] = %v, want %v", e/n, e%n, got.h[e], h[e])
+					}
+					if d := math.Abs(got.j[e] - j[e]); d > 1e-13 {
+						t.Fatalf("J[%d][%d] = %v, want %v", e/n, e%n, got.j[e], j[e])
+					}
+				}
+				if d := maxDiff(got.g, g); d > 1e-13 {
+					t.Fatalf("g differs by %g", d)
+				}
+				if math.Abs(got.hd-hd) > 1e-13 || math.Abs(got.jd-jd) > 1e-13 {
+					t.Fatalf("diagonal sums %v, %v, want %v, %v", got.hd, got.jd, hd, jd)
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkSupportChunk measures supportChunk, the moments of the
+// support-model edge test (one chunk: all rows, as with one worker), on
+// n = 1000 random spins, the size of the default fit at n = 1000, with
+// N = 10⁴ rows (that fit's) and 2000 (where contracting the pattern tables
+// weighs more against the rows' additions), for supports of 3, 8 and 16
+// spins with the bias (one partial group; a full and a partial one; two
+// full and a partial one).
+func BenchmarkSupportChunk(b *testing.B) {
+	r := rand.New(rand.NewPCG(7, 11))
+	const n = 1000
+	s := randomSamples(b, 10000, n, 2, r)
+	task, u, total := supportTask(s, 3, r)
+	for _, rows := range []int{2000, 10000} {
+		for _, p := range []int{4, 9, 17} {
+			cols := []int{3}
+			for c := 0; len(cols) < p; c += 37 {
+				cols = append(cols, c+5)
+			}
+			b.Run(fmt.Sprintf("N=%d/p=%d", rows, p), func(b *testing.B) {
+				for b.Loop() {
+					supportChunk(s, task, cols, u, total, 0, rows)
+				}
+			})
+		}
+	}
+}

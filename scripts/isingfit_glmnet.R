@@ -15,6 +15,9 @@
 #
 # prints one line a data set: seed,N,true edges found,false edges,edges.
 suppressMessages(library(glmnet))
+# truth_adjacency, from the file next to this script (Rscript's --file=).
+self <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1])
+source(file.path(dirname(self), "isingfit_truth.R"))
 args <- commandArgs(TRUE)
 if (length(args) != 3) stop("usage: isingfit_glmnet.R DIR SEEDS Ns")
 dir <- args[1]
@@ -22,14 +25,8 @@ seeds <- as.integer(strsplit(args[2], ",")[[1]])
 sizes <- as.integer(strsplit(args[3], ",")[[1]])
 gamma <- 0.25
 for (seed in seeds) {
-  truth <- jsonlite::fromJSON(file.path(dir, sprintf("truth-%d.json", seed)))
-  p <- truth$n
-  adj <- matrix(FALSE, p, p)
-  cp <- truth$couplings
-  for (r in seq_len(nrow(cp))) {
-    adj[cp$i[r] + 1, cp$j[r] + 1] <- TRUE
-    adj[cp$j[r] + 1, cp$i[r] + 1] <- TRUE
-  }
+  adj <- truth_adjacency(dir, seed)
+  p <- nrow(adj)
   for (N in sizes) {
     x <- as.matrix(read.csv(file.path(dir, sprintf("data-%d-%d.csv", seed, N))))
     beta <- matrix(0, p, p)

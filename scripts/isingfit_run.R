@@ -12,6 +12,9 @@
 # true edges,seconds,cpu (the wall time and the CPU seconds, user + system,
 # of the IsingFit call alone; the data are read before the clocks start).
 suppressMessages(library(IsingFit))
+# truth_adjacency, from the file next to this script (Rscript's --file=).
+self <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1])
+source(file.path(dirname(self), "isingfit_truth.R"))
 args <- commandArgs(TRUE)
 if (length(args) != 3) stop("usage: isingfit_run.R DIR SEEDS Ns")
 dir <- args[1]
@@ -19,14 +22,8 @@ seeds <- as.integer(strsplit(args[2], ",")[[1]])
 sizes <- as.integer(strsplit(args[3], ",")[[1]])
 cat("seed,N,tp,fp,edges,true,seconds,cpu\n")
 for (seed in seeds) {
-  truth <- jsonlite::fromJSON(file.path(dir, sprintf("truth-%d.json", seed)))
-  p <- truth$n
-  adj <- matrix(FALSE, p, p)
-  cp <- truth$couplings
-  for (r in seq_len(nrow(cp))) {
-    adj[cp$i[r] + 1, cp$j[r] + 1] <- TRUE
-    adj[cp$j[r] + 1, cp$i[r] + 1] <- TRUE
-  }
+  adj <- truth_adjacency(dir, seed)
+  p <- nrow(adj)
   up <- upper.tri(adj)
   for (N in sizes) {
     x <- as.matrix(read.csv(file.path(dir, sprintf("data-%d-%d.csv", seed, N))))

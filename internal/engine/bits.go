@@ -122,25 +122,17 @@ func encodeBlockRows(dst []uint16, blocks []uint64, gc *groupCodes, lo, hi int) 
 		for g := 0; g < groups; g++ {
 			vs := blockCodes(blk[g*per : min(n, (g+1)*per)])
 			base := uint16(gc.off[g])
-			for b, v := range vs {
-				r0 := x*64 + b*8
-				if r0+8 <= lo {
-					continue
-				}
-				if r0 >= hi {
-					break
-				}
-				if r0 >= lo && r0+8 <= hi {
+			for b, t := range subBlocks(x, lo, hi) {
+				v, r0 := vs[b], x*64+b*8
+				if t.all() {
 					out := dst[(r0-lo)*groups+g:]
 					for r := 0; r < 8; r++ {
 						out[r*groups] = base + uint16(v>>(8*r)&0xff)
 					}
 					continue
 				}
-				for r := 0; r < 8; r++ {
-					if m := r0 + r; m >= lo && m < hi {
-						dst[(m-lo)*groups+g] = base + uint16(v>>(8*r)&0xff)
-					}
+				for r := t.lo; r < t.hi; r++ {
+					dst[(r0+r-lo)*groups+g] = base + uint16(v>>(8*r)&0xff)
 				}
 			}
 		}
@@ -189,15 +181,9 @@ func scatterBlockRows(tab *[maxCodedTables]float64, r []float64, gc *groupCodes,
 		base := uint16(gc.off[g])
 		for x := lo / 64; x*64 < hi; x++ {
 			vs := blockCodes(blocks[x*n+j0 : x*n+j1])
-			for b, v := range vs {
-				r0 := x*64 + b*8
-				if r0+8 <= lo {
-					continue
-				}
-				if r0 >= hi {
-					break
-				}
-				if r0 >= lo && r0+8 <= hi {
+			for b, t := range subBlocks(x, lo, hi) {
+				v, r0 := vs[b], x*64+b*8
+				if t.all() {
 					// uint16 indexes of the 2^16-cell table: no bounds checks.
 					rr := r[r0 : r0+8 : r0+8]
 					tab[base+uint16(v&0xff)] += rr[0]
@@ -210,11 +196,37 @@ func scatterBlockRows(tab *[maxCodedTables]float64, r []float64, gc *groupCodes,
 					tab[base+uint16(v>>56)] += rr[7]
 					continue
 				}
-				for t := 0; t < 8; t++ {
-					if m := r0 + t; m >= lo && m < hi {
-						tab[base+uint16(v>>(8*t)&0xff)] += r[m]
-					}
+				for u := t.lo; u < t.hi; u++ {
+					tab[base+uint16(v>>(8*u)&0xff)] += r[r0+u]
 				}
+			}
+		}
+	}
+}
+
+// subRows is the part of an 8-row sub-block in a range of rows: its rows
+// lo..hi−1 (0 ≤ lo < hi ≤ 8).
+type subRows struct{ lo, hi int }
+
+// all reports whether the range holds all eight rows of the sub-block.
+func (t subRows) all() bool { return t.lo == 0 && t.hi == 8 }
+
+// subBlocks yields, in increasing order, the 8-row sub-blocks b of 64-row
+// block x (rows 64x + 8b .. 64x + 8b + 7) that overlap rows lo..hi−1, with
+// the part of each that lies in the range (rows 64x + 8b + t, t in
+// lo..hi−1 of the subRows): all eight rows but in the range's first and
+// last sub-blocks. It is the walk of encodeBlockRows and scatterBlockRows,
+// whose blockCodes hold a block's codes eight rows an element.
+func subBlocks(x, lo, hi int) func(yield func(int, subRows) bool) {
+	return func(yield func(int, subRows) bool) {
+		base := x * 64
+		for b := max(lo-base, 0) / 8; b < 8; b++ {
+			r0 := base + b*8
+			if r0 >= hi {
+				return
+			}
+			if !yield(b, subRows{max(lo-r0, 0), min(hi-r0, 8)}) {
+				return
 			}
 		}
 	}

@@ -37,9 +37,10 @@ func TestPackBits(t *testing.T) {
 
 // TestEncodeBlockRows checks the codes encoded from bits, and the
 // histograms scattered from them, for any range of rows, against
-// newGroupCodes on the byte states (and scatterRows on its codes): every group size from 1
-// to 8 variables (partial last groups), ranges that start and end inside a
-// byte and a word of the blocks.
+// newGroupCodes on the byte states, encoded row by row (and scatterRows on
+// its codes): every group size from 1 to 8 variables (partial last
+// groups), ranges that start and end inside a byte and a word of the
+// blocks, within one byte, at a byte's ends and across words.
 func TestEncodeBlockRows(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for _, count := range []int{1, 61, 64, 203, 700} {
@@ -51,11 +52,22 @@ func TestEncodeBlockRows(t *testing.T) {
 			if gc.groups != want.groups || fmt.Sprint(gc.off) != fmt.Sprint(want.off) {
 				t.Fatalf("N=%d, per %d: groups %d, offsets %v; want %d, %v", count, per, gc.groups, gc.off, want.groups, want.off)
 			}
+			// Fixed ranges (those past the rows left out) that start and
+			// end in the same sub-block, at its ends, in the same and in
+			// the next block, then random ones.
+			ranges := [][2]int{{3, 5}, {0, 1}, {7, 8}, {3, 8}, {8, 16}, {5, 13}, {61, 67}, {63, 64}, {64, 65}, {13, 130}, {60, 203}}
 			for range 5 {
 				lo := r.IntN(count)
 				hi := lo + 1 + r.IntN(count-lo)
 				if r.IntN(3) == 0 {
 					lo, hi = 0, count
+				}
+				ranges = append(ranges, [2]int{lo, hi})
+			}
+			for _, lh := range ranges {
+				lo, hi := lh[0], lh[1]
+				if hi > count {
+					continue
 				}
 				got := make([]uint16, (hi-lo)*gc.groups)
 				encodeBlockRows(got, gc.blocks, gc, lo, hi)
@@ -154,4 +166,33 @@ func TestBitRowsFitIdentical(t *testing.T) {
 			}
 		}
 	}
+}
+
+// BenchmarkBlockRows measures encodeBlockRows and scatterBlockRows on 2100
+// rows of 200 binary variables in groups of 8, streamed streamRows rows at
+// a time from row 3 (every piece starts and ends inside a sub-block).
+func BenchmarkBlockRows(b *testing.B) {
+	r := rand.New(rand.NewPCG(5, 6))
+	s := randomSamples(b, 2100, 200, 2, r)
+	gc := newBitLayout(&Rows{N: s.N, K: 2, Count: s.Count, Bits: PackBits(s)}, 8)
+	res := make([]float64, s.Count)
+	for m := range res {
+		res[m] = r.NormFloat64()
+	}
+	codes := make([]uint16, streamRows*gc.groups)
+	b.Run("encode", func(b *testing.B) {
+		for b.Loop() {
+			for a := 3; a < s.Count; a += streamRows {
+				encodeBlockRows(codes, gc.blocks, gc, a, min(a+streamRows, s.Count))
+			}
+		}
+	})
+	b.Run("scatter", func(b *testing.B) {
+		var tab [maxCodedTables]float64
+		for b.Loop() {
+			for a := 3; a < s.Count; a += streamRows {
+				scatterBlockRows(&tab, res, gc, a, min(a+streamRows, s.Count))
+			}
+		}
+	})
 }
