@@ -46,13 +46,25 @@ const (
 // logHalfNormal and logLognormal are the log densities of the mixture's
 // two groups at z > 0 (lz = log z).
 func logHalfNormal(z float64) float64 {
-	return math.Log(2) - z*z/2 - 0.5*math.Log(2*math.Pi)
+	return math.Log(2) - z*z/2 - halfLog2Pi
 }
 
 func logLognormal(z, lz, mu, sd float64) float64 {
-	d := (lz - mu) / sd
-	return -d*d/2 - math.Log(sd) - 0.5*math.Log(2*math.Pi) - lz
+	return logLognormalLog(lz, mu, sd, math.Log(sd))
 }
+
+// logLognormalLog is logLognormal with ln sd given: EM's E-step evaluates
+// it for every statistic at one (mu, sd), and the two logarithms a call
+// (ln sd and ln 2π, which Go does not fold) were most of the mixture fit's
+// time, 8% of a `pairwise bootstrap -fix` resample. The same numbers in
+// the same order: the results are identical.
+func logLognormalLog(lz, mu, sd, logSD float64) float64 {
+	d := (lz - mu) / sd
+	return -d*d/2 - logSD - halfLog2Pi - lz
+}
+
+// halfLog2Pi is ln(2π)/2.
+var halfLog2Pi = 0.5 * math.Log(2*math.Pi)
 
 // Posterior returns the probability under the mixture that a pair with
 // statistic z is an edge: 0 for z ≤ 0 (the lognormal has no mass there),
@@ -113,12 +125,13 @@ func fitEdgeMixture(z []float64, init float64) (EdgeMixture, bool) {
 	for fit.Iterations < mixtureMaxIter {
 		fit.Iterations++
 		lp1, lp0 := math.Log(fit.EdgeShare), math.Log1p(-fit.EdgeShare)
+		logSD := math.Log(fit.LogSD)
 		var r0, r1, r2 float64
 		for i, v := range zs {
 			if v <= 0 {
 				continue
 			}
-			lo := lp1 + logLognormal(v, lz[i], fit.LogMean, fit.LogSD) - lp0 - l0[i]
+			lo := lp1 + logLognormalLog(lz[i], fit.LogMean, fit.LogSD, logSD) - lp0 - l0[i]
 			r := 1 / (1 + math.Exp(-lo))
 			r0 += r
 			r1 += r * lz[i]
