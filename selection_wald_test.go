@@ -191,3 +191,20 @@ func TestWaldChunkMissing(t *testing.T) {
 		}
 	}
 }
+
+// TestGatherBits8 checks gatherBits8 against the bits set one at a time, on
+// every pattern and with states above 1 in the bytes (only the low bit
+// counts, as in waldChunk's z&1).
+func TestGatherBits8(t *testing.T) {
+	for c := 0; c < 256; c++ {
+		for _, high := range []uint8{0, 2, 0xfe} {
+			b := make([]uint8, 8)
+			for k := range b {
+				b[k] = uint8(c>>k&1) | high
+			}
+			if got := gatherBits8(b); got != c {
+				t.Fatalf("pattern %08b with high bits %#x: got %08b", c, high, got)
+			}
+		}
+	}
+}
