@@ -160,6 +160,7 @@ type refitData struct {
 	// with x_i = −1 and +1 (cs[2m], cs[2m+1]); nil when the rows are read.
 	keys []uint32
 	cs   []float64
+	xs   []float64 // the design row (1, x_nb) of each pattern, len(nb)+1 numbers a pattern
 	x    []float64 // scratch design row (1, x_nb)
 }
 
@@ -209,6 +210,18 @@ func newRefitData(s *Samples, i int, nb, need []int, maxTable int) *refitData {
 		}
 		d.cs[2*int(at)+int(b[i])] += c
 	}
+	// Each pattern's design row, once: every Newton pass reads them
+	// (each), where building them from the keys a pass was 4% of a
+	// bootstrap resample's time. At most 2^maxRefitTable patterns of
+	// maxRefitTable + 1 numbers (4 MB); usually far fewer.
+	d.xs = make([]float64, len(d.keys)*p)
+	for m, key := range d.keys {
+		x := d.xs[m*p : (m+1)*p]
+		x[0] = 1
+		for a := range nb {
+			x[a+1] = float64(int(key>>a&1)*2 - 1)
+		}
+	}
 	return d
 }
 
@@ -229,17 +242,15 @@ func (d *refitData) weight(m int) float64 {
 }
 
 // each calls f with every pattern's (or row's) design row (1, x_nb) and
-// the weights of its rows with x_i = −1 and +1 (engine.RowEach). f must not
-// keep x.
+// the weights of its rows with x_i = −1 and +1 (engine.RowEach). f must
+// neither keep nor change x (with patterns it is d's own row, d.xs).
 func (d *refitData) each(f func(x []float64, cNeg, cPos float64)) {
 	x := d.x
 	x[0] = 1
 	if d.keys != nil {
-		for m, key := range d.keys {
-			for a := range d.nb {
-				x[a+1] = float64(int(key>>a&1)*2 - 1)
-			}
-			f(x, d.cs[2*m], d.cs[2*m+1])
+		p := len(x)
+		for m := range d.keys {
+			f(d.xs[m*p:(m+1)*p:(m+1)*p], d.cs[2*m], d.cs[2*m+1])
 		}
 		return
 	}

@@ -53,7 +53,7 @@ var errNoMLE = errors.New("pairwise: no finite maximum likelihood estimate (sepa
 
 // RowEach calls f with every distinct design vector x (length Dim) and the
 // total weights cNeg and cPos of its rows labelled −1 and +1 (either may be
-// 0); f must not keep x. The two labels of a design row share its margin,
+// 0); f must neither keep nor change x. The two labels of a design row share its margin,
 // its sigmoids and its term of the Hessian, so that a table of patterns
 // (the refits' spins) costs one term a pattern, not one a label.
 type RowEach func(f func(x []float64, cNeg, cPos float64))
