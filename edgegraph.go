@@ -337,7 +337,7 @@ func neighbours(n int, g map[[2]int]bool) [][]int {
 // on the same need compare.
 func refitDeviance(ctx context.Context, s *Samples, i int, nb, need []int) (float64, bool) {
 	data := newRefitData(s, i, nb, need, maxRefitTable)
-	task := &engine.Task{Bias: i, Each: data.each}
+	task := &engine.Task{Bias: i, Each: data.each, Patterns: data.keys}
 	w := make([]float64, len(nb)+1)
 	var e engine.Driver
 	st, err := e.Fit(ctx, task, nil, math.Inf(1), w)

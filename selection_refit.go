@@ -108,7 +108,7 @@ func refitSpinsData(ctx context.Context, s *Samples, i int, nb []int, data *refi
 	if total <= 0 {
 		return nil, nil, 0, false
 	}
-	task := &engine.Task{Bias: i, Each: data.each}
+	task := &engine.Task{Bias: i, Each: data.each, Patterns: data.keys}
 	w := make([]float64, p)
 	if start != nil {
 		w[0] = finiteOr0(start[i])

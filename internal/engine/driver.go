@@ -215,6 +215,12 @@ type Task struct {
 	// small designs of the unconstrained refits (mle.go), which Fit
 	// solves with radius +Inf by Newton's method whatever the backend.
 	Each RowEach
+	// Patterns, when set with Each, says that Each's rows are sign
+	// patterns: its m-th call passes x = (1, s(Patterns[m])), with
+	// s_a = +1 when bit a is set and −1 otherwise, for at most 16 bits
+	// (the refits' tables). fisherLoss then sums the Hessian through
+	// histograms of the patterns' bytes (fisherPatterns).
+	Patterns []uint32
 }
 
 // Work is the scratch of one worker, to be reused from node to node (Pool);
