@@ -216,8 +216,8 @@ func TestSupportWaldLearn(t *testing.T) {
 }
 
 // supportTask returns a task of node bias on s (rows of n spins) with
-// margins u of random size and random weights, one in ten zero, as
-// TestWaldChunk's.
+// margins u of random size and random weights, one in ten zero, and their
+// total: the tasks of TestWaldChunk and TestSupportChunk.
 func supportTask(s *Samples, bias int, r *rand.Rand) (*engine.Task, []float64, float64) {
 	n, rows := s.n, s.Len()
 	task := &engine.Task{Bias: bias, Y: make([]float64, rows), C: make([]float64, rows)}

@@ -58,16 +58,7 @@ func TestWaldChunk(t *testing.T) {
 			t.Run(fmt.Sprintf("n=%d/bias=%d", n, bias), func(t *testing.T) {
 				const rows = 400
 				s := randomSamples(t, rows, n, 2, r)
-				task := &engine.Task{Bias: bias, Y: make([]float64, rows), C: make([]float64, rows)}
-				u := make([]float64, rows)
-				for m := range u {
-					task.Y[m] = float64(2*int(s.b8[m*n+bias]) - 1)
-					u[m] = 4 * (r.Float64() - 0.5)
-					if r.IntN(10) > 0 {
-						task.C[m] = r.Float64()
-					}
-				}
-				total := engine.WeightSum(task.C, rows)
+				task, u, total := supportTask(s, bias, r)
 				got := waldChunk(s, task, u, total, 17, rows)
 				want := waldChunkSyrk(s, task, u, total, 17, rows)
 				for j := 0; j < n; j++ {
