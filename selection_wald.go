@@ -202,11 +202,7 @@ func waldChunk(s *Samples, task *engine.Task, u []float64, total float64, lo, hi
 		if ch == 0 {
 			continue
 		}
-		row := states[m*n : (m+1)*n]
-		for k, z := range row {
-			x[k] = float64(2*int(z&1) - 1)
-		}
-		x[i] = 1
+		row := spinDesignRow(x, states, n, i, m)
 		floats.AddScaled(wm.g, ch*sm, x)
 		for g := 0; g < groups; g++ {
 			lo := g * per
@@ -333,6 +329,18 @@ func waldChunkMissing(s *Samples, task *engine.Task, u []float64, total float64,
 	}
 	flush()
 	return wm
+}
+
+// spinDesignRow sets x to row m of node i's design on complete spin
+// states (n a row, every state 0 or 1): the spins as ±1 and the bias
+// column i as +1. It returns the row's states.
+func spinDesignRow(x []float64, states []uint8, n, i, m int) []uint8 {
+	row := states[m*n : (m+1)*n]
+	for k, z := range row {
+		x[k] = float64(2*int(z&1) - 1)
+	}
+	x[i] = 1
+	return row
 }
 
 // waldRow returns, for row m of the task at margins u, its normalised

@@ -189,11 +189,7 @@ func supportChunk(s *Samples, task *engine.Task, cols []int, u []float64, total 
 		if ch == 0 {
 			continue
 		}
-		row := states[m*n : (m+1)*n]
-		for k, z := range row {
-			x[k] = float64(2*int(z&1) - 1)
-		}
-		x[i] = 1
+		row := spinDesignRow(x, states, n, i, m)
 		floats.AddScaled(sm.g, ch*sg, x)
 		sm.hd += alpha
 		sm.jd += beta

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"slices"
+	"sync"
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -261,12 +262,17 @@ func fisherPatterns(t *Task, v []float64, total float64, h *mat.SymDense, g []fl
 	q := p - 1
 	s0 := min(q, 8)
 	s1 := q - s0
-	a0 := make([]float64, 1<<s0)
-	var a1, cross []float64
-	if s1 > 0 {
-		a1 = make([]float64, 1<<s1)
-		cross = make([]float64, (1<<s0)*s1)
+	// The histograms, from a pool: a refit makes four or five passes and
+	// a bootstrap tens of thousands of refits, at up to 16 kB a pass.
+	buf := patternPool.Get().(*[]float64)
+	defer patternPool.Put(buf)
+	need := 1<<s0 + 1<<s1 + (1<<s0)*s1
+	if cap(*buf) < need {
+		*buf = make([]float64, need)
 	}
+	hist := (*buf)[:need]
+	clear(hist)
+	a0, a1, cross := hist[:1<<s0], hist[1<<s0:1<<s0+1<<s1], hist[1<<s0+1<<s1:]
 	clear(g)
 	l := 0.0
 	m := 0
@@ -326,6 +332,9 @@ func fisherPatterns(t *Task, v []float64, total float64, h *mat.SymDense, g []fl
 	}
 	return l / total
 }
+
+// patternPool holds fisherPatterns' histograms between passes.
+var patternPool = sync.Pool{New: func() any { return new([]float64) }}
 
 // byteSigns[8c + t] is s_t(c) = ±1, bit t of the byte c.
 var byteSigns = func() []float64 {
