@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -195,4 +196,90 @@ func BenchmarkBlockRows(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestBlockSums checks the row tables' sums against the plain sum of r_m
+// over the rows whose bit is set, variable by variable, for ranges that
+// start and end inside a block, within a sub-block, at block ends and over
+// many blocks; the total against Σ r_m over the range. The two sum in
+// different orders, so they agree to rounding: 1e-12 of Σ|r_m| (about 50
+// times the worst rounding of 700 terms).
+func TestBlockSums(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, count := range []int{1, 63, 64, 65, 700} {
+		for _, n := range []int{1, 7, 43} {
+			s := randomSamples(t, count, n, 2, r)
+			blocks := PackBits(s)
+			res := make([]float64, count)
+			for m := range res {
+				res[m] = r.NormFloat64()
+			}
+			ranges := [][2]int{{0, count}, {3, 5}, {7, 8}, {63, 64}, {64, 65}, {13, 130}, {60, 203}}
+			for range 5 {
+				lo := r.IntN(count)
+				ranges = append(ranges, [2]int{lo, lo + 1 + r.IntN(count-lo)})
+			}
+			for _, lh := range ranges {
+				lo, hi := lh[0], lh[1]
+				if hi > count {
+					continue
+				}
+				got := make([]float64, n)
+				for j := range got {
+					got[j] = float64(j) // blockSums adds to what is there
+				}
+				total := blockSums(got, res, blocks, n, lo, hi)
+				scale, wantTotal := 0.0, 0.0
+				for m := lo; m < hi; m++ {
+					scale += math.Abs(res[m])
+					wantTotal += res[m]
+				}
+				tol := 1e-12 * scale
+				if math.Abs(total-wantTotal) > tol {
+					t.Fatalf("N=%d n=%d rows %d..%d: total %v, want %v", count, n, lo, hi, total, wantTotal)
+				}
+				for j := range got {
+					want := float64(j)
+					for m := lo; m < hi; m++ {
+						if s.States[m*n+j] != 0 {
+							want += res[m]
+						}
+					}
+					if math.Abs(got[j]-want) > tol {
+						t.Fatalf("N=%d n=%d rows %d..%d: variable %d sums %v, want %v", count, n, lo, hi, j, got[j], want)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestRowTables checks every cell of the eight tables against the sum of
+// its subset of rows.
+func TestRowTables(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	var rr [64]float64
+	for i := range rr {
+		rr[i] = r.NormFloat64()
+	}
+	var tab [8][256]float64
+	for b := range tab {
+		for c := range tab[b] {
+			tab[b][c] = math.NaN() // every cell must be written
+		}
+	}
+	rowTables(&tab, &rr)
+	for b := range tab {
+		for c, got := range tab[b] {
+			want := 0.0
+			for i := 0; i < 8; i++ {
+				if c>>i&1 == 1 {
+					want += rr[8*b+i]
+				}
+			}
+			if math.Abs(got-want) > 1e-14 {
+				t.Fatalf("table %d cell %d: %v, want %v", b, c, got, want)
+			}
+		}
+	}
 }

@@ -132,11 +132,16 @@ type codedDesign struct {
 	// rows at a time, on every pass, into sbuf[c] for the pass's chunk c
 	// (the worker's, Work.sbuf).
 	stream bool
-	sbuf   *[][]uint16
-	bias   int
-	spins  bool
-	f      []float64 // n×k: f_j(a), then the per-state gradient sums
-	tab    []float64 // the tables, or the histograms: full[:gc.off[gc.groups]]
+	// bits, when set, are the rows in the layout of Rows.Bits (k = 2,
+	// spins), from which the gradient passes sum the residuals by row
+	// tables (bitRows) instead of scattering them by codes: a streamed
+	// design's (gc.blocks) and a screened fit's full design (fitScreened).
+	bits  []uint64
+	sbuf  *[][]uint16
+	bias  int
+	spins bool
+	f     []float64 // n×k: f_j(a), then the per-state gradient sums
+	tab   []float64 // the tables, or the histograms: full[:gc.off[gc.groups]]
 	// full is tab at its full size, so that indexing it with a uint16 code
 	// needs no bounds check.
 	full *[maxCodedTables]float64
@@ -195,7 +200,7 @@ func newCodedDesign(gc *groupCodes, codes []uint16, bias int, spins bool, f []fl
 // full are as for newCodedDesign.
 func newStreamedDesign(gc *groupCodes, bias int, spins bool, f []float64, full *[maxCodedTables]float64, sbuf *[][]uint16) *codedDesign {
 	d := newCodedDesign(gc, nil, bias, spins, f, full)
-	d.rows, d.stream, d.sbuf = gc.rows, true, sbuf
+	d.rows, d.stream, d.sbuf, d.bits = gc.rows, true, sbuf, gc.blocks
 	d.growStreamBuffers()
 	return d
 }
@@ -278,6 +283,9 @@ func (d *codedDesign) runChunk(c int) {
 func (d *codedDesign) runRows(op chunkOp, tab *[maxCodedTables]float64, lo, hi, c int) {
 	g := d.gc.groups
 	switch {
+	case d.bits != nil && (op == opHistograms || op == opResidualScatter):
+		d.bitRows(op, tab, lo, hi)
+		return
 	case d.stream && op <= opResidualScatter:
 		d.streamRows(op, tab, lo, hi, c)
 		return
@@ -317,21 +325,6 @@ func (d *codedDesign) codeRows(op chunkOp, tab *[maxCodedTables]float64, lo, hi 
 // are visited in the same order, and the sums of opMarginsBound carried
 // from piece to piece, so the results are those of the held codes.
 func (d *codedDesign) streamRows(op chunkOp, tab *[maxCodedTables]float64, lo, hi, c int) {
-	switch op {
-	case opHistograms:
-		for a := lo; a < hi; a += streamRows {
-			scatterBlockRows(tab, d.r, d.gc, a, min(a+streamRows, hi))
-		}
-		return
-	case opResidualScatter:
-		r, sig, u, y, cw := d.r, d.sig, d.u, d.y, d.cw
-		for a := lo; a < hi; a += streamRows {
-			b := min(a+streamRows, hi)
-			fastResiduals(r[a:b], sig[a:b], u[a:b], y[a:b], cw[a:b])
-			scatterBlockRows(tab, r, d.gc, a, b)
-		}
-		return
-	}
 	buf := (*d.sbuf)[c]
 	var s, dmax float64
 	for a := lo; a < hi; a += streamRows {
@@ -346,6 +339,24 @@ func (d *codedDesign) streamRows(op chunkOp, tab *[maxCodedTables]float64, lo, h
 	}
 	if op == opMarginsBound {
 		d.part[2*c], d.part[2*c+1] = s, dmax
+	}
+}
+
+// bitRows runs a gradient pass (opHistograms, opResidualScatter) on rows
+// lo..hi-1 from the bits (d.bits): in place of histograms, tab keeps the
+// sums of r over the rows where each variable is 1 (tab[j]) and over all
+// rows (tab[n]), which gradientFromHistograms reads (see blockSums).
+func (d *codedDesign) bitRows(op chunkOp, tab *[maxCodedTables]float64, lo, hi int) {
+	n := d.gc.n
+	if op == opHistograms {
+		tab[n] += blockSums(tab[:n], d.r, d.bits, n, lo, hi)
+		return
+	}
+	r, sig, u, y, cw := d.r, d.sig, d.u, d.y, d.cw
+	for a := lo; a < hi; a += streamRows {
+		b := min(a+streamRows, hi)
+		fastResiduals(r[a:b], sig[a:b], u[a:b], y[a:b], cw[a:b])
+		tab[n] += blockSums(tab[:n], r, d.bits, n, a, b)
 	}
 }
 
@@ -388,8 +399,9 @@ func (d *codedDesign) Curvature(v, u, y, cw []float64) float64 {
 
 // sumHistograms adds the chunks' histograms into tab, in chunk order.
 func (d *codedDesign) sumHistograms() {
+	size := d.histLen()
 	for _, h := range d.hist {
-		for c, v := range h[:len(d.tab)] {
+		for c, v := range h[:size] {
 			d.tab[c] += v
 		}
 	}
@@ -397,10 +409,21 @@ func (d *codedDesign) sumHistograms() {
 
 // clearHistograms zeroes the histograms of every chunk.
 func (d *codedDesign) clearHistograms() {
-	clear(d.tab)
+	size := d.histLen()
+	clear(d.tab[:size])
 	for _, h := range d.hist {
-		clear(h[:len(d.tab)])
+		clear(h[:size])
 	}
+}
+
+// histLen returns the cells of a chunk's histograms that a gradient pass
+// fills: n + 1 sums when they come from the bits (bitRows), else every
+// group's table.
+func (d *codedDesign) histLen() int {
+	if d.bits != nil {
+		return d.gc.n + 1
+	}
+	return len(d.tab)
 }
 
 // Margins sets dst[m] = ⟨w, x_m⟩.
@@ -499,6 +522,17 @@ func (d *codedDesign) Gradient(dst, r []float64) {
 // gradientFromHistograms sets dst from the histograms in tab.
 func (d *codedDesign) gradientFromHistograms(dst []float64) {
 	gc, k, f := d.gc, d.gc.k, d.f
+	if d.bits != nil {
+		// tab holds the sums of r where each spin is up, and over all rows
+		// (bitRows): x_mj = 2·s_mj − 1.
+		n := gc.n
+		total := d.tab[n]
+		for j, s1 := range d.tab[:n] {
+			dst[j] = 2*s1 - total
+		}
+		dst[d.bias] = total
+		return
+	}
 	d.marginals()
 	// f now holds S_j(a) = Σ_{m: z_mj = a} r_m.
 	if d.spins {

@@ -432,6 +432,9 @@ func (e *Driver) fitScreened(ctx context.Context, t *Task, cd *codedDesign, p *R
 	}
 	sw.reset(n, bias, cw)
 	sw.refOK = false
+	// The checks sum the residuals from the bits by row tables, whether
+	// the rows came as bits or as bytes (the same sums either way).
+	cd.bits = e.Data.bitBlocks()
 	for j, v := range w {
 		if v != 0 && j != bias {
 			sw.add(j)
