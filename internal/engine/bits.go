@@ -226,19 +226,54 @@ func blockSums(s, r []float64, blocks []uint64, n, lo, hi int) float64 {
 	total := 0.0
 	s = s[:n]
 	for x := lo / 64; x*64 < hi; x++ {
-		a, b := max(lo, x*64), min(hi, x*64+64)
-		clear(rr[:])
-		copy(rr[a-x*64:], r[a:b])
-		for _, v := range rr {
-			total += v
+		total += blockRows(&rr, r, x, lo, hi)
+		rowTables(&t, &rr)
+		blk := blocks[x*n : (x+1)*n]
+		// Each word's eight bytes (rows 8b..8b+7 in byte b) read table
+		// b, summed in pairs.
+		t0, t1, t2, t3, t4, t5, t6, t7 := &t[0], &t[1], &t[2], &t[3], &t[4], &t[5], &t[6], &t[7]
+		for j, w := range blk {
+			a, b := uint32(w), uint32(w>>32)
+			s[j] += ((t0[uint8(a)] + t1[uint8(a>>8)]) + (t2[uint8(a>>16)] + t3[a>>24])) +
+				((t4[uint8(b)] + t5[uint8(b>>8)]) + (t6[uint8(b>>16)] + t7[b>>24]))
 		}
+	}
+	return total
+}
+
+// columnSums sets dst[a] to the sum of r_m over all rows m (len(r) of
+// them) whose state of variable cols[a] is 1, by the row tables of
+// blockSums: for a few variables of many (the suspects of the screened
+// fits' bounded check) eight look-ups a block and variable cost less than
+// an addition a set bit, whose loop over the bits the processor cannot
+// predict.
+func columnSums(dst []float64, cols []int, r []float64, blocks []uint64, n int) {
+	var t [8][256]float64
+	var rr [64]float64
+	dst = dst[:len(cols)]
+	clear(dst)
+	for x := 0; x*64 < len(r); x++ {
+		blockRows(&rr, r, x, 0, len(r))
 		rowTables(&t, &rr)
 		blk := blocks[x*n : (x+1)*n]
 		t0, t1, t2, t3, t4, t5, t6, t7 := &t[0], &t[1], &t[2], &t[3], &t[4], &t[5], &t[6], &t[7]
-		for j, w := range blk {
-			s[j] += ((t0[uint8(w)] + t1[uint8(w>>8)]) + (t2[uint8(w>>16)] + t3[uint8(w>>24)])) +
-				((t4[uint8(w>>32)] + t5[uint8(w>>40)]) + (t6[uint8(w>>48)] + t7[uint8(w>>56)]))
+		for c, j := range cols {
+			a, b := uint32(blk[j]), uint32(blk[j]>>32)
+			dst[c] += ((t0[uint8(a)] + t1[uint8(a>>8)]) + (t2[uint8(a>>16)] + t3[a>>24])) +
+				((t4[uint8(b)] + t5[uint8(b>>8)]) + (t6[uint8(b>>16)] + t7[b>>24]))
 		}
+	}
+}
+
+// blockRows sets rr to the values of r of the rows of 64-row block x that
+// lie in lo..hi−1, 0 for the others, and returns their sum.
+func blockRows(rr *[64]float64, r []float64, x, lo, hi int) float64 {
+	a, b := max(lo, x*64), min(hi, x*64+64)
+	clear(rr[:])
+	copy(rr[a-x*64:], r[a:b])
+	total := 0.0
+	for _, v := range rr {
+		total += v
 	}
 	return total
 }

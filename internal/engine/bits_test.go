@@ -198,8 +198,9 @@ func BenchmarkBlockRows(b *testing.B) {
 	})
 }
 
-// TestBlockSums checks the row tables' sums against the plain sum of r_m
-// over the rows whose bit is set, variable by variable, for ranges that
+// TestBlockSums checks the row tables' sums (blockSums, and columnSums
+// against it) against the plain sum of r_m over the rows whose bit is set,
+// variable by variable, for ranges that
 // start and end inside a block, within a sub-block, at block ends and over
 // many blocks; the total against Σ r_m over the range. The two sum in
 // different orders, so they agree to rounding: 1e-12 of Σ|r_m| (about 50
@@ -218,6 +219,19 @@ func TestBlockSums(t *testing.T) {
 			for range 5 {
 				lo := r.IntN(count)
 				ranges = append(ranges, [2]int{lo, lo + 1 + r.IntN(count-lo)})
+			}
+			// columnSums over all rows, of some variables in any order,
+			// repeated: the same sums as blockSums's (each variable's
+			// terms in the same order).
+			all := make([]float64, n)
+			blockSums(all, res, blocks, n, 0, count)
+			cols := []int{n - 1, 0, n / 2, n - 1}
+			colSums := []float64{7, 7, 7, 7, 7} // columnSums sets, not adds
+			columnSums(colSums, cols, res, blocks, n)
+			for a, j := range cols {
+				if colSums[a] != all[j] {
+					t.Fatalf("N=%d n=%d: columnSums of variable %d is %v, blockSums %v", count, n, j, colSums[a], all[j])
+				}
 			}
 			for _, lh := range ranges {
 				lo, hi := lh[0], lh[1]

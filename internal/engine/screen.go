@@ -61,23 +61,26 @@ const DefaultScreen = 400
 const (
 	// screenStart is the number of variables, beyond the bias and the
 	// warm start's support, that the first working set takes from the
-	// largest entries of the gradient at the start. With screenGrow, the
-	// rounds of the learners' nodes at n = 1000 (supports of 80 to 190
-	// variables at the paper's λ) measured about as fast for 16 and 2 as
-	// for 8 to 64 and 1 to 2 (and 10–20% faster than 8 and 1); larger
-	// sets or a margin below the dual bound were slower: the restricted
-	// problems cost more than the rounds they save.
-	screenStart = 16
+	// largest entries of the gradient at the start. Measured in
+	// instructions (cachegrind) on 50 nodes of the study's random
+	// 4-regular model with n = 5,000, N = 10^4 and the paper's λ: 8 took
+	// 4% fewer than 16 in the fits, 4 about 2% fewer than 8; a larger
+	// first set (64 to 160) made larger working sets and cost more. At
+	// n = 1000, with the checks of the time, 16 was about as fast as 8 to
+	// 64, and 10–20% faster than 8 with screenShare 16.
+	screenStart = 8
 	// screenGrow and screenShare bound the variables a later round adds:
 	// screenGrow times those already in S, or n/screenShare if more. Each
-	// round costs a check, a pass over all n variables, and at n = 5000 the
-	// checks were most of a node's time: admitting n/16 variables a round
-	// cut the rounds of the learners' nodes from 4–7 to 3–4 (the working
-	// sets ending near 330 variables rather than 150–250) and the time a
-	// node by about 14%; n/8 was slower (larger restricted problems), as
-	// was taking the first working set that large.
+	// round costs a check, a pass over all n variables. While that pass
+	// scattered every group's codes (25 ms at n = 5,000, N = 10^4) n/16
+	// was best; its row tables (blockSums, 2.5 ms) make rounds cheap and
+	// large working sets the cost: on 20 nodes of the model above,
+	// n/16, n/32, n/40, n/48, n/56, n/64 and n/128 took 9.3, 8.3, 7.7,
+	// 6.9, 7.3, 7.2 and 8.4 G instructions; at n/48, 2.6 full checks a
+	// node and working sets of 183 variables at the end (330 at n/16).
+	// screenGrow 1 and 3 were within 1% of 2.
 	screenGrow  = 2
-	screenShare = 16
+	screenShare = 48
 	// screenInner is the fraction of the tolerance to which the last
 	// restricted problem is solved, so that the variables outside S
 	// have the rest of it.
@@ -131,7 +134,8 @@ type screenWork struct {
 	boundRef   float64   // max_{j∈S} |gRef_j| at the reference
 	gS         []float64 // the restricted gradient
 	suspects   []int
-	bounded    int // the checks boundedCheck made, for the tests
+	susSums    []float64 // the suspects' sums of residuals
+	bounded    int       // the checks boundedCheck made, for the tests
 }
 
 // SetScreen sets the least number of variables from which the Ising path's
@@ -621,9 +625,9 @@ func (sw *screenWork) keepReference(g, r []float64) {
 // raise the certificate's ‖g‖_∞ nor join the working set (grow admits only
 // variables above that bound): its entry keeps g'_j, exact enough for
 // both uses. The others (the suspects) get their exact gradient from
-// their bit columns, 2·Σ_{m: s_mj = 1} r_m − Σ_m r_m, N/64 words and one
-// addition a set bit. On the last rounds of a fit, when the working set
-// has stopped growing, D is about 1e-4 against bounds of about 5e-3, and a
+// their bit columns, 2·Σ_{m: s_mj = 1} r_m − Σ_m r_m, by the row tables
+// of the full check (columnSums: eight look-ups a 64-row block). On the
+// last rounds of a fit, when the working set has stopped growing, D is about 1e-4 against bounds of about 5e-3, and a
 // handful of the 1000 variables of the n = 1000 study are suspects; while
 // the set grows, most are, and the full pass is taken (BENCHMARKS.md,
 // Scaling). The certificate is the full problem's either way.
@@ -657,8 +661,9 @@ func (sw *screenWork) boundedCheck(d *Data, rd *codedDesign, p *Regression, g, w
 	for _, j := range sw.cols {
 		bound = max(bound, math.Abs(g[j]))
 	}
-	// A suspect's bit sum costs about N/2 additions, a full pass N table
-	// updates for each of n/8 groups and N exponentials.
+	// The suspects' sums cost the row tables (about 32 additions a row)
+	// and N/8 look-ups a suspect, a full pass N/8 look-ups a variable:
+	// past n/16 suspects the bound has said too little to be worth it.
 	limit := max(1, n/16)
 	sus := sw.suspects[:0]
 	for j, gj := range sw.gRef {
@@ -671,18 +676,13 @@ func (sw *screenWork) boundedCheck(d *Data, rd *codedDesign, p *Regression, g, w
 		}
 	}
 	sw.suspects = sus
-	blocks, words := d.bitBlocks(), blockWords(d.Rows.Count)
-	for _, j := range sus {
-		sum := 0.0
-		for wd := range words {
-			x := blocks[wd*n+j]
-			base := wd * 64
-			for x != 0 {
-				sum += res[base+bits.TrailingZeros64(x)]
-				x &= x - 1
-			}
-		}
-		g[j] = 2*sum - rsum
+	if cap(sw.susSums) < len(sus) {
+		sw.susSums = make([]float64, len(sus), 2*len(sus))
+	}
+	sums := sw.susSums[:len(sus)]
+	columnSums(sums, sus, res, d.bitBlocks(), n)
+	for a, j := range sus {
+		g[j] = 2*sums[a] - rsum
 	}
 	sw.bounded++
 	return true
