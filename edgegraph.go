@@ -232,12 +232,13 @@ func ebicGraph(ctx context.Context, s *Samples, est []*nodeEst, keep map[[2]int]
 	for e := range keep {
 		union[e] = true
 	}
+	var bi, bj [4]float64 // the blocks of the Ising form (blockTo)
 	for i := 0; i < n; i++ {
 		for j := i + 1; j < n; j++ {
 			if union[[2]int{i, j}] || excluded(i, j) {
 				continue
 			}
-			if maxAbs(est[i].block(j)) > 0 && maxAbs(est[j].block(i)) > 0 {
+			if maxAbs(est[i].blockTo(bi[:0], j)) > 0 && maxAbs(est[j].blockTo(bj[:0], i)) > 0 {
 				union[[2]int{i, j}] = true
 			}
 		}
@@ -246,7 +247,7 @@ func ebicGraph(ctx context.Context, s *Samples, est []*nodeEst, keep map[[2]int]
 	and, confirmed := len(union)-len(keep), 0
 	for e := range keep {
 		i, j := e[0], e[1]
-		if maxAbs(est[i].block(j)) > 0 && maxAbs(est[j].block(i)) > 0 && !excluded(i, j) {
+		if maxAbs(est[i].blockTo(bi[:0], j)) > 0 && maxAbs(est[j].blockTo(bj[:0], i)) > 0 && !excluded(i, j) {
 			and++
 			confirmed++
 		}

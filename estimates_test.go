@@ -32,11 +32,18 @@ func denseOf(r *Result) [][]float64 {
 // NaN and other numbers, under both fills the learners use and a fill of
 // nonzero numbers, read back whole (dense) and block by block, and after
 // random changes of single blocks (set, clearAll) mirrored on the dense
-// copy.
+// copy; under the Ising fill, with blocks of its form held as one number
+// and the others (odd) whole.
 func TestNodeEstMatchesDense(t *testing.T) {
 	negZero := math.Copysign(0, -1)
 	values := []float64{0, negZero, 1.5, -2, math.NaN(), math.Inf(1)}
 	r := rand.New(rand.NewPCG(21, 1))
+	compact := 0 // checks of a nodeEst holding one number a block
+	defer func() {
+		if compact == 0 {
+			t.Error("no nodeEst held its blocks as one number: the Ising form is not covered")
+		}
+	}()
 	for _, k := range []int{2, 3} {
 		kk := k * k
 		fills := [][]float64{zeroBlock(k), []float64{1, negZero, 2, 0, 0, 3, 0, 0, 0}[:kk]}
@@ -49,12 +56,22 @@ func TestNodeEstMatchesDense(t *testing.T) {
 				dense := make([]float64, n*kk)
 				for j := 0; j < n; j++ {
 					blk := dense[j*kk : (j+1)*kk]
-					switch r.IntN(3) {
+					switch r.IntN(4) {
 					case 0:
 						copy(blk, fill)
 					case 1:
 						copy(blk, fill)
 						blk[r.IntN(kk)] = values[r.IntN(len(values))]
+					case 2:
+						// The Ising form [[a, -a], [-a, a]] (for k = 3
+						// just the first entries of a block).
+						a := values[r.IntN(len(values))]
+						for x := range blk {
+							blk[x] = a
+							if x < 4 && isingForm[x] < 0 {
+								blk[x] = -a
+							}
+						}
 					default:
 						for x := range blk {
 							blk[x] = values[r.IntN(len(values))]
@@ -73,9 +90,20 @@ func TestNodeEstMatchesDense(t *testing.T) {
 						}
 					}
 					for x, j := range e.at {
-						if sameBlock(e.v[x*kk:(x+1)*kk], e.fill) || (x > 0 && e.at[x-1] >= j) {
+						if sameBlock(e.block(int(j)), e.fill) || (x > 0 && e.at[x-1] >= j) {
 							t.Fatalf("k=%d, %s: block %d listed out of order or equal to the fill", k, when, j)
 						}
+					}
+					if !e.wellFormed(n) {
+						t.Fatalf("k=%d, %s: storage not well formed", k, when)
+					}
+					// Under the Ising fill the blocks of its form are one
+					// number each until too many odd blocks or a set.
+					if e.form != nil {
+						if k != 2 || !sameBlock(fill, isingFill) || len(e.v) != len(e.at) || len(e.odd) > maxOdd {
+							t.Fatalf("k=%d, fill %v, %s: form %v with %d numbers for %d blocks, %d odd", k, fill, when, e.form, len(e.v), len(e.at), len(e.odd))
+						}
+						compact++
 					}
 				}
 				check("built")

@@ -401,7 +401,7 @@ func (c *config) missingRule(algorithm2 bool, k int) MissingRule {
 // describes the test on the k+1 states.
 func restrictStates(aug *Result, k int) *Result {
 	n, ka := aug.n, aug.k
-	kk, kka := k*k, ka*ka
+	kk := k * k
 	res := *aug
 	res.n, res.k = n, k
 	res.est = make([]*nodeEst, n)
@@ -420,8 +420,8 @@ func restrictStates(aug *Result, k int) *Result {
 		// Every unlisted block is aug's fill, so restricting the fill
 		// once gives each of them.
 		e := newNodeEst(k, restrict(ae.fill))
-		for x, j := range ae.at {
-			e.push(int(j), restrict(ae.v[x*kka:(x+1)*kka]))
+		for _, j := range ae.at {
+			e.push(int(j), restrict(ae.block(int(j))))
 		}
 		res.est[i] = e
 	}

@@ -136,8 +136,9 @@ func symmetrise(n, k int, est []*nodeEst, fields []float64, nodes []NodeFit, eta
 		est:           est,
 	}
 	half := eta / 2
+	var bi, bj [4]float64 // the blocks of the Ising form (blockTo)
 	pair := func(i, j int) {
-		avg, weight, keep := symmetricBlock(est[i].block(j), est[j].block(i), k, half, sym)
+		avg, weight, keep := symmetricBlock(est[i].blockTo(bi[:0], j), est[j].blockTo(bj[:0], i), k, half, sym)
 		if keep {
 			m.setCoupling(i, j, avg)
 			res.Edges = append(res.Edges, Edge{I: i, J: j, Weight: weight})

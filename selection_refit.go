@@ -316,8 +316,9 @@ func newSpinImputer(n int, est []*nodeEst, fields []float64) *spinImputer {
 		if e == nil {
 			continue
 		}
+		var buf [4]float64
 		add := func(k int) {
-			if a := e.block(k)[0]; k != j && a != 0 {
+			if a := e.blockTo(buf[:0], k)[0]; k != j && a != 0 {
 				im.supp[j] = append(im.supp[j], k)
 				im.coef[j] = append(im.coef[j], a)
 			}

@@ -360,7 +360,6 @@ func MergePartialsContext(ctx context.Context, s *Samples, workers int, parts ..
 		}
 	}
 	n, k := first.n, first.k
-	kk := k * k
 	owner := make([]int, n)
 	for i := range owner {
 		owner[i] = -1
@@ -376,8 +375,7 @@ func MergePartialsContext(ctx context.Context, s *Samples, workers int, parts ..
 				return nil, fmt.Errorf("pairwise: %s: node %d is in partials %d and %d", fn, i, owner[i], x)
 			}
 			owner[i] = x
-			if pn.est == nil || pn.est.k != k || len(pn.est.fill) != kk || len(pn.est.v) != len(pn.est.at)*kk ||
-				(len(pn.est.at) > 0 && int(pn.est.at[len(pn.est.at)-1]) >= n) || len(pn.fields) != k {
+			if pn.est == nil || pn.est.k != k || !pn.est.wellFormed(n) || len(pn.fields) != k {
 				return nil, fmt.Errorf("pairwise: %s: partial %d: node %d: estimates or fields do not fit n = %d, k = %d", fn, x, i, n, k)
 			}
 			est[i] = pn.est

@@ -126,8 +126,9 @@ type blocksJSON struct {
 func packEst(e *nodeEst, form []int8, own int) blocksJSON {
 	kk := e.k * e.k
 	b := blocksJSON{Fill: shardFloats(e.fill), At: make([]int32, 0, len(e.at)), V: make([]float64, 0, len(e.v))}
-	for x, j := range e.at {
-		blk := e.v[x*kk : (x+1)*kk]
+	var buf [4]float64
+	for _, j := range e.at {
+		blk := e.blockTo(buf[:0], int(j))
 		if int(j) == own {
 			b.Own = slices.Clone(blk)
 			continue
