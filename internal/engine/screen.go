@@ -300,6 +300,23 @@ func (sw *screenWork) startGradient(g []float64, d *Data, i int) bool {
 	return true
 }
 
+// xorCount returns count of the bits where a and b differ (a ^ b).
+func (sw *screenWork) xorCount(a, b []uint64) int {
+	b = b[:len(a)]
+	c := 0
+	if sw.mask != nil {
+		m := sw.mask[:len(a)]
+		for x, v := range a {
+			c += bits.OnesCount64((v ^ b[x]) & m[x])
+		}
+		return c
+	}
+	for x, v := range a {
+		c += bits.OnesCount64(v ^ b[x])
+	}
+	return c
+}
+
 // xorBuf returns the scratch bit column.
 func (sw *screenWork) xorBuf(words int) []uint64 {
 	if cap(sw.xor) < words {
@@ -340,10 +357,16 @@ func (sw *screenWork) build(d *Data, cw []float64) {
 		sw.mean[a] = 2*sw.weightOf(za, cw) - 1
 		for b := 0; b <= a; b++ {
 			zb := column(b)
-			for x := range xor {
-				xor[x] = za[x] ^ zb[x]
+			var c float64
+			if sw.uniform != 0 {
+				// weightOf of the xor, without writing it.
+				c = 1 - 2*(sw.uniform*float64(sw.xorCount(za, zb)))
+			} else {
+				for x := range xor {
+					xor[x] = za[x] ^ zb[x]
+				}
+				c = 1 - 2*sw.weightOf(xor, cw)
 			}
-			c := 1 - 2*sw.weightOf(xor, cw)
 			cov[a*s+b], cov[b*s+a] = c, c
 		}
 	}
