@@ -155,7 +155,10 @@ func (d *Data) screens() bool {
 func (sw *screenWork) gatherColumns(blocks []uint64, n, words, a int) {
 	s := len(sw.cols)
 	if cap(sw.colBuf) < s*words {
-		sw.colBuf = append(make([]uint64, 0, 2*s*words), sw.colBuf[:a*words]...)
+		// A quarter to spare: at N = 10^5 a column is 12.5 kB, and the
+		// largest working sets (600 variables) would hold 7.5 MB unused
+		// with a doubling.
+		sw.colBuf = append(make([]uint64, 0, s*words+s*words/4), sw.colBuf[:a*words]...)
 	}
 	sw.colBuf = sw.colBuf[:s*words]
 	cols := sw.cols[a:]
@@ -339,7 +342,7 @@ func (sw *screenWork) build(d *Data, cw []float64) {
 	column := func(a int) []uint64 { return sw.colBuf[a*words : (a+1)*words] }
 	// The moments: the old block kept, the new rows and columns computed.
 	if cap(sw.spare) < s*s {
-		sw.spare = make([]float64, s*s, 2*s*s)
+		sw.spare = make([]float64, s*s, s*s+s*s/4)
 	}
 	cov := sw.spare[:s*s]
 	for a := 0; a < old; a++ {
