@@ -67,20 +67,26 @@ const (
 	// 4% fewer than 16 in the fits, 4 about 2% fewer than 8; a larger
 	// first set (64 to 160) made larger working sets and cost more. At
 	// n = 1000, with the checks of the time, 16 was about as fast as 8 to
-	// 64, and 10–20% faster than 8 with screenShare 16.
+	// 64, and 10–20% faster than 8 with rounds of n/16.
 	screenStart = 8
-	// screenGrow and screenShare bound the variables a later round adds:
-	// screenGrow times those already in S, or n/screenShare if more. Each
+	// screenGrow and screenAdd bound the variables a later round adds:
+	// screenGrow times those already in S, or screenAdd if more. Each
 	// round costs a check, a pass over all n variables. While that pass
 	// scattered every group's codes (25 ms at n = 5,000, N = 10^4) n/16
-	// was best; its row tables (blockSums, 2.5 ms) make rounds cheap and
-	// large working sets the cost: on 20 nodes of the model above,
-	// n/16, n/32, n/40, n/48, n/56, n/64 and n/128 took 9.3, 8.3, 7.7,
-	// 6.9, 7.3, 7.2 and 8.4 G instructions; at n/48, 2.6 full checks a
-	// node and working sets of 183 variables at the end (330 at n/16).
-	// screenGrow 1 and 3 were within 1% of 2.
-	screenGrow  = 2
-	screenShare = 48
+	// a round was best; its row tables (blockSums, 2.5 ms) make rounds
+	// cheap and large working sets the cost. Instruction counts
+	// (cachegrind) on the study's random 4-regular models, N = 10^4, the
+	// paper's λ: on 20 nodes at n = 5,000, n/16, n/32, n/40, n/48, n/56,
+	// n/64 and n/128 took 9.3, 8.3, 7.7, 6.9, 7.3, 7.2 and 8.4 G (2.6 full
+	// checks a node at n/48, and working sets of 183 variables at the
+	// end, 330 at n/16); on 50 nodes, a fixed 100 took the same as n/48
+	// (17.8 G); on 100 nodes at n = 1,000, 64, 100 and 150 took 25.7,
+	// 25.4 and 28.0 G, against 28.1 for n/48 and 26.0 for n/16; at
+	// n = 500, 100 took 5% fewer than n/48. What a round should add
+	// follows the supports (150 to 300 variables at the paper's λ), not
+	// n. screenGrow 1 and 3 were within 1% of 2.
+	screenGrow = 2
+	screenAdd  = 100
 	// screenInner is the fraction of the tolerance to which the last
 	// restricted problem is solved, so that the variables outside S
 	// have the rest of it.
@@ -574,8 +580,8 @@ func (e *Driver) fitScreened(ctx context.Context, t *Task, cd *codedDesign, p *R
 // exceeds the dual bound max_{j∈S} |g_j| (after a restricted solve, by
 // more than half the slack (tol − Gap_S)/R that the restricted problem
 // leaves), the largest first: at most screenStart on the first round (the
-// start point), later at most screenGrow·|S| or n/screenShare, whichever
-// is more (and at least screenStart). It returns how many joined, or −1, for the full problem to be
+// start point), later at most screenGrow·|S| or screenAdd, whichever is
+// more. It returns how many joined, or −1, for the full problem to be
 // solved whole, when the set would pass screenDense of the variables.
 func (sw *screenWork) grow(g, w []float64, radius, tol float64, first bool) int {
 	n := len(g)
@@ -589,7 +595,7 @@ func (sw *screenWork) grow(g, w []float64, radius, tol float64, first bool) int 
 	limit := screenStart
 	if !first {
 		thr += max(tol-gapS, 0) / 2 / radius
-		limit = max(limit, screenGrow*len(sw.cols), n/screenShare)
+		limit = max(limit, screenGrow*len(sw.cols), screenAdd)
 	}
 	cand := sw.cand[:0]
 	for j, v := range g {
