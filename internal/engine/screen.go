@@ -105,6 +105,19 @@ const (
 	screenDense = 0.5
 )
 
+// screenMoments is the most variables of a working set for which build
+// makes their second moments (s²/2 counts of differing bits, N/64 words
+// each), which precondition the face steps of the restricted problems and
+// start the cold ones (isingMM). Past it the counts cost more than the
+// iterations they save. In instructions (cachegrind) on the study's
+// 4-regular models with N = 10^4 and the paper's λ, against moments for
+// every working set: at n = 500 (100 nodes) 256 took the same, 128 0.7%
+// more, 64 and 32 1.6% fewer; at n = 1,000 (100 nodes) 64 and 32 7.7%
+// fewer; at n = 5,000 (50 nodes, working sets of 110 to 500 variables)
+// 256, 128, 64, 32 and 16 took 3%, 9%, 13%, 13% and 13% fewer. The
+// first working set (the start's 9 variables) keeps them.
+const screenMoments = 64
+
 // screenWork is the scratch of the screened fits of a worker.
 type screenWork struct {
 	cols []int     // the working set S: variables in the order they joined (the bias first)
@@ -115,6 +128,7 @@ type screenWork struct {
 	spare []float64
 	mean  []float64 // Σ ĉ_m z_ma
 	covS  int       // the variables cov and mean cover
+	colS  int       // the variables whose columns colBuf holds
 	// uniform is the common weight ĉ_m of the fit's rows of nonzero
 	// weight, or 0 when those differ (sums of weights are then taken bit
 	// by bit); mask has the bits of the rows of nonzero weight, nil when
@@ -124,7 +138,7 @@ type screenWork struct {
 	maskBuf []uint64
 	xor     []uint64 // scratch of a bit column
 	// colBuf holds the bit columns of S's variables, in the order of
-	// cols, words of them a variable; covS of them are filled.
+	// cols, words of them a variable; colS of them are filled.
 	colBuf []uint64
 	counts []int // startGradient's counts of differing bits
 	gc     groupCodes
@@ -187,7 +201,7 @@ func (sw *screenWork) reset(n, bias int, cw []float64) {
 		sw.pos[j] = -1
 	}
 	sw.cols = sw.cols[:0]
-	sw.covS = 0
+	sw.covS, sw.colS = 0, 0
 	sw.uniform, sw.mask = 0, nil
 	zeros := false
 	for _, v := range cw {
@@ -339,12 +353,20 @@ func (sw *screenWork) xorBuf(words int) []uint64 {
 // and the group codes of all of S.
 func (sw *screenWork) build(d *Data, cw []float64) {
 	s := len(sw.cols)
-	old := sw.covS
+	old := sw.colS
 	if old == s {
 		return
 	}
 	words := blockWords(d.Rows.Count)
 	sw.gatherColumns(d.bitBlocks(), d.Rows.N, words, old)
+	sw.colS = s
+	if s > screenMoments || sw.covS != old {
+		// Past screenMoments variables the moments are not made (nor
+		// ever again in this fit): the restricted problems are solved
+		// without the face steps' preconditioner.
+		sw.encode(words, d.Rows.Count)
+		return
+	}
 	column := func(a int) []uint64 { return sw.colBuf[a*words : (a+1)*words] }
 	// The moments: the old block kept, the new rows and columns computed.
 	if cap(sw.spare) < s*s {
@@ -511,8 +533,11 @@ func (e *Driver) fitScreened(ctx context.Context, t *Task, cd *codedDesign, p *R
 			q := &Regression{X: rd, Y: y, CW: cw, Radius: radius, Tol: inner,
 				MaxIter: p.MaxIter - iters, Trace: float64(s), Ridge: p.Ridge, Free: 0,
 				cov: sw.cov, mean: sw.mean, covN: s, bias: 0}
+			if sw.covS != s {
+				q.cov, q.mean = nil, nil // past screenMoments (build)
+			}
 			pre := 0
-			if p.Ridge == 0 && isZero(ws) {
+			if p.Ridge == 0 && isZero(ws) && q.cov != nil {
 				pre = isingMM(ctx, q, rd, ws, wk)
 				q.MaxIter -= pre
 			}
