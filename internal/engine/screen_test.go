@@ -507,10 +507,10 @@ func TestScreenCancel(t *testing.T) {
 }
 
 // TestScreenEncode checks the working set's group codes (encode, through
-// transpose8) against newGroupCodes on the same variables copied out as
+// blockCodes, from the bit blocks) against newGroupCodes on the same variables copied out as
 // rows: the same groups, offsets and codes, for working sets of 1 to 21
 // variables (partial last groups) and row counts that end inside a byte
-// and a word of the bit columns.
+// and a word of the bit blocks.
 func TestScreenEncode(t *testing.T) {
 	r := rand.New(rand.NewPCG(4, 4))
 	for _, count := range []int{1, 61, 64, 203} {
@@ -525,8 +525,7 @@ func TestScreenEncode(t *testing.T) {
 					sw.add(j)
 				}
 			}
-			sw.gatherColumns(d.bitBlocks(), s.N, words, 0)
-			sw.encode(words, count)
+			sw.encode(d.bitBlocks(), s.N, words, count)
 			sub := &Rows{N: size, K: 2, Count: count, States: make([]uint8, count*size)}
 			for m := range count {
 				for a, j := range sw.cols {
