@@ -12,13 +12,16 @@ package engine
 //     consecutive words of a block, so the codes of 64 rows are a byte
 //     transpose and eight 8×8 bit transposes a group (blockCodes). The
 //     screened fits never hold the full design's codes for all rows: the
-//     check's pass scatters each group's rows from the bits as their codes
-//     are made (scatterBlockRows), and the other passes, which only the
-//     fallback to the full problem makes, encode streamRows rows at a time
-//     (encodeBlockRows, codedDesign.streamRows);
+//     passes of the full problem's margins, which only the fallback to the
+//     full problem makes, encode streamRows rows at a time
+//     (encodeBlockRows, codedDesign.streamRows), and a working set's codes
+//     are made from the blocks (screenWork.encode);
+//   - the gradients of the full design (the screened fits' checks, the
+//     fallback's passes): row tables a block, eight look-ups a variable's
+//     word (blockSums, columnSums);
 //   - the screened fits' counts of differing bits (screen.go): the start
-//     gradient reads the blocks in order, and the working set's columns
-//     are gathered into the worker's scratch, words/64 of them a variable.
+//     gradient reads the blocks in order, and the first working set's
+//     columns are gathered into the worker's scratch for its moments.
 //
 // With byte states (Rows.States) the screened fits read the same layout,
 // packed once from the states (Data.bitBlocks), so both representations
@@ -166,60 +169,24 @@ func blockCodes(ws []uint64) [8]uint64 {
 		transpose8(w4), transpose8(w5), transpose8(w6), transpose8(w7)}
 }
 
-// scatterBlockRows adds r_m into the histogram cell of each group's code
-// of row m (tab[code_mg] += r_m), for rows lo..hi−1 of gc.blocks, without
-// storing the codes: group by group, each eight rows' codes made by a
-// transpose (as encodeBlockRows) and used at once. A cell belongs to one
-// group, whose rows are visited in increasing order, so every cell
-// receives the same additions in the same order as from the codes held
-// row by row (scatterRows, residualRows), and the sums are the same bits;
-// a group's table (2^per cells) stays in the first-level cache.
-func scatterBlockRows(tab *[maxCodedTables]float64, r []float64, gc *groupCodes, lo, hi int) {
-	n, per, blocks := gc.n, gc.per, gc.blocks
-	for g := 0; g < gc.groups; g++ {
-		j0, j1 := g*per, min(n, (g+1)*per)
-		base := uint16(gc.off[g])
-		for x := lo / 64; x*64 < hi; x++ {
-			vs := blockCodes(blocks[x*n+j0 : x*n+j1])
-			for b, t := range subBlocks(x, lo, hi) {
-				v, r0 := vs[b], x*64+b*8
-				if t.all() {
-					// uint16 indexes of the 2^16-cell table: no bounds checks.
-					rr := r[r0 : r0+8 : r0+8]
-					tab[base+uint16(v&0xff)] += rr[0]
-					tab[base+uint16(v>>8&0xff)] += rr[1]
-					tab[base+uint16(v>>16&0xff)] += rr[2]
-					tab[base+uint16(v>>24&0xff)] += rr[3]
-					tab[base+uint16(v>>32&0xff)] += rr[4]
-					tab[base+uint16(v>>40&0xff)] += rr[5]
-					tab[base+uint16(v>>48&0xff)] += rr[6]
-					tab[base+uint16(v>>56)] += rr[7]
-					continue
-				}
-				for u := t.lo; u < t.hi; u++ {
-					tab[base+uint16(v>>(8*u)&0xff)] += r[r0+u]
-				}
-			}
-		}
-	}
-}
-
 // blockSums adds to s[j] the sum of r_m over the rows m in lo..hi−1 whose
 // state of variable j is 1, for the n variables of blocks (the layout of
 // Rows.Bits), and returns Σ r_m over those rows: the gradient of the full
-// Ising design from the bits, g_j = 2·s_j − Σ r_m, for a streamed design's
-// passes (codedDesign.streamRows). It turns the tables around: where
-// scatterBlockRows makes each row's code of every group of variables and
-// adds r_m into a table a group, blockSums makes, for each block of 64
-// rows, eight tables of 256 cells, the sums of r over every subset of
-// eight consecutive rows (rowTables: 255 additions a table), and then
-// reads each variable's word of the block as eight bytes, one cell of
-// each table (the method of four Russians). A block costs 2,040
-// additions and eight look-ups a variable, all in the first-level cache,
-// with no codes made and no store to a table a row: at n = 5,000 about a
-// third of the instructions of scatterBlockRows (BENCHMARKS.md, Scaling).
-// The sums are taken in a fixed order (the block's eight table cells in
-// pairs, then block after block), so they depend on lo and hi alone.
+// Ising design from the bits, g_j = 2·s_j − Σ r_m, for the gradient passes
+// of a design that has bits (codedDesign.bitRows: the screened fits'
+// checks). It turns the tables around. The group codes' passes make each
+// row's code of every group of variables and add r_m into a table a group
+// (scatterBlockRows in the tests, as the check's pass did); blockSums
+// makes, for each block of 64 rows, eight tables of 256 cells, the sums
+// of r over every subset of eight consecutive rows (rowTables: 255
+// additions a table), and then reads each variable's word of the block as
+// eight bytes, one cell of each table (the method of four Russians). A
+// block costs 2,040 additions and eight look-ups a variable, all in the
+// first-level cache, with no codes made and no store to a table a row: at
+// n = 5,000 about a tenth of the time of scatterBlockRows (BENCHMARKS.md,
+// Scaling). The sums are taken in a fixed order (the block's eight table
+// cells in pairs, then block after block), so they depend on lo and hi
+// alone.
 func blockSums(s, r []float64, blocks []uint64, n, lo, hi int) float64 {
 	var t [8][256]float64
 	var rr [64]float64
@@ -306,8 +273,9 @@ func (t subRows) all() bool { return t.lo == 0 && t.hi == 8 }
 // block x (rows 64x + 8b .. 64x + 8b + 7) that overlap rows lo..hi−1, with
 // the part of each that lies in the range (rows 64x + 8b + t, t in
 // lo..hi−1 of the subRows): all eight rows but in the range's first and
-// last sub-blocks. It is the walk of encodeBlockRows and scatterBlockRows,
-// whose blockCodes hold a block's codes eight rows an element.
+// last sub-blocks. It is the walk of encodeBlockRows (and of the tests'
+// scatterBlockRows), whose blockCodes hold a block's codes eight rows an
+// element.
 func subBlocks(x, lo, hi int) func(yield func(int, subRows) bool) {
 	return func(yield func(int, subRows) bool) {
 		base := x * 64

@@ -297,3 +297,42 @@ func TestRowTables(t *testing.T) {
 		}
 	}
 }
+
+// scatterBlockRows, the full check's pass before blockSums (kept as the
+// reference of TestEncodeBlockRows and BenchmarkFullGradient), adds r_m into the histogram cell of each group's code
+// of row m (tab[code_mg] += r_m), for rows lo..hi−1 of gc.blocks, without
+// storing the codes: group by group, each eight rows' codes made by a
+// transpose (as encodeBlockRows) and used at once. A cell belongs to one
+// group, whose rows are visited in increasing order, so every cell
+// receives the same additions in the same order as from the codes held
+// row by row (scatterRows, residualRows), and the sums are the same bits;
+// a group's table (2^per cells) stays in the first-level cache.
+func scatterBlockRows(tab *[maxCodedTables]float64, r []float64, gc *groupCodes, lo, hi int) {
+	n, per, blocks := gc.n, gc.per, gc.blocks
+	for g := 0; g < gc.groups; g++ {
+		j0, j1 := g*per, min(n, (g+1)*per)
+		base := uint16(gc.off[g])
+		for x := lo / 64; x*64 < hi; x++ {
+			vs := blockCodes(blocks[x*n+j0 : x*n+j1])
+			for b, t := range subBlocks(x, lo, hi) {
+				v, r0 := vs[b], x*64+b*8
+				if t.all() {
+					// uint16 indexes of the 2^16-cell table: no bounds checks.
+					rr := r[r0 : r0+8 : r0+8]
+					tab[base+uint16(v&0xff)] += rr[0]
+					tab[base+uint16(v>>8&0xff)] += rr[1]
+					tab[base+uint16(v>>16&0xff)] += rr[2]
+					tab[base+uint16(v>>24&0xff)] += rr[3]
+					tab[base+uint16(v>>32&0xff)] += rr[4]
+					tab[base+uint16(v>>40&0xff)] += rr[5]
+					tab[base+uint16(v>>48&0xff)] += rr[6]
+					tab[base+uint16(v>>56)] += rr[7]
+					continue
+				}
+				for u := t.lo; u < t.hi; u++ {
+					tab[base+uint16(v>>(8*u)&0xff)] += r[r0+u]
+				}
+			}
+		}
+	}
+}
