@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -252,5 +253,38 @@ func TestLearnBitsIdentical(t *testing.T) {
 			}
 			checkSameResult(t, want, merged)
 		})
+	}
+}
+
+// TestValueWeightsBits checks that the value weights of bit samples (read
+// a row at a time) equal those of the same rows read as bytes, with merged
+// rows' weights, and that counting them leaves the bits packed: the
+// learners' warnings run at the end of every fit, and an unpacked copy of
+// n = 5,000 × N = 10^5 bits is 500 MB.
+func TestValueWeightsBits(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	var sb strings.Builder
+	for m := 0; m < 300; m++ {
+		for i := 0; i < 37; i++ {
+			if i > 0 {
+				sb.WriteByte(',')
+			}
+			v := 0
+			if r.IntN(4) == 0 || (m%7 == 0 && i < 3) {
+				v = 1
+			}
+			sb.WriteString(strconv.Itoa(v))
+		}
+		sb.WriteByte('\n')
+	}
+	for _, compact := range []bool{false, true} {
+		bits, byts := readBoth(t, sb.String(), CSVOptions{Compact: compact}, true, true)
+		got, want := valueWeights(bits), valueWeights(byts)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("compact %v: value weights %v, want %v", compact, got, want)
+		}
+		if bits.lazy.b8 != nil {
+			t.Fatalf("compact %v: valueWeights unpacked the bits", compact)
+		}
 	}
 }
