@@ -486,7 +486,9 @@ func (e *Driver) fitScreened(ctx context.Context, t *Task, cd *codedDesign, p *R
 	sw.reset(n, bias, cw)
 	sw.refOK = false
 	// The checks sum the residuals from the bits by row tables, whether
-	// the rows came as bits or as bytes (the same sums either way).
+	// the rows came as bits or as bytes (the same sums either way). Set
+	// here, not when the design is made: only a screened fit's design
+	// has every row (t.Rows == nil) and complete spins (screens).
 	cd.bits = e.Data.bitBlocks()
 	for j, v := range w {
 		if v != 0 && j != bias {
@@ -679,10 +681,11 @@ func (sw *screenWork) keepReference(g, r []float64) {
 // both uses. The others (the suspects) get their exact gradient from
 // their bit columns, 2·Σ_{m: s_mj = 1} r_m − Σ_m r_m, by the row tables
 // of the full check (columnSums: eight look-ups a 64-row block). On the
-// last rounds of a fit, when the working set has stopped growing, D is about 1e-4 against bounds of about 5e-3, and a
-// handful of the 1000 variables of the n = 1000 study are suspects; while
-// the set grows, most are, and the full pass is taken (BENCHMARKS.md,
-// Scaling). The certificate is the full problem's either way.
+// last rounds of a fit, when the working set has stopped growing, D is
+// about 1e-4 against bounds of about 5e-3, and a handful of the 1000
+// variables of the n = 1000 study are suspects; while the set grows, most
+// are, and the full pass is taken (BENCHMARKS.md, Scaling). The
+// certificate is the full problem's either way.
 func (sw *screenWork) boundedCheck(d *Data, rd *codedDesign, p *Regression, g, w, u, res, sig []float64) bool {
 	if !sw.refOK || !boundedChecks {
 		return false
