@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strconv"
@@ -250,5 +251,47 @@ func BenchmarkFullGradient(b *testing.B) {
 				blockSums(sums, res, bits.Bits, n, 0, N)
 			}
 		})
+	}
+}
+
+// BenchmarkByteCodes times the working sets' passes (Margins, Gradient)
+// over byte codes (codes8) against the same rows' 16-bit codes, for
+// working sets of s variables (eight a group) at N = 10^4 rows: the byte
+// codes hold half the memory; this is what their offsets cost.
+func BenchmarkByteCodes(b *testing.B) {
+	r := rand.New(rand.NewPCG(7, 9))
+	const rows = 10000
+	for _, s := range []int{64, 256, 560} {
+		z := randomSamples(b, rows, s, 2, r)
+		gc := newGroupCodes(z, 8)
+		bc := *gc
+		bc.codes, bc.codes8 = nil, make([]uint8, len(gc.codes))
+		for x, c := range gc.codes {
+			bc.codes8[x] = uint8(int(c) - 256*(x%gc.groups))
+		}
+		w, g, u := make([]float64, s), make([]float64, s), make([]float64, rows)
+		for j := range w {
+			w[j] = r.Float64()
+		}
+		for m := range u {
+			u[m] = r.Float64()
+		}
+		for _, kind := range []string{"uint16", "byte"} {
+			d := newCodedDesign(gc, gc.codes, 0, true, nil, nil)
+			if kind == "byte" {
+				d = newByteDesign(&bc, 0, true, nil, nil)
+			}
+			name := fmt.Sprintf("s=%d/codes=%s", s, kind)
+			b.Run(name+"/op=margins", func(b *testing.B) {
+				for b.Loop() {
+					d.Margins(u, w)
+				}
+			})
+			b.Run(name+"/op=gradient", func(b *testing.B) {
+				for b.Loop() {
+					d.Gradient(g, u)
+				}
+			})
+		}
 	}
 }

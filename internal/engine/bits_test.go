@@ -103,7 +103,9 @@ func TestEncodeBlockRows(t *testing.T) {
 // among 1 and 2 workers or not, cold and warm, with a fold's weights (the
 // moments' weighted sums) and a ridge. Every solution and its Stats must be
 // the same bits: the two representations feed the same sums in the same
-// order. Under the race detector only the fits split among two workers
+// order. A third set of fits holds the working sets' codes as bytes
+// (Data.byteCodesFrom 0) on the bits, against 16-bit codes on the bytes.
+// Under the race detector only the fits split among two workers
 // run (see skipUnderRace), on one node.
 func TestBitRowsFitIdentical(t *testing.T) {
 	s := treeRows(90, 2100, 11)
@@ -118,7 +120,9 @@ func TestBitRowsFitIdentical(t *testing.T) {
 		split   Split
 		workers int
 	}{{DefaultSplit, 1}, {Split{Min: 1000, Chunk: 300}, 1}, {Split{Min: 1000, Chunk: 300}, 2}}
-	for _, screen := range []int{0, 1} {
+	// screen 2: screened, the working sets' codes bytes (byteCodesFrom 0), on
+	// the bits only, so that the bytes are checked against 16-bit codes.
+	for _, screen := range []int{0, 1, 2} {
 		for _, sp := range splits {
 			for _, ridge := range []float64{0, 30} {
 				name := fmt.Sprintf("screen=%d/chunk=%d/workers=%d/ridge=%v", screen, sp.split.Chunk, sp.workers, ridge)
@@ -129,7 +133,10 @@ func TestBitRowsFitIdentical(t *testing.T) {
 					mk := func(rows *Rows) *Driver {
 						b := Backend{Fast: true}
 						d := NewData(rows, b, true, sp.workers, sp.split)
-						d.SetScreen(screen)
+						d.SetScreen(min(screen, 1))
+						if screen == 2 && rows.Bits != nil {
+							d.byteCodesFrom = 0
+						}
 						return &Driver{Backend: b, Data: d, Settings: solve.Settings{Tol: 1e-8, MaxIter: 20000}, Work: new(Work), Ridge: ridge}
 					}
 					eb, ep := mk(s), mk(bits)

@@ -47,6 +47,12 @@ type groupCodes struct {
 	groups int      // ceil(n/per)
 	off    []int    // off[g]: first table entry of group g; off[groups] = total
 	codes  []uint16 // rows × groups: off[g] + Σ_t z_{m, g·per+t}·k^t
+	// codes8 are the codes of a working set's restricted design
+	// (screenWork.encode: k = 2, eight variables a group, off[g] = 256·g)
+	// without their offsets, one byte a code: half the memory of codes,
+	// which at n = 5,000 and N = 10^5 are 10 to 30 MB a worker. The
+	// kernels add 256·g as they read group g (rowMargin8, scatterRows8).
+	codes8 []uint8
 	rows   int
 	// blocks are the rows as bits (Rows.Bits) when the codes are not
 	// held for all rows (codes nil): a design over them encodes its rows'
@@ -125,9 +131,10 @@ func (gc *groupCodes) gatherRows(dst []uint16, rows []int32) []uint16 {
 // solve layouts (Dim, GroupSize, Margins, Gradient) with the same meaning;
 // scratch makes it unsafe for concurrent use.
 type codedDesign struct {
-	gc    *groupCodes
-	codes []uint16 // rows × gc.groups; nil when streamed
-	rows  int
+	gc     *groupCodes
+	codes  []uint16 // rows × gc.groups; nil when streamed or bytes
+	codes8 []uint8  // rows × gc.groups without the offsets (gc.codes8), or nil
+	rows   int
 	// stream: the codes are encoded from gc.blocks a chunk of streamRows
 	// rows at a time, on every pass, into sbuf[c] for the pass's chunk c
 	// (the worker's, Work.sbuf).
@@ -191,6 +198,14 @@ func newCodedDesign(gc *groupCodes, codes []uint16, bias int, spins bool, f []fl
 	d := &codedDesign{gc: gc, codes: codes, rows: len(codes) / gc.groups, bias: bias, spins: spins,
 		f: f[:gc.n*gc.k], tab: full[:gc.off[gc.groups]], full: full}
 	d.part, d.chunks = d.part0[:], 1
+	return d
+}
+
+// newByteDesign returns the design of node bias over gc.codes8 (see
+// groupCodes), as newCodedDesign does over 16-bit codes.
+func newByteDesign(gc *groupCodes, bias int, spins bool, f []float64, full *[maxCodedTables]float64) *codedDesign {
+	d := newCodedDesign(gc, nil, bias, spins, f, full)
+	d.codes8, d.rows = gc.codes8, len(gc.codes8)/gc.groups
 	return d
 }
 
@@ -289,11 +304,14 @@ func (d *codedDesign) runRows(op chunkOp, tab *[maxCodedTables]float64, lo, hi, 
 	case d.stream && op <= opResidualScatter:
 		d.streamRows(op, tab, lo, hi, c)
 		return
-	case op == opMarginsBound:
-		d.part[2*c], d.part[2*c+1] = d.marginsBoundRows(lo, hi, d.codes[lo*g:], 0, 0)
-		return
-	case op <= opResidualScatter:
-		d.codeRows(op, tab, lo, hi, d.codes[lo*g:])
+	}
+	if op <= opResidualScatter || op == opMarginsBound {
+		rc := rowCodes{c16: d.codes, c8: d.codes8}.from(lo * g)
+		if op == opMarginsBound {
+			d.part[2*c], d.part[2*c+1] = d.marginsBoundRows(lo, hi, rc, 0, 0)
+			return
+		}
+		d.codeRows(op, tab, lo, hi, rc)
 		return
 	}
 	switch op {
@@ -306,17 +324,54 @@ func (d *codedDesign) runRows(op chunkOp, tab *[maxCodedTables]float64, lo, hi, 
 	}
 }
 
+// rowCodes are the codes of consecutive rows, of one of two kinds: 16-bit
+// codes with their groups' offsets (c16), or bytes without them (c8, see
+// groupCodes.codes8). The other is nil.
+type rowCodes struct {
+	c16 []uint16
+	c8  []uint8
+}
+
+// from returns the codes from index i on.
+func (rc rowCodes) from(i int) rowCodes {
+	if rc.c8 != nil {
+		return rowCodes{c8: rc.c8[i:]}
+	}
+	return rowCodes{c16: rc.c16[i:]}
+}
+
 // codeRows runs a pass op that reads codes (opMargins, opHistograms,
-// opResidualScatter) on rows lo..hi-1, whose codes codes begins with.
-func (d *codedDesign) codeRows(op chunkOp, tab *[maxCodedTables]float64, lo, hi int, codes []uint16) {
+// opResidualScatter) on rows lo..hi-1, whose codes rc begins with.
+func (d *codedDesign) codeRows(op chunkOp, tab *[maxCodedTables]float64, lo, hi int, rc rowCodes) {
 	switch op {
 	case opMargins:
-		d.gatherMargins(d.dst[lo:hi], codes)
+		d.gatherRowMargins(d.dst[lo:hi], rc)
 	case opHistograms:
-		d.scatterRows(tab, d.r[lo:hi], codes)
+		d.scatterRowCodes(tab, d.r[lo:hi], rc)
 	case opResidualScatter:
-		d.residualRows(tab, lo, hi, codes)
+		d.residualRows(tab, lo, hi, rc)
 	}
+}
+
+// gatherRowMargins is gatherMargins of either kind of codes.
+func (d *codedDesign) gatherRowMargins(dst []float64, rc rowCodes) {
+	if rc.c8 == nil {
+		d.gatherMargins(dst, rc.c16)
+		return
+	}
+	g, tab := d.gc.groups, d.full
+	for m := range dst {
+		dst[m] = rowMargin8(tab, rc.c8[m*g:m*g+g])
+	}
+}
+
+// scatterRowCodes is scatterRows of either kind of codes.
+func (d *codedDesign) scatterRowCodes(tab *[maxCodedTables]float64, r []float64, rc rowCodes) {
+	if rc.c8 == nil {
+		d.scatterRows(tab, r, rc.c16)
+		return
+	}
+	d.scatterRows8(tab, r, rc.c8)
 }
 
 // streamRows runs a pass op that reads codes on rows lo..hi-1 of a
@@ -332,10 +387,10 @@ func (d *codedDesign) streamRows(op chunkOp, tab *[maxCodedTables]float64, lo, h
 		codes := buf[:(b-a)*d.gc.groups]
 		encodeBlockRows(codes, d.gc.blocks, d.gc, a, b)
 		if op == opMarginsBound {
-			s, dmax = d.marginsBoundRows(a, b, codes, s, dmax)
+			s, dmax = d.marginsBoundRows(a, b, rowCodes{c16: codes}, s, dmax)
 			continue
 		}
-		d.codeRows(op, tab, a, b, codes)
+		d.codeRows(op, tab, a, b, rowCodes{c16: codes})
 	}
 	if op == opMarginsBound {
 		d.part[2*c], d.part[2*c+1] = s, dmax
@@ -509,6 +564,41 @@ func rowMargin(tab *[maxCodedTables]float64, row []uint16) float64 {
 	return (s0 + s1) + (s2 + s3)
 }
 
+// rowMargin8 is rowMargin of a row of byte codes (groupCodes.codes8): the
+// code of group g is 256·g + row[g]. Eight groups' tables are taken as
+// one array, so that their offsets fold into the addressing (one bounds
+// check eight groups). Group g is added to s_{g mod 4} in order, as in
+// rowMargin, so both kinds of codes give the same margins.
+func rowMargin8(tab *[maxCodedTables]float64, row []uint8) float64 {
+	var s0, s1, s2, s3 float64
+	t := tab[:]
+	for len(row) >= 8 {
+		q := (*[2048]float64)(t)
+		s0 += q[row[0]]
+		s1 += q[256+int(row[1])]
+		s2 += q[512+int(row[2])]
+		s3 += q[768+int(row[3])]
+		s0 += q[1024+int(row[4])]
+		s1 += q[1280+int(row[5])]
+		s2 += q[1536+int(row[6])]
+		s3 += q[1792+int(row[7])]
+		row, t = row[8:], t[2048:]
+	}
+	if len(row) >= 4 {
+		q := (*[1024]float64)(t)
+		s0 += q[row[0]]
+		s1 += q[256+int(row[1])]
+		s2 += q[512+int(row[2])]
+		s3 += q[768+int(row[3])]
+		row, t = row[4:], t[1024:]
+	}
+	for _, c := range row {
+		s0 += (*[256]float64)(t)[c]
+		t = t[256:]
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
 // Gradient sets dst = Σ_m r_m x_m.
 func (d *codedDesign) Gradient(dst, r []float64) {
 	d.clearHistograms()
@@ -564,6 +654,32 @@ func (d *codedDesign) scatterRows(tab *[maxCodedTables]float64, r []float64, cod
 		row := codes[m*g : m*g+g]
 		for _, c := range row {
 			tab[c] += rm
+		}
+	}
+}
+
+// scatterRows8 is scatterRows of byte codes (groupCodes.codes8), eight
+// groups' tables at a time as in rowMargin8. Every cell receives its rows'
+// residuals in row order, as in scatterRows.
+func (d *codedDesign) scatterRows8(tab *[maxCodedTables]float64, r []float64, codes []uint8) {
+	g := d.gc.groups
+	for m, rm := range r {
+		row, t := codes[m*g:m*g+g], tab[:]
+		for len(row) >= 8 {
+			q := (*[2048]float64)(t)
+			q[row[0]] += rm
+			q[256+int(row[1])] += rm
+			q[512+int(row[2])] += rm
+			q[768+int(row[3])] += rm
+			q[1024+int(row[4])] += rm
+			q[1280+int(row[5])] += rm
+			q[1536+int(row[6])] += rm
+			q[1792+int(row[7])] += rm
+			row, t = row[8:], t[2048:]
+		}
+		for _, c := range row {
+			(*[256]float64)(t)[c] += rm
+			t = t[256:]
 		}
 	}
 }
@@ -640,22 +756,17 @@ func (d *codedDesign) residualGradient(dst, r, sig, u, y, cw []float64) {
 }
 
 // residualRows is residualGradient's pass over rows lo..hi-1 into the
-// histograms tab, codes beginning with row lo.
-func (d *codedDesign) residualRows(tab *[maxCodedTables]float64, lo, hi int, codes []uint16) {
+// histograms tab, codes rc beginning with row lo: the residuals of a
+// chunk of rows, then their scatter.
+func (d *codedDesign) residualRows(tab *[maxCodedTables]float64, lo, hi int, rc rowCodes) {
 	g := d.gc.groups
-	codes = codes[:(hi-lo)*g]
 	base := lo
 	r, sig, u, y, cw := d.r, d.sig, d.u, d.y, d.cw
 	const chunk = 256 // residuals a chunk, computed by the plain loop
 	for lo < hi {
 		end := min(lo+chunk, hi)
 		fastResiduals(r[lo:end], sig[lo:end], u[lo:end], y[lo:end], cw[lo:end])
-		for m := lo; m < end; m++ {
-			rm := r[m]
-			for _, c := range codes[(m-base)*g : (m-base)*g+g] {
-				tab[c] += rm
-			}
-		}
+		d.scatterRowCodes(tab, r[lo:end], rc.from((lo-base)*g))
 		lo = end
 	}
 }
@@ -680,21 +791,23 @@ func (d *codedDesign) marginsBound(dst, w, b, sig, y, cw []float64) (hi, ratio f
 }
 
 // marginsBoundRows is marginsBound's pass over rows lo..hi-1, whose codes
-// codes begins with: it sets their margins and returns s and dmax
-// increased by the sum of their bounds (added row by row) and the largest
-// |δ|.
-func (d *codedDesign) marginsBoundRows(lo, hi int, codes []uint16, s, dmax float64) (float64, float64) {
-	g, tab := d.gc.groups, d.full
-	dst := d.dst[lo:hi]
-	b, sig, cw := d.b[lo:hi], d.sig[lo:hi], d.cw[lo:hi] // y_m = ±1 leaves |δ| unchanged
-	for m := range dst {
-		am := rowMargin(tab, codes[m*g:m*g+g])
-		dst[m] = am
-		// The bound of bregmanBound, row m.
-		dd := am - b[m]
-		ad := math.Abs(dd)
-		dmax = max(dmax, ad)
-		s += cw[m] * bregmanRowFactor(ad, sig[m]) * dd * dd
+// rc begins with: it sets their margins and returns s and dmax increased
+// by the sum of their bounds (added row by row) and the largest |δ|.
+func (d *codedDesign) marginsBoundRows(lo, hi int, rc rowCodes, s, dmax float64) (float64, float64) {
+	g := d.gc.groups
+	const chunk = 256 // margins a chunk, then their bounds
+	for a := lo; a < hi; a += chunk {
+		b := min(a+chunk, hi)
+		dst := d.dst[a:b]
+		d.gatherRowMargins(dst, rc.from((a-lo)*g))
+		bb, sig, cw := d.b[a:b], d.sig[a:b], d.cw[a:b] // y_m = ±1 leaves |δ| unchanged
+		for m, am := range dst {
+			// The bound of bregmanBound, row m.
+			dd := am - bb[m]
+			ad := math.Abs(dd)
+			dmax = max(dmax, ad)
+			s += cw[m] * bregmanRowFactor(ad, sig[m]) * dd * dd
+		}
 	}
 	return s, dmax
 }

@@ -310,3 +310,73 @@ func TestSpinMoments(t *testing.T) {
 		}
 	}
 }
+
+// TestByteCodes checks the byte codes of the working sets (codes8: k = 2,
+// eight variables a group, the group's offset 256·g added by the kernels)
+// against the 16-bit codes of the same rows: every pass must give the same
+// bits, unsplit and split among a team, since the byte kernels read the
+// same table cells in the same order. n = 21 makes a last group of five
+// variables, n = 557 seventy groups (offsets up to 17,664).
+func TestByteCodes(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 13))
+	for _, n := range []int{21, 557} {
+		rows := 1500
+		s := randomSamples(t, rows, n, 2, r)
+		gc := newGroupCodes(s, 8)
+		bc := *gc
+		bc.codes, bc.codes8 = nil, make([]uint8, len(gc.codes))
+		for x, c := range gc.codes {
+			bc.codes8[x] = uint8(int(c) - 256*(x%gc.groups))
+			if 256*(x%gc.groups)+int(bc.codes8[x]) != int(c) {
+				t.Fatalf("n=%d: code %d = %d is not 256·g plus a byte", n, x, c)
+			}
+		}
+		w := make([]float64, n)
+		for j := range w {
+			w[j] = r.Float64() - 0.5
+		}
+		vec := func(f func() float64) []float64 {
+			v := make([]float64, rows)
+			for m := range v {
+				v[m] = f()
+			}
+			return v
+		}
+		res := vec(func() float64 { return r.Float64() - 0.5 })
+		y := vec(func() float64 { return float64(2*r.IntN(2) - 1) })
+		cw := vec(func() float64 { return r.Float64() / float64(rows) })
+		base := vec(func() float64 { return 3 * (r.Float64() - 0.5) })
+		sigB := vec(func() float64 { return r.Float64() / 2 })
+		run := func(x *codedDesign) [][]float64 {
+			margins, g, rg := make([]float64, rows), make([]float64, n), make([]float64, n)
+			x.Margins(margins, w)
+			x.Gradient(g, res)
+			rr, sig := make([]float64, rows), make([]float64, rows)
+			x.residualGradient(rg, rr, sig, base, y, cw)
+			u := make([]float64, rows)
+			hi, ratio := x.marginsBound(u, w, base, sigB, y, cw)
+			return [][]float64{margins, g, rg, rr, sig, u, {hi, ratio}}
+		}
+		for _, workers := range []int{0, 3} {
+			want, got := newCodedDesign(gc, gc.codes, 4, true, nil, nil), newByteDesign(&bc, 4, true, nil, nil)
+			if got.Len() != rows {
+				t.Fatalf("n=%d: the byte design has %d rows, want %d", n, got.Len(), rows)
+			}
+			if workers > 0 {
+				team := newRowTeam(workers, 97)
+				defer team.stop()
+				var h1, h2 []*[maxCodedTables]float64
+				want.split(team, &h1)
+				got.split(team, &h2)
+			}
+			a, b := run(want), run(got)
+			for i := range a {
+				for x := range a[i] {
+					if a[i][x] != b[i][x] {
+						t.Fatalf("n=%d, workers %d: output %d, entry %d: bytes give %v, 16-bit codes %v", n, workers, i, x, b[i][x], a[i][x])
+					}
+				}
+			}
+		}
+	}
+}

@@ -107,6 +107,9 @@ type Data struct {
 	// start (which read two states and all rows) are used.
 	zero      bool
 	screenMin int
+	// byteCodesFrom: from this many rows on, the working sets' codes are bytes
+	// (byteCodesRows; the tests lower it).
+	byteCodesFrom int
 	// blocks are the rows in the layout of Rows.Bits, packed from the
 	// states on first use (bitBlocks) when the rows came as bytes;
 	// unpacked are the states of rows that came as bits, unpacked on
@@ -133,7 +136,7 @@ type Data struct {
 // the codes of all rows are encoded from them only for unscreened fits
 // (spinCodes). Any other path unpacks them into bytes here.
 func NewData(rows *Rows, b Backend, ising bool, workers int, split Split) *Data {
-	d := &Data{Rows: rows, ising: ising, zero: ising && rows.K == 3, screenMin: DefaultScreen}
+	d := &Data{Rows: rows, ising: ising, zero: ising && rows.K == 3, screenMin: DefaultScreen, byteCodesFrom: byteCodesRows}
 	if rows.States == nil && b.Fast && ising && rows.K == 2 {
 		d.gc = newBitLayout(rows, groupSize(rows.N, 2, spinTableLimit(rows.Count)))
 	}

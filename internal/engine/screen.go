@@ -105,6 +105,24 @@ const (
 	screenDense = 0.5
 )
 
+// maxScreenSet is the most variables a working set holds: its codes,
+// eight variables a group and a table of 256 cells each, must fit
+// maxCodedTables (256 groups). A set that would grow past it (n above
+// 4,096 with screenDense) gives way to the full problem, as a dense one
+// does.
+const maxScreenSet = 8 * maxCodedTables / 256
+
+// byteCodesRows is the least number of rows from which a working set's
+// codes are bytes (groupCodes.codes8) instead of 16-bit codes: half the
+// memory (at n = 5,000 and N = 10^5 a worker's codes are 10 to 30 MB, and
+// two workers' codes were most of what the fit held beside the samples),
+// for more instructions in the passes, where they read a group's offset
+// (cachegrind, the study's 4-regular models at N = 10^4 and the paper's
+// λ, all fits on bytes: 10% more at n = 500 over 100 nodes, 3% more at
+// n = 5,000 over 50 nodes). Below it the codes of a working set are at
+// most 32 MB (256 groups of 2^16 rows) and usually a few.
+const byteCodesRows = 1 << 16
+
 // screenMoments is the most variables of a working set for which build
 // makes their second moments (s²/2 counts of differing bits, N/64 words
 // each), which precondition the face steps of the restricted problems and
@@ -364,7 +382,7 @@ func (sw *screenWork) build(d *Data, cw []float64) {
 		// Past screenMoments variables the moments are not made (nor
 		// ever again in this fit): the restricted problems are solved
 		// without the face steps' preconditioner.
-		sw.encode(blocks, d.Rows.N, words, d.Rows.Count)
+		sw.encode(blocks, d.Rows.N, words, d.Rows.Count, d.Rows.Count >= d.byteCodesFrom)
 		return
 	}
 	sw.gatherColumns(blocks, d.Rows.N, words, old)
@@ -403,7 +421,7 @@ func (sw *screenWork) build(d *Data, cw []float64) {
 		}
 	}
 	sw.cov, sw.spare, sw.covS = cov, sw.cov, s
-	sw.encode(blocks, d.Rows.N, words, d.Rows.Count)
+	sw.encode(blocks, d.Rows.N, words, d.Rows.Count, d.Rows.Count >= d.byteCodesFrom)
 }
 
 // encode sets the group codes (k = 2, eight variables a group) of the
@@ -413,8 +431,10 @@ func (sw *screenWork) build(d *Data, cw []float64) {
 // of its 64 rows (blockCodes), a few word operations a code. Reading the
 // blocks in order keeps each in the cache while all groups read it, and
 // needs no copy of the working set's columns (s·N/8 bytes, 7.8 MB for
-// 500 variables at N = 10^5).
-func (sw *screenWork) encode(blocks []uint64, n, words, count int) {
+// 500 variables at N = 10^5). The codes are bytes (gc.codes8) when bytes
+// is set, 16-bit codes with their offsets (gc.codes) otherwise; the
+// other is nil.
+func (sw *screenWork) encode(blocks []uint64, n, words, count int, bytes bool) {
 	s := len(sw.cols)
 	const per = 8
 	gc := &sw.gc
@@ -425,11 +445,22 @@ func (sw *screenWork) encode(blocks []uint64, n, words, count int) {
 	for g := 0; g < groups; g++ {
 		gc.off = append(gc.off, gc.off[g]+1<<(min(s, (g+1)*per)-g*per))
 	}
-	if cap(gc.codes) < count*groups {
-		gc.codes = make([]uint16, count*groups)
+	size := count * groups
+	var c16 []uint16
+	var c8 []uint8
+	if bytes {
+		if cap(gc.codes8) < size {
+			gc.codes8 = make([]uint8, size)
+		}
+		gc.codes8, gc.codes = gc.codes8[:size], nil
+		c8 = gc.codes8
+	} else {
+		if cap(gc.codes) < size {
+			gc.codes = make([]uint16, size)
+		}
+		gc.codes, gc.codes8 = gc.codes[:size], nil
+		c16 = gc.codes
 	}
-	codes := gc.codes[:count*groups]
-	gc.codes = codes
 	for x := 0; x < words; x++ {
 		blk := blocks[x*n : (x+1)*n]
 		for g := 0; g < groups; g++ {
@@ -440,16 +471,16 @@ func (sw *screenWork) encode(blocks []uint64, n, words, count int) {
 			vs := blockCodes(ws[:])
 			base := uint16(gc.off[g])
 			for b, v := range vs {
+				// Row m0+r's code of group g is byte r of v.
 				m0 := x*64 + b*8
-				if m0+8 <= count {
-					out := codes[m0*groups+g:]
-					for r := 0; r < 8; r++ {
-						out[r*groups] = base + uint16(v>>(8*r)&0xff)
+				rows := min(8, count-m0)
+				for r := 0; r < rows; r++ {
+					c := uint8(v >> (8 * r))
+					if bytes {
+						c8[(m0+r)*groups+g] = c
+					} else {
+						c16[(m0+r)*groups+g] = base + uint16(c)
 					}
-					continue
-				}
-				for r := 0; m0+r < count; r++ {
-					codes[(m0+r)*groups+g] = base + uint16(v>>(8*r)&0xff)
 				}
 			}
 		}
@@ -495,6 +526,10 @@ func (e *Driver) fitScreened(ctx context.Context, t *Task, cd *codedDesign, p *R
 			sw.add(j)
 		}
 	}
+	if len(sw.cols) > maxScreenSet {
+		// A start whose support would not fit a working set's codes.
+		return FISTA(ctx, p, w, &wk.ws)
+	}
 	if cap(sw.g) < n {
 		sw.g = make([]float64, n)
 	}
@@ -511,6 +546,9 @@ func (e *Driver) fitScreened(ctx context.Context, t *Task, cd *codedDesign, p *R
 		sw.build(e.Data, cw)
 		s := len(sw.cols)
 		rd := newCodedDesign(&sw.gc, sw.gc.codes, 0, true, sw.f, sw.full)
+		if sw.gc.codes8 != nil {
+			rd = newByteDesign(&sw.gc, 0, true, sw.f, sw.full)
+		}
 		sw.f = rd.f
 		if e.Data.team != nil {
 			rd.split(e.Data.team, &wk.hist)
@@ -604,7 +642,8 @@ func (e *Driver) fitScreened(ctx context.Context, t *Task, cd *codedDesign, p *R
 // leaves), the largest first: at most screenStart on the first round (the
 // start point), later at most screenGrow·|S| or screenAdd, whichever is
 // more. It returns how many joined, or −1, for the full problem to be
-// solved whole, when the set would pass screenDense of the variables.
+// solved whole, when the set would pass screenDense of the variables or
+// maxScreenSet.
 func (sw *screenWork) grow(g, w []float64, radius, tol float64, first bool) int {
 	n := len(g)
 	bound, dot := 0.0, 0.0
@@ -635,7 +674,7 @@ func (sw *screenWork) grow(g, w []float64, radius, tol float64, first bool) int 
 	if len(cand) > limit {
 		cand = cand[:limit]
 	}
-	if float64(len(sw.cols)+len(cand)) > screenDense*float64(n) {
+	if size := len(sw.cols) + len(cand); float64(size) > screenDense*float64(n) || size > maxScreenSet {
 		return -1
 	}
 	for _, j := range cand {

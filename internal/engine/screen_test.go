@@ -510,7 +510,8 @@ func TestScreenCancel(t *testing.T) {
 // blockCodes, from the bit blocks) against newGroupCodes on the same variables copied out as
 // rows: the same groups, offsets and codes, for working sets of 1 to 21
 // variables (partial last groups) and row counts that end inside a byte
-// and a word of the bit blocks.
+// and a word of the bit blocks, as 16-bit codes and as bytes (a byte plus
+// its group's offset 256·g is the 16-bit code).
 func TestScreenEncode(t *testing.T) {
 	r := rand.New(rand.NewPCG(4, 4))
 	for _, count := range []int{1, 61, 64, 203} {
@@ -525,7 +526,6 @@ func TestScreenEncode(t *testing.T) {
 					sw.add(j)
 				}
 			}
-			sw.encode(d.bitBlocks(), s.N, words, count)
 			sub := &Rows{N: size, K: 2, Count: count, States: make([]uint8, count*size)}
 			for m := range count {
 				for a, j := range sw.cols {
@@ -533,12 +533,25 @@ func TestScreenEncode(t *testing.T) {
 				}
 			}
 			want := newGroupCodes(sub, 8)
-			if sw.gc.groups != want.groups || fmt.Sprint(sw.gc.off) != fmt.Sprint(want.off) {
-				t.Fatalf("N=%d, %d variables: groups %d, offsets %v; want %d, %v", count, size, sw.gc.groups, sw.gc.off, want.groups, want.off)
-			}
-			for x := range want.codes {
-				if sw.gc.codes[x] != want.codes[x] {
-					t.Fatalf("N=%d, %d variables: code %d is %d, want %d", count, size, x, sw.gc.codes[x], want.codes[x])
+			for _, bytes := range []bool{false, true} {
+				sw.encode(d.bitBlocks(), s.N, words, count, bytes)
+				if sw.gc.groups != want.groups || fmt.Sprint(sw.gc.off) != fmt.Sprint(want.off) {
+					t.Fatalf("N=%d, %d variables: groups %d, offsets %v; want %d, %v", count, size, sw.gc.groups, sw.gc.off, want.groups, want.off)
+				}
+				got := make([]int, len(sw.gc.codes)+len(sw.gc.codes8))
+				for x, c := range sw.gc.codes {
+					got[x] = int(c)
+				}
+				for x, c := range sw.gc.codes8 {
+					got[x] = 256*(x%want.groups) + int(c)
+				}
+				if len(got) != len(want.codes) || (bytes != (sw.gc.codes == nil)) {
+					t.Fatalf("N=%d, %d variables, bytes %v: %d 16-bit codes and %d bytes, want %d codes", count, size, bytes, len(sw.gc.codes), len(sw.gc.codes8), len(want.codes))
+				}
+				for x, c := range want.codes {
+					if got[x] != int(c) {
+						t.Fatalf("N=%d, %d variables, bytes %v: code %d is %d, want %d", count, size, bytes, x, got[x], c)
+					}
 				}
 			}
 		}
@@ -581,5 +594,31 @@ func TestBoundedCheck(t *testing.T) {
 	}
 	if with.Work.scr.bounded == 0 || without.Work.scr.bounded != 0 {
 		t.Errorf("bounded checks: %d with, %d without; want some, none", with.Work.scr.bounded, without.Work.scr.bounded)
+	}
+}
+
+// TestGrowCap checks that a working set never grows past maxScreenSet
+// variables, whose byte codes would index past the tables (256 groups of
+// 256 cells): at n = 10,000 a set of 2,040 variables that would take 100
+// more gives way to the full problem (−1), long before screenDense's half
+// of the variables, while one of 1,900 takes them.
+func TestGrowCap(t *testing.T) {
+	const n = 10000
+	for _, tc := range []struct{ held, want int }{{2040, -1}, {1900, 100}} {
+		var sw screenWork
+		sw.reset(n, 0, []float64{1})
+		for j := 1; j < tc.held; j++ {
+			sw.add(j)
+		}
+		g, w := make([]float64, n), make([]float64, n)
+		for j := n - 100; j < n; j++ {
+			g[j] = 1 // outside S, above the bound max_S |g| = 0
+		}
+		if got := sw.grow(g, w, 1, 1e-6, false); got != tc.want {
+			t.Errorf("%d variables held: grow returned %d, want %d", tc.held, got, tc.want)
+		}
+		if len(sw.cols) > maxScreenSet {
+			t.Errorf("%d variables held: the set holds %d, past %d", tc.held, len(sw.cols), maxScreenSet)
+		}
 	}
 }
