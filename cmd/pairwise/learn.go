@@ -81,7 +81,7 @@ func runLearn(args []string, stdout, stderr io.Writer) error {
 		// keeps the garbage of the per-node work from growing to the
 		// size of the samples again (the default GOGC=100 lets the heap
 		// reach twice the live data).
-		defer debug.SetGCPercent(debug.SetGCPercent(25))
+		defer debug.SetGCPercent(debug.SetGCPercent(learnGCPercent(fs.Arg(0))))
 	}
 	if set["shard"] {
 		return runLearnShard(*shard, set, fs.Arg(0), ro, opts, *out, stdout, stderr, *quiet) // shard.go
@@ -91,6 +91,25 @@ func runLearn(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	return writeResult(*format, *out, *modelOut, stdout, res, s)
+}
+
+// largeInput is the size of an input file from which learn collects
+// more often (learnGCPercent).
+const largeInput = 1 << 28
+
+// learnGCPercent returns the collector's GOGC for learning from path: 25,
+// and 10 for a file of at least largeInput bytes (about 10^8 values of
+// text), where the samples are most of the heap. The collector marks
+// only what holds pointers, and the samples hold none, so a cycle costs
+// next to nothing there: at n = 5,000, N = 10^5 (shard 1/50, 2 workers)
+// 16 cycles took 0.01 s of CPU, as 9 cycles did at 25, and the peak was
+// 133 MB against 144. Small inputs keep 25: their heap is small and holds
+// pointers, and a lower goal would collect more often for little.
+func learnGCPercent(path string) int {
+	if fi, err := os.Stat(path); err == nil && fi.Size() >= largeInput {
+		return 10
+	}
+	return 25
 }
 
 // addResultFlags registers the output flags of a learned result, for
