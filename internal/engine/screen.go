@@ -473,17 +473,33 @@ func (sw *screenWork) encode(blocks []uint64, n, words, count int, bytes bool) {
 			for b, v := range vs {
 				// Row m0+r's code of group g is byte r of v.
 				m0 := x*64 + b*8
+				if m0 >= count {
+					break
+				}
 				rows := min(8, count-m0)
-				for r := 0; r < rows; r++ {
-					c := uint8(v >> (8 * r))
-					if bytes {
-						c8[(m0+r)*groups+g] = c
-					} else {
-						c16[(m0+r)*groups+g] = base + uint16(c)
-					}
+				if bytes {
+					putCodes8(c8[m0*groups+g:], groups, v, rows)
+				} else {
+					putCodes16(c16[m0*groups+g:], groups, v, base, rows)
 				}
 			}
 		}
+	}
+}
+
+// putCodes16 sets out[r·stride] = base + byte r of v for the first rows
+// bytes of v (at most 8).
+func putCodes16(out []uint16, stride int, v uint64, base uint16, rows int) {
+	for r := range rows {
+		out[r*stride] = base + uint16(v>>(8*r)&0xff)
+	}
+}
+
+// putCodes8 sets out[r·stride] = byte r of v for the first rows bytes of v
+// (at most 8).
+func putCodes8(out []uint8, stride int, v uint64, rows int) {
+	for r := range rows {
+		out[r*stride] = uint8(v >> (8 * r))
 	}
 }
 
