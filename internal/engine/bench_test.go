@@ -264,11 +264,7 @@ func BenchmarkByteCodes(b *testing.B) {
 	for _, s := range []int{64, 256, 560} {
 		z := randomSamples(b, rows, s, 2, r)
 		gc := newGroupCodes(z, 8)
-		bc := *gc
-		bc.codes, bc.codes8 = nil, make([]uint8, len(gc.codes))
-		for x, c := range gc.codes {
-			bc.codes8[x] = uint8(int(c) - 256*(x%gc.groups))
-		}
+		bc := byteCodes(gc)
 		w, g, u := make([]float64, s), make([]float64, s), make([]float64, rows)
 		for j := range w {
 			w[j] = r.Float64()
@@ -279,7 +275,7 @@ func BenchmarkByteCodes(b *testing.B) {
 		for _, kind := range []string{"uint16", "byte"} {
 			d := newCodedDesign(gc, gc.codes, 0, true, nil, nil)
 			if kind == "byte" {
-				d = newByteDesign(&bc, 0, true, nil, nil)
+				d = newByteDesign(bc, 0, true, nil, nil)
 			}
 			name := fmt.Sprintf("s=%d/codes=%s", s, kind)
 			b.Run(name+"/op=margins", func(b *testing.B) {

@@ -311,6 +311,17 @@ func TestSpinMoments(t *testing.T) {
 	}
 }
 
+// byteCodes returns a copy of gc (k = 2, eight variables a group) with
+// its codes as bytes, the offsets 256·g taken off.
+func byteCodes(gc *groupCodes) *groupCodes {
+	bc := *gc
+	bc.codes, bc.codes8 = nil, make([]uint8, len(gc.codes))
+	for x, c := range gc.codes {
+		bc.codes8[x] = uint8(int(c) - 256*(x%gc.groups))
+	}
+	return &bc
+}
+
 // TestByteCodes checks the byte codes of the working sets (codes8: k = 2,
 // eight variables a group, the group's offset 256·g added by the kernels)
 // against the 16-bit codes of the same rows: every pass must give the same
@@ -323,10 +334,8 @@ func TestByteCodes(t *testing.T) {
 		rows := 1500
 		s := randomSamples(t, rows, n, 2, r)
 		gc := newGroupCodes(s, 8)
-		bc := *gc
-		bc.codes, bc.codes8 = nil, make([]uint8, len(gc.codes))
+		bc := byteCodes(gc)
 		for x, c := range gc.codes {
-			bc.codes8[x] = uint8(int(c) - 256*(x%gc.groups))
 			if 256*(x%gc.groups)+int(bc.codes8[x]) != int(c) {
 				t.Fatalf("n=%d: code %d = %d is not 256·g plus a byte", n, x, c)
 			}
@@ -335,18 +344,7 @@ func TestByteCodes(t *testing.T) {
 		for j := range w {
 			w[j] = r.Float64() - 0.5
 		}
-		vec := func(f func() float64) []float64 {
-			v := make([]float64, rows)
-			for m := range v {
-				v[m] = f()
-			}
-			return v
-		}
-		res := vec(func() float64 { return r.Float64() - 0.5 })
-		y := vec(func() float64 { return float64(2*r.IntN(2) - 1) })
-		cw := vec(func() float64 { return r.Float64() / float64(rows) })
-		base := vec(func() float64 { return 3 * (r.Float64() - 0.5) })
-		sigB := vec(func() float64 { return r.Float64() / 2 })
+		res, y, cw, base, sigB := kernelVectors(r, rows)
 		run := func(x *codedDesign) [][]float64 {
 			margins, g, rg := make([]float64, rows), make([]float64, n), make([]float64, n)
 			x.Margins(margins, w)
@@ -358,7 +356,7 @@ func TestByteCodes(t *testing.T) {
 			return [][]float64{margins, g, rg, rr, sig, u, {hi, ratio}}
 		}
 		for _, workers := range []int{0, 3} {
-			want, got := newCodedDesign(gc, gc.codes, 4, true, nil, nil), newByteDesign(&bc, 4, true, nil, nil)
+			want, got := newCodedDesign(gc, gc.codes, 4, true, nil, nil), newByteDesign(bc, 4, true, nil, nil)
 			if got.Len() != rows {
 				t.Fatalf("n=%d: the byte design has %d rows, want %d", n, got.Len(), rows)
 			}

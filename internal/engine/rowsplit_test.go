@@ -7,6 +7,25 @@ import (
 	"testing"
 )
 
+// kernelVectors returns random row vectors for the passes of a design of
+// rows rows: residuals res, labels y = ±1, weights cw summing to about ½,
+// margins base in (−1.5, 1.5) and σ values sigB in (0, ½).
+func kernelVectors(r *rand.Rand, rows int) (res, y, cw, base, sigB []float64) {
+	vec := func(f func() float64) []float64 {
+		v := make([]float64, rows)
+		for m := range v {
+			v[m] = f()
+		}
+		return v
+	}
+	res = vec(func() float64 { return r.Float64() - 0.5 })
+	y = vec(func() float64 { return float64(2*r.IntN(2) - 1) })
+	cw = vec(func() float64 { return r.Float64() / float64(rows) })
+	base = vec(func() float64 { return 3 * (r.Float64() - 0.5) })
+	sigB = vec(func() float64 { return r.Float64() / 2 })
+	return res, y, cw, base, sigB
+}
+
 // TestRowSplitKernels checks the row-split passes of codedDesign against
 // the unsplit ones: the margins are the same numbers (each row is computed
 // alone), the sums over rows (gradients, the Bregman bound) differ only by
@@ -32,18 +51,7 @@ func TestRowSplitKernels(t *testing.T) {
 				w[j] = r.Float64() - 0.5
 			}
 			rows := tc.rows
-			vec := func(f func() float64) []float64 {
-				v := make([]float64, rows)
-				for m := range v {
-					v[m] = f()
-				}
-				return v
-			}
-			res := vec(func() float64 { return r.Float64() - 0.5 })
-			y := vec(func() float64 { return float64(2*r.IntN(2) - 1) })
-			cw := vec(func() float64 { return r.Float64() / float64(rows) })
-			base := vec(func() float64 { return 3 * (r.Float64() - 0.5) })
-			sigB := vec(func() float64 { return r.Float64() / 2 })
+			res, y, cw, base, sigB := kernelVectors(r, rows)
 
 			type outcome struct {
 				margins, grad, rgrad, r, sig []float64
