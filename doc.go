@@ -88,7 +88,7 @@
 // on k > 2, Sparsitron on weights other than 0 and 1. Sizes that would
 // exhaust memory are errors before anything is allocated: MaxModelEntries
 // for the model constructors, MaxSampleValues for one call of a sampler,
-// MaxLearnEntries for the learners' estimates.
+// MaxLearnEntries for the learners' dense arrays (without η).
 //
 // # Files and graphs
 //

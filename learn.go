@@ -67,9 +67,6 @@ func prepare(fn string, s *Samples, opts []Option) (config, error) {
 	if s.rows == 0 || s.total <= 0 {
 		return cfg, errorOf(ErrNoSamples, "pairwise: %s: no samples", fn)
 	}
-	if err := checkLearnSize(fn, s.n, s.k); err != nil { // degenerate.go
-		return cfg, err
-	}
 	for x, o := range opts {
 		if o == nil {
 			return cfg, fmt.Errorf("pairwise: %s: option %d is nil", fn, x)
@@ -78,6 +75,14 @@ func prepare(fn string, s *Samples, opts []Option) (config, error) {
 	}
 	if len(cfg.errs) > 0 {
 		return cfg, errors.Join(cfg.errs...)
+	}
+	if math.IsNaN(cfg.eta) {
+		// Without η the edge test holds dense n×n arrays; with it the
+		// estimates are sparse (estimates.go), and n is bounded by the
+		// samples' own limits.
+		if err := checkLearnSize(fn, s.n, s.k); err != nil { // degenerate.go
+			return cfg, err
+		}
 	}
 	return cfg, nil
 }

@@ -1,6 +1,7 @@
 package pairwise
 
 import (
+	"encoding/json"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -70,14 +71,35 @@ func TestConstructorLimits(t *testing.T) {
 	_, err = g.Sample(src, MaxSampleValues/10+1)
 	wantErr("GibbsSampler.Sample(MaxSampleValues/10+1)", err, "MaxSampleValues")
 
-	// The learners refuse n·n·k² > MaxLearnEntries before fitting.
+	// Without η the learners refuse n·n·k² > MaxLearnEntries before
+	// fitting (the edge test's arrays are dense); with η the estimates are
+	// sparse, and a shard of the same samples learns, and its part
+	// decodes.
 	row := make([]int, 16385)
-	s, err := NewSamples(2, [][]int{row, row})
+	row[7] = 1
+	s, err := NewSamples(2, [][]int{row, make([]int, 16385), row})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Learn(s, WithWidth(1), WithMinEdgeWeight(0.1))
-	wantErr("Learn n=16385 k=2", err, "MaxLearnEntries")
+	_, err = Learn(s, WithWidth(1))
+	wantErr("Learn n=16385 k=2 without η", err, "MaxLearnEntries")
+	_, err = LearnShard(s, 0, 1000)
+	wantErr("LearnShard n=16385 k=2 without η", err, "MaxLearnEntries")
+	part, err := LearnShard(s, 0, 1000, WithWidth(1), WithMinEdgeWeight(0.1))
+	if err != nil {
+		t.Fatalf("LearnShard n=16385 k=2 with η: %v", err)
+	}
+	data, err := json.Marshal(part)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Partial
+	if err := json.Unmarshal(data, &back); err != nil {
+		t.Fatalf("the part of n = 16385 with η does not decode: %v", err)
+	}
+	if _, err := MergePartials(&back); err == nil {
+		t.Error("Merge of one of 1000 shards succeeded")
+	}
 }
 
 // TestNewDiamondSparse checks the diamond built coupling by coupling against

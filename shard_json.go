@@ -430,7 +430,11 @@ func (p *Partial) UnmarshalJSON(data []byte) error {
 	if w.Algorithm != "ising" && w.Algorithm != "pairwise" {
 		return fmt.Errorf("pairwise: Partial: algorithm %q, want ising or pairwise", w.Algorithm)
 	}
-	if w.N < 1 || w.K < 2 || w.K > 256 || float64(w.N)*float64(w.N)*float64(w.K*w.K) > MaxLearnEntries {
+	// A sparse part with η is bounded as a model is (its merge keeps the
+	// estimates sparse); without η, or dense, as the learners bound n.
+	sparse := w.Format == partialFormat && float64(w.Settings.MinEdgeWeight) > 0
+	if w.N < 1 || w.K < 2 || w.K > 256 || float64(w.N)*float64(w.K) > MaxModelEntries ||
+		(!sparse && float64(w.N)*float64(w.N)*float64(w.K*w.K) > MaxLearnEntries) {
 		return fmt.Errorf("pairwise: Partial: n = %d, k = %d out of range", w.N, w.K)
 	}
 	n, k := w.N, w.K
