@@ -88,6 +88,17 @@ func (d *Data) bitBlocks() []uint64 {
 	return d.blocks
 }
 
+// newWideLayout returns the layout of n > 32,768 spins, whose group codes
+// would not fit maxCodedTables even at one variable a group: no groups, the
+// rows as bits alone (blocks, the layout of Rows.Bits). Its designs sum the
+// gradient's residuals by row tables (bitRows) and make the margins from
+// the bits (bitMargins); the working sets of the screened fits, at most
+// maxScreenSet variables, have codes of their own. Only screened fits can
+// use it (Driver.Fit returns ErrWide for the others).
+func newWideLayout(n, count int, blocks []uint64) *groupCodes {
+	return &groupCodes{n: n, k: 2, rows: count, off: []int{0}, blocks: blocks}
+}
+
 // byteRows returns the rows with their states as bytes (see states).
 func (d *Data) byteRows() *Rows {
 	if d.Rows.States != nil {

@@ -104,7 +104,9 @@ func TestEncodeBlockRows(t *testing.T) {
 // moments' weighted sums) and a ridge. Every solution and its Stats must be
 // the same bits: the two representations feed the same sums in the same
 // order. A third set of fits holds the working sets' codes as bytes
-// (Data.byteCodesFrom 0) on the bits, against 16-bit codes on the bytes.
+// (Data.byteCodesFrom 0) on the bits, against 16-bit codes on the bytes,
+// and a fourth the wide layout of more than 32,768 spins (no groups: the
+// full design's margins from the bits), forced on these 90.
 // Under the race detector only the fits split among two workers
 // run (see skipUnderRace), on one node.
 func TestBitRowsFitIdentical(t *testing.T) {
@@ -122,7 +124,8 @@ func TestBitRowsFitIdentical(t *testing.T) {
 	}{{DefaultSplit, 1}, {Split{Min: 1000, Chunk: 300}, 1}, {Split{Min: 1000, Chunk: 300}, 2}}
 	// screen 2: screened, the working sets' codes bytes (byteCodesFrom 0), on
 	// the bits only, so that the bytes are checked against 16-bit codes.
-	for _, screen := range []int{0, 1, 2} {
+	// screen 3: the wide layout (newWideLayout) forced on the bits.
+	for _, screen := range []int{0, 1, 2, 3} {
 		for _, sp := range splits {
 			for _, ridge := range []float64{0, 30} {
 				name := fmt.Sprintf("screen=%d/chunk=%d/workers=%d/ridge=%v", screen, sp.split.Chunk, sp.workers, ridge)
@@ -136,6 +139,9 @@ func TestBitRowsFitIdentical(t *testing.T) {
 						d.SetScreen(min(screen, 1))
 						if screen == 2 && rows.Bits != nil {
 							d.byteCodesFrom = 0
+						}
+						if screen == 3 && rows.Bits != nil {
+							d.gc = newWideLayout(rows.N, rows.Count, rows.Bits)
 						}
 						return &Driver{Backend: b, Data: d, Settings: solve.Settings{Tol: 1e-8, MaxIter: 20000}, Work: new(Work), Ridge: ridge}
 					}
@@ -156,6 +162,18 @@ func TestBitRowsFitIdentical(t *testing.T) {
 								var sb, sp solve.Stats
 								wb, sb = fitNode(t, eb, i, radius, wb, c)
 								wp, sp = fitNode(t, ep, i, radius, wp, c)
+								if screen == 3 {
+									// The wide design's margins add the
+									// variables in another order (bitMargins),
+									// so the fits from the bits differ by
+									// rounding: both must be certified, and
+									// their losses then differ by at most
+									// the tolerance of either gap, 1e-8.
+									if !sb.Converged || !sp.Converged || math.Abs(sb.Loss-sp.Loss) > 1e-8 {
+										t.Fatalf("node %d, radius %v: stats %+v from the wide bits, %+v from bytes", i, radius, sp, sb)
+									}
+									continue
+								}
 								if sb != sp {
 									t.Fatalf("node %d, radius %v: stats %+v from bits, %+v from bytes", i, radius, sp, sb)
 								}
@@ -339,6 +357,62 @@ func scatterBlockRows(tab *[maxCodedTables]float64, r []float64, gc *groupCodes,
 				for u := t.lo; u < t.hi; u++ {
 					tab[base+uint16(v>>(8*u)&0xff)] += r[r0+u]
 				}
+			}
+		}
+	}
+}
+
+// TestWideMargins checks the margins of the wide layout (no groups: made
+// from the bits by bitMargins) against the coded design's on the same
+// rows, alone and split among a team in chunks of 97 rows (which start
+// inside a 64-row block), with a w that has zeros: the same sums in another
+// order, so within 1e-12 of |w|₁ (the largest a margin can be); and its
+// gradient passes, which read the bits as every bit design does, the same
+// bits.
+func TestWideMargins(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	const n, rows = 90, 1500
+	s := randomSamples(t, rows, n, 2, r)
+	blocks := PackBits(s)
+	gc := newGroupCodes(s, 8)
+	w := make([]float64, n)
+	norm := 0.0
+	for j := range w {
+		if r.IntN(3) > 0 {
+			w[j] = r.Float64() - 0.5
+			norm += math.Abs(w[j])
+		}
+	}
+	res, y, cw, base, sigB := kernelVectors(r, rows)
+	for _, workers := range []int{0, 2} {
+		var sbuf [][]uint16
+		want := newCodedDesign(gc, gc.codes, 5, true, nil, nil)
+		want.bits = blocks
+		got := newStreamedDesign(newWideLayout(n, rows, blocks), 5, true, nil, nil, &sbuf)
+		if workers > 0 {
+			team := newRowTeam(workers, 97)
+			defer team.stop()
+			var h1, h2 []*[maxCodedTables]float64
+			want.split(team, &h1)
+			got.split(team, &h2)
+		}
+		mw, mg := make([]float64, rows), make([]float64, rows)
+		want.Margins(mw, w)
+		got.Margins(mg, w)
+		if e := maxDiff(mw, mg); e > 1e-12*norm {
+			t.Errorf("workers %d: margins differ by %g", workers, e)
+		}
+		hw, rw := want.marginsBound(mw, w, base, sigB, y, cw)
+		hg, rg := got.marginsBound(mg, w, base, sigB, y, cw)
+		if e := maxDiff(mw, mg); e > 1e-12*norm || math.Abs(hw-hg) > 1e-12*hw || math.Abs(rw-rg) > 1e-12*rw {
+			t.Errorf("workers %d: marginsBound (%v, %v), coded (%v, %v), margins by %g", workers, hg, rg, hw, rw, e)
+		}
+		gw, gg := make([]float64, n), make([]float64, n)
+		want.Gradient(gw, res)
+		got.Gradient(gg, res)
+		for j := range gw {
+			if gw[j] != gg[j] {
+				t.Fatalf("workers %d: gradient %d = %v, coded design with bits %v", workers, j, gg[j], gw[j])
 			}
 		}
 	}

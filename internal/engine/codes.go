@@ -1,6 +1,9 @@
 package engine
 
-import "math"
+import (
+	"math"
+	"math/bits"
+)
 
 // Fast kernels for the margins and gradients of the per-node regressions.
 //
@@ -143,7 +146,17 @@ type codedDesign struct {
 	// spins), from which the gradient passes sum the residuals by row
 	// tables (bitRows) instead of scattering them by codes: a streamed
 	// design's (gc.blocks) and a screened fit's full design (fitScreened).
-	bits  []uint64
+	bits []uint64
+	// bsums are the chunks' sums of a gradient pass from the bits (n + 1
+	// each: bitRows), the worker's (Work.bsums) or the design's own.
+	bsums *[][]float64
+	// nz, delta and base are a wide design's margins (gc.groups = 0, see
+	// newWideLayout), set by Margins and marginsBound before their pass:
+	// the variables j with w_j ≠ 0 off the bias, f_j(1) − f_j(0) for
+	// each, and Σ_j f_j(0).
+	nz    []int
+	delta []float64
+	base  float64
 	sbuf  *[][]uint16
 	bias  int
 	spins bool
@@ -195,8 +208,11 @@ func newCodedDesign(gc *groupCodes, codes []uint16, bias int, spins bool, f []fl
 	if full == nil {
 		full = new([maxCodedTables]float64)
 	}
-	d := &codedDesign{gc: gc, codes: codes, rows: len(codes) / gc.groups, bias: bias, spins: spins,
+	d := &codedDesign{gc: gc, codes: codes, bias: bias, spins: spins,
 		f: f[:gc.n*gc.k], tab: full[:gc.off[gc.groups]], full: full}
+	if gc.groups > 0 { // a wide layout's design is streamed (newStreamedDesign)
+		d.rows = len(codes) / gc.groups
+	}
 	d.part, d.chunks = d.part0[:], 1
 	return d
 }
@@ -299,7 +315,13 @@ func (d *codedDesign) runRows(op chunkOp, tab *[maxCodedTables]float64, lo, hi, 
 	g := d.gc.groups
 	switch {
 	case d.bits != nil && (op == opHistograms || op == opResidualScatter):
-		d.bitRows(op, tab, lo, hi)
+		d.bitRows(op, (*d.bsums)[c], lo, hi)
+		return
+	case d.gc.groups == 0 && op == opMargins:
+		d.bitMargins(d.dst[lo:hi], lo)
+		return
+	case d.gc.groups == 0 && op == opMarginsBound:
+		d.part[2*c], d.part[2*c+1] = d.marginsBoundRows(lo, hi, rowCodes{}, 0, 0)
 		return
 	case d.stream && op <= opResidualScatter:
 		d.streamRows(op, tab, lo, hi, c)
@@ -398,20 +420,66 @@ func (d *codedDesign) streamRows(op chunkOp, tab *[maxCodedTables]float64, lo, h
 }
 
 // bitRows runs a gradient pass (opHistograms, opResidualScatter) on rows
-// lo..hi-1 from the bits (d.bits): in place of histograms, tab keeps the
-// sums of r over the rows where each variable is 1 (tab[j]) and over all
-// rows (tab[n]), which gradientFromHistograms reads (see blockSums).
-func (d *codedDesign) bitRows(op chunkOp, tab *[maxCodedTables]float64, lo, hi int) {
+// lo..hi-1 from the bits (d.bits): in place of histograms, sums keeps the
+// sums of r over the rows where each variable is 1 (sums[j]) and over all
+// rows (sums[n]), which gradientFromHistograms reads (see blockSums).
+func (d *codedDesign) bitRows(op chunkOp, sums []float64, lo, hi int) {
 	n := d.gc.n
 	if op == opHistograms {
-		tab[n] += blockSums(tab[:n], d.r, d.bits, n, lo, hi)
+		sums[n] += blockSums(sums[:n], d.r, d.bits, n, lo, hi)
 		return
 	}
 	r, sig, u, y, cw := d.r, d.sig, d.u, d.y, d.cw
 	for a := lo; a < hi; a += streamRows {
 		b := min(a+streamRows, hi)
 		fastResiduals(r[a:b], sig[a:b], u[a:b], y[a:b], cw[a:b])
-		tab[n] += blockSums(tab[:n], r, d.bits, n, a, b)
+		sums[n] += blockSums(sums[:n], r, d.bits, n, a, b)
+	}
+}
+
+// bitMargins sets dst to the margins of the rows from lo on of a wide
+// design (gc.groups = 0) from the bits: Σ_j f_j(0), plus f_j(1) − f_j(0)
+// for each variable j in nz whose state is 1, O(N·|nz|/64 + ones) work.
+func (d *codedDesign) bitMargins(dst []float64, lo int) {
+	n := d.gc.n
+	for m := range dst {
+		dst[m] = d.base
+	}
+	hi := lo + len(dst)
+	for x := lo / 64; x*64 < hi; x++ {
+		blk := d.bits[x*n : (x+1)*n]
+		// The rows of block x within lo..hi−1, as a mask of its bits.
+		mask := ^uint64(0)
+		if x*64 < lo {
+			mask <<= uint(lo - x*64)
+		}
+		if end := (x + 1) * 64; end > hi {
+			mask &= ^uint64(0) >> uint(end-hi)
+		}
+		off := x*64 - lo
+		for a, j := range d.nz {
+			dv := d.delta[a]
+			for v := blk[j] & mask; v != 0; v &= v - 1 {
+				dst[off+bits.TrailingZeros64(v)] += dv
+			}
+		}
+	}
+}
+
+// wideMargins sets nz, delta and base from f (fillContributions) for
+// bitMargins.
+func (d *codedDesign) wideMargins() {
+	if d.gc.groups != 0 {
+		return
+	}
+	f := d.f
+	d.nz, d.delta, d.base = d.nz[:0], d.delta[:0], 0
+	for j := range d.gc.n {
+		d.base += f[2*j]
+		if dv := f[2*j+1] - f[2*j]; dv != 0 {
+			d.nz = append(d.nz, j)
+			d.delta = append(d.delta, dv)
+		}
 	}
 }
 
@@ -452,9 +520,19 @@ func (d *codedDesign) Curvature(v, u, y, cw []float64) float64 {
 	return d.sumParts()
 }
 
-// sumHistograms adds the chunks' histograms into tab, in chunk order.
+// sumHistograms adds the chunks' histograms into tab (the bit sums into
+// chunk 0's), in chunk order.
 func (d *codedDesign) sumHistograms() {
-	size := d.histLen()
+	if d.bits != nil {
+		sums := *d.bsums
+		for _, h := range sums[1:d.chunks] {
+			for c, v := range h {
+				sums[0][c] += v
+			}
+		}
+		return
+	}
+	size := len(d.tab)
 	for _, h := range d.hist {
 		for c, v := range h[:size] {
 			d.tab[c] += v
@@ -462,29 +540,38 @@ func (d *codedDesign) sumHistograms() {
 	}
 }
 
-// clearHistograms zeroes the histograms of every chunk.
+// clearHistograms zeroes the histograms of every chunk, or their bit sums
+// (made here, n + 1 a chunk, when they are missing or short).
 func (d *codedDesign) clearHistograms() {
-	size := d.histLen()
-	clear(d.tab[:size])
-	for _, h := range d.hist {
-		clear(h[:size])
-	}
-}
-
-// histLen returns the cells of a chunk's histograms that a gradient pass
-// fills: n + 1 sums when they come from the bits (bitRows), else every
-// group's table.
-func (d *codedDesign) histLen() int {
 	if d.bits != nil {
-		return d.gc.n + 1
+		if d.bsums == nil {
+			d.bsums = new([][]float64)
+		}
+		sums, size := *d.bsums, d.gc.n+1
+		for len(sums) < d.chunks {
+			sums = append(sums, nil)
+		}
+		for c := range d.chunks {
+			if cap(sums[c]) < size {
+				sums[c] = make([]float64, size)
+			}
+			sums[c] = sums[c][:size]
+			clear(sums[c])
+		}
+		*d.bsums = sums
+		return
 	}
-	return len(d.tab)
+	clear(d.tab)
+	for _, h := range d.hist {
+		clear(h[:len(d.tab)])
+	}
 }
 
 // Margins sets dst[m] = ⟨w, x_m⟩.
 func (d *codedDesign) Margins(dst, w []float64) {
 	d.fillContributions(w)
 	d.buildTables()
+	d.wideMargins()
 	d.dst = dst
 	d.pass(opMargins)
 	d.dst = nil
@@ -616,8 +703,9 @@ func (d *codedDesign) gradientFromHistograms(dst []float64) {
 		// tab holds the sums of r where each spin is up, and over all rows
 		// (bitRows): x_mj = 2·s_mj − 1.
 		n := gc.n
-		total := d.tab[n]
-		for j, s1 := range d.tab[:n] {
+		sums := (*d.bsums)[0]
+		total := sums[n]
+		for j, s1 := range sums[:n] {
 			dst[j] = 2*s1 - total
 		}
 		dst[d.bias] = total
@@ -776,6 +864,7 @@ func (d *codedDesign) residualRows(tab *[maxCodedTables]float64, lo, hi int, rc 
 func (d *codedDesign) marginsBound(dst, w, b, sig, y, cw []float64) (hi, ratio float64) {
 	d.fillContributions(w)
 	d.buildTables()
+	d.wideMargins()
 	d.dst, d.b, d.sig, d.y, d.cw = dst, b, sig, y, cw
 	d.pass(opMarginsBound)
 	d.dst, d.b, d.sig, d.y, d.cw = nil, nil, nil, nil, nil
@@ -799,7 +888,11 @@ func (d *codedDesign) marginsBoundRows(lo, hi int, rc rowCodes, s, dmax float64)
 	for a := lo; a < hi; a += chunk {
 		b := min(a+chunk, hi)
 		dst := d.dst[a:b]
-		d.gatherRowMargins(dst, rc.from((a-lo)*g))
+		if g == 0 {
+			d.bitMargins(dst, a)
+		} else {
+			d.gatherRowMargins(dst, rc.from((a-lo)*g))
+		}
 		bb, sig, cw := d.b[a:b], d.sig[a:b], d.cw[a:b] // y_m = ±1 leaves |δ| unchanged
 		for m, am := range dst {
 			// The bound of bregmanBound, row m.

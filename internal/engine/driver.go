@@ -74,6 +74,11 @@ type Split struct {
 	Min, Chunk int
 }
 
+// ErrWide is the error of a fit that the wide layout (more than 32,768
+// spins, newWideLayout) cannot make: one that is not screened, as an
+// unconstrained refit (an infinite radius) or a fit on a subset of the rows.
+var ErrWide = errors.New("pairwise: past 32,768 binary variables only the constrained fits of Algorithm 1 on all rows are supported (λ or η given; no refit, no edge test)")
+
 // DefaultSplit splits from 2^18 rows, in chunks of at least 2^15 rows: with
 // N = 10⁶ rows one node's row buffers are 64 bytes a row on the Ising path,
 // more than half the size of the samples of 100 binary variables, so
@@ -139,6 +144,12 @@ func NewData(rows *Rows, b Backend, ising bool, workers int, split Split) *Data 
 	d := &Data{Rows: rows, ising: ising, zero: ising && rows.K == 3, screenMin: DefaultScreen, byteCodesFrom: byteCodesRows}
 	if rows.States == nil && b.Fast && ising && rows.K == 2 {
 		d.gc = newBitLayout(rows, groupSize(rows.N, 2, spinTableLimit(rows.Count)))
+	}
+	if d.gc == nil && b.Fast && ising && rows.K == 2 && groupSize(rows.N, 2, 2) == 0 {
+		// Past 32,768 spins not even one a group fits the tables: the
+		// rows stay bits (packed once from bytes), and every fit is
+		// screened (newWideLayout).
+		d.gc = newWideLayout(rows.N, rows.Count, d.bitBlocks())
 	}
 	if rows.States == nil && d.gc == nil {
 		d.Rows = d.byteRows()
@@ -229,16 +240,17 @@ type Task struct {
 // Work is the scratch of one worker, to be reused from node to node (Pool);
 // the zero value is ready to use.
 type Work struct {
-	ws   FistaWork
-	nt   newtonWork
-	act  []uint16
-	cw   []float64 // the fit's normalised weights
-	y    []float64 // the Ising node's labels
-	c    []float64 // the Ising node's weights, when spins are missing
-	f    []float64 // the table kernels' scratch
-	full *[maxCodedTables]float64
-	hist []*[maxCodedTables]float64 // the chunks' histograms (rowsplit.go)
-	sbuf [][]uint16                 // the chunks' codes of a streamed design (bits.go)
+	ws    FistaWork
+	nt    newtonWork
+	act   []uint16
+	cw    []float64 // the fit's normalised weights
+	y     []float64 // the Ising node's labels
+	c     []float64 // the Ising node's weights, when spins are missing
+	f     []float64 // the table kernels' scratch
+	full  *[maxCodedTables]float64
+	hist  []*[maxCodedTables]float64 // the chunks' histograms (rowsplit.go)
+	sbuf  [][]uint16                 // the chunks' codes of a streamed design (bits.go)
+	bsums [][]float64                // the chunks' bit sums of a design with bits (bitRows)
 	// codes holds the gathered codes of the value pair whose design was
 	// built last (Design), last that task and its design.
 	codes      []uint16
@@ -288,6 +300,7 @@ func (e *Driver) design(codes []uint16, i int, spins bool) *codedDesign {
 		cd = newCodedDesign(e.Data.gc, codes, i, spins, w.f, w.full)
 	}
 	w.f, w.full = cd.f, cd.full
+	cd.bsums = &w.bsums
 	if e.Data.team != nil {
 		cd.split(e.Data.team, &w.hist)
 	}
@@ -486,6 +499,7 @@ func (e *Driver) Design(t *Task) Design {
 	w.codes = e.Data.gc.gatherRows(w.codes[:0], t.Rows)
 	cd := newCodedDesign(e.Data.gc, w.codes, t.Bias, false, w.f, w.full)
 	w.f, w.full = cd.f, cd.full
+	cd.bsums = &w.bsums
 	if e.Data.team != nil {
 		cd.split(e.Data.team, &w.hist)
 	}
@@ -506,6 +520,9 @@ func (e *Driver) Fit(ctx context.Context, t *Task, c []float64, radius float64, 
 
 // fit is Fit without the Status.
 func (e *Driver) fit(ctx context.Context, t *Task, c []float64, radius float64, w []float64) (solve.Stats, error) {
+	if e.Data.wide() && (math.IsInf(radius, 1) || t.Rows != nil || !e.Backend.Fast) {
+		return solve.Stats{}, ErrWide
+	}
 	if t.Each != nil && math.IsInf(radius, 1) {
 		return e.mle(ctx, t, w)
 	}
@@ -548,6 +565,8 @@ func (e *Driver) fit(ctx context.Context, t *Task, c []float64, radius float64, 
 		// An Ising node among many variables: solved on working sets,
 		// certified on all of them (screen.go).
 		return e.fitScreened(ctx, t, cd, p, w)
+	case e.Data.wide():
+		return solve.Stats{}, ErrWide // cannot happen: checked above
 	case coded && cd.spins && e.Data.ising && !e.Data.zero && sameSlice(c, t.C) && e.Ridge == 0:
 		// An Ising node on its own weights: the moments describe its
 		// design. They precondition the conjugate gradients of the face

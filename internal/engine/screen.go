@@ -183,8 +183,12 @@ func (d *Data) SetScreen(min int) { d.screenMin = min }
 
 // screens reports whether Fit screens the Ising regressions of d.
 func (d *Data) screens() bool {
-	return d.gc != nil && d.ising && !d.zero && d.screenMin > 0 && d.Rows.N >= d.screenMin
+	return d.gc != nil && d.ising && !d.zero && (d.wide() || d.screenMin > 0 && d.Rows.N >= d.screenMin)
 }
+
+// wide reports whether the data have the wide layout (newWideLayout), on
+// which every fit is screened.
+func (d *Data) wide() bool { return d.gc != nil && d.gc.groups == 0 }
 
 // gatherColumns sets the bit columns of S's variables from a to len(cols)
 // in colBuf (words a variable, bit m%64 of word m/64 the state of row m),
