@@ -187,8 +187,9 @@ func (d *Data) screens() bool {
 }
 
 // wide reports whether the data have the wide layout (newWideLayout), on
-// which every fit is screened.
-func (d *Data) wide() bool { return d.gc != nil && d.gc.groups == 0 }
+// which every fit is screened. A driver without data (a plain design) has
+// none.
+func (d *Data) wide() bool { return d != nil && d.gc != nil && d.gc.groups == 0 }
 
 // gatherColumns sets the bit columns of S's variables from a to len(cols)
 // in colBuf (words a variable, bit m%64 of word m/64 the state of row m),
