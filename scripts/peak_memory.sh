@@ -36,14 +36,6 @@ print(f"n = {n}, N = {rows}: CPU {float(user) + float(sys_):.1f} s, wall {float(
 EOF
 truth=${file%.csv}.truth.json
 if [ -s "$truth" ]; then
-  python3 - "$truth" "$tmp/edges.csv" <<'EOF'
-import csv, json, sys
-truth = json.load(open(sys.argv[1]))
-want = {tuple(sorted(e[:2])) for e in truth["edges"]}
-got = set()
-for row in csv.DictReader(open(sys.argv[2])):
-    a, b = int(row["source"][1:]) - 1, int(row["target"][1:]) - 1
-    got.add(tuple(sorted((a, b))))
-print(f"edges: {len(got)} found, {len(want - got)} missed, {len(got - want)} false")
-EOF
+  read -r found missed false < <(python3 "$root/scripts/recovery.py" "$truth" "$tmp/edges.csv")
+  echo "edges: $found found, $missed missed, $false false"
 fi

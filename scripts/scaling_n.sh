@@ -43,17 +43,7 @@ for r in $(seq "$rounds"); do
       -lambda "${lam[$n]}" -eta "${eta[$n]}" -o "$dir/edges.csv" "$base.csv"
     read -r user sys wall rss < "$dir/time.txt"
     # Found, missed and false edges against the truth's edge list.
-    check=$(python3 - "$base.truth.json" "$dir/edges.csv" <<'EOF'
-import csv, json, sys
-truth = json.load(open(sys.argv[1]))
-want = {tuple(sorted(e[:2])) for e in truth["edges"]}
-got = set()
-for row in csv.DictReader(open(sys.argv[2])):
-    a, b = int(row["source"][1:]) - 1, int(row["target"][1:]) - 1
-    got.add(tuple(sorted((a, b))))
-print(len(got), len(want - got), len(got - want))
-EOF
-)
+    check=$(python3 "$root/scripts/recovery.py" "$base.truth.json" "$dir/edges.csv")
     echo "$n $(echo "$user + $sys" | bc) $wall $rss $check" | tee -a "$out"
   done
 done
