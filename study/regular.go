@@ -63,29 +63,34 @@ func runRegular(args []string, stdout, stderr io.Writer) error {
 	if err := writeSpins(*out+".csv", s); err != nil {
 		return err
 	}
-	a, theta, err := m.Ising()
-	if err != nil {
-		return err
-	}
-	A := make([][]float64, *n)
-	for i := range A {
-		A[i] = make([]float64, *n)
-		for j := range A[i] {
-			A[i][j] = a.At(i, j)
-		}
-	}
+	// The couplings from the model's edges, A_ij = W_ij(1, 1); the dense A
+	// only up to denseTruthMax variables (the R scripts read it).
 	var edges [][2]int
+	var couplings [][3]float64
 	eta := math.Inf(1)
 	for _, e := range m.Edges() {
+		v := m.Coupling(e.I, e.J).At(1, 1)
 		edges = append(edges, [2]int{e.I, e.J})
-		eta = math.Min(eta, math.Abs(a.At(e.I, e.J)))
+		couplings = append(couplings, [3]float64{float64(e.I), float64(e.J), v})
+		eta = math.Min(eta, math.Abs(v))
 	}
 	truth := map[string]any{
 		"name": fmt.Sprintf("ising_regular%d_n%d", *d, *n), "kind": "ising", "n": *n, "k": 2,
-		"indexing": "0-based", "edges": edges, "lambda": m.Width(), "eta": eta,
+		"indexing": "0-based", "edges": edges, "couplings": couplings, "lambda": m.Width(), "eta": eta,
 		"sampler": "pairwise GibbsSampler, default burn-in and thinning", "values": []int{-1, 1},
-		"A": A, "theta": theta, "model_seed": *seed,
-		"definition": "p(z) ~ exp(sum_{i<j} A_ij z_i z_j + sum_i theta_i z_i), z in {-1,1}^n",
+		"theta": make([]float64, *n), "model_seed": *seed,
+		"definition": "p(z) ~ exp(sum_{i<j} A_ij z_i z_j + sum_i theta_i z_i), z in {-1,1}^n; couplings: [i, j, A_ij] for i < j",
+	}
+	if *n <= denseTruthMax {
+		A := make([][]float64, *n)
+		for i := range A {
+			A[i] = make([]float64, *n)
+		}
+		for _, c := range couplings {
+			i, j := int(c[0]), int(c[1])
+			A[i][j], A[j][i] = c[2], c[2]
+		}
+		truth["A"] = A
 	}
 	b, err := json.Marshal(truth)
 	if err != nil {
@@ -97,6 +102,10 @@ func runRegular(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "%s.csv: n = %d, %d edges, N = %d; lambda = %.6g, eta = %.6g\n", *out, *n, len(edges), s.Len(), m.Width(), eta)
 	return nil
 }
+
+// denseTruthMax is the most variables for which regular writes the dense A
+// into the truth (n² numbers: 50 MB of JSON at n = 5,000).
+const denseTruthMax = 5000
 
 // writeSpins writes the samples as spins -1/+1, one a line, no header.
 func writeSpins(path string, s *pairwise.Samples) error {

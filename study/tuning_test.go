@@ -9,6 +9,11 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"math/rand/v2"
+
+	"github.com/mrfkit/pairwise"
+	"gonum.org/v1/gonum/mat"
 )
 
 // TestTuningStudy runs the tuning study end to end on one small cell (the
@@ -271,5 +276,48 @@ func TestMcNemar(t *testing.T) {
 	y := map[string]bool{"a": true, "b": false, "c": true, "d": false, "f": true}
 	if a, b, p := pairedExact(x, y); a != 1 || b != 1 || p != 1 {
 		t.Errorf("pairedExact = %d, %d, %g; want 1, 1, 1 (e and f ran on one side only)", a, b, p)
+	}
+}
+
+// TestTuningIsingSparse checks the model tuningIsing builds coupling by
+// coupling against NewIsing of the dense A drawn the same way: the same
+// couplings for every pair, the same edges and the same λ.
+func TestTuningIsingSparse(t *testing.T) {
+	const n = 30
+	var edges [][2]int
+	r := rand.New(rand.NewPCG(8, 9))
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			if r.IntN(6) == 0 {
+				edges = append(edges, [2]int{i, j})
+			}
+		}
+	}
+	got, err := tuningIsing(n, edges, 0.2, 0.5, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := mat.NewSymDense(n, nil)
+	dr := rand.New(rand.NewPCG(1, 2))
+	for _, e := range edges {
+		v := 0.2 + 0.3*dr.Float64()
+		if dr.IntN(2) == 0 {
+			v = -v
+		}
+		a.SetSym(e[0], e[1], v)
+	}
+	want, err := pairwise.NewIsing(a, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			if !mat.Equal(got.Coupling(i, j), want.Coupling(i, j)) {
+				t.Fatalf("W_%d%d = %v, NewIsing's %v", i, j, mat.Formatted(got.Coupling(i, j)), mat.Formatted(want.Coupling(i, j)))
+			}
+		}
+	}
+	if len(got.Edges()) != len(edges) || got.Width() != want.Width() {
+		t.Errorf("%d edges and λ = %v, want %d and %v", len(got.Edges()), got.Width(), len(edges), want.Width())
 	}
 }
