@@ -39,7 +39,8 @@ const maxGroupTable = 256
 
 // maxCodedTables bounds the entries of all tables together, so that codes
 // with their offsets fit in a uint16. Larger problems (n·k above 65536)
-// use the plain kernels.
+// use the plain kernels, except the Ising path's, whose rows stay bits in
+// the wide layout (newWideLayout) and whose working sets are coded.
 const maxCodedTables = 1 << 16
 
 // groupCodes holds the samples as group codes, shared read-only by the
