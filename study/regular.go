@@ -63,13 +63,20 @@ func runRegular(args []string, stdout, stderr io.Writer) error {
 	if err := writeSpins(*out+".csv", s); err != nil {
 		return err
 	}
-	// The couplings from the model's edges, A_ij = W_ij(1, 1); the dense A
-	// only up to denseTruthMax variables (the R scripts read it).
+	// The Ising parameters as m.Ising gives them, without its dense A:
+	// from the centred model, A_ij = W_ij(1, 1) on the edges and
+	// θ_i = θ_i(1); the dense A only up to denseTruthMax variables (the R
+	// scripts read it).
+	c := m.Centered()
+	theta := make([]float64, *n)
+	for i := range theta {
+		theta[i] = c.Field(i)[1]
+	}
 	var edges [][2]int
 	var couplings [][3]float64
 	eta := math.Inf(1)
 	for _, e := range m.Edges() {
-		v := m.Coupling(e.I, e.J).At(1, 1)
+		v := c.Coupling(e.I, e.J).At(1, 1)
 		edges = append(edges, [2]int{e.I, e.J})
 		couplings = append(couplings, [3]float64{float64(e.I), float64(e.J), v})
 		eta = math.Min(eta, math.Abs(v))
@@ -78,7 +85,7 @@ func runRegular(args []string, stdout, stderr io.Writer) error {
 		"name": fmt.Sprintf("ising_regular%d_n%d", *d, *n), "kind": "ising", "n": *n, "k": 2,
 		"indexing": "0-based", "edges": edges, "couplings": couplings, "lambda": m.Width(), "eta": eta,
 		"sampler": "pairwise GibbsSampler, default burn-in and thinning", "values": []int{-1, 1},
-		"theta": make([]float64, *n), "model_seed": *seed,
+		"theta": theta, "model_seed": *seed,
 		"definition": "p(z) ~ exp(sum_{i<j} A_ij z_i z_j + sum_i theta_i z_i), z in {-1,1}^n; couplings: [i, j, A_ij] for i < j",
 	}
 	if *n <= denseTruthMax {

@@ -33,12 +33,14 @@ func TestRegular(t *testing.T) {
 		t.Fatal(err)
 	}
 	var truth struct {
-		N      int         `json:"n"`
-		Kind   string      `json:"kind"`
-		Edges  [][2]int    `json:"edges"`
-		A      [][]float64 `json:"A"`
-		Lambda float64     `json:"lambda"`
-		Eta    float64     `json:"eta"`
+		N         int          `json:"n"`
+		Kind      string       `json:"kind"`
+		Edges     [][2]int     `json:"edges"`
+		A         [][]float64  `json:"A"`
+		Couplings [][3]float64 `json:"couplings"`
+		Theta     []float64    `json:"theta"`
+		Lambda    float64      `json:"lambda"`
+		Eta       float64      `json:"eta"`
 	}
 	if err := json.Unmarshal(b, &truth); err != nil {
 		t.Fatal(err)
@@ -65,6 +67,16 @@ func TestRegular(t *testing.T) {
 		lambda = max(lambda, sum)
 		if deg[i] != 4 {
 			t.Errorf("variable %d has degree %d", i, deg[i])
+		}
+	}
+	// The list of couplings is the dense A's upper triangle, edge for edge.
+	if len(truth.Couplings) != len(truth.Edges) || len(truth.Theta) != 20 {
+		t.Fatalf("%d couplings for %d edges, %d fields", len(truth.Couplings), len(truth.Edges), len(truth.Theta))
+	}
+	for x, c := range truth.Couplings {
+		i, j := int(c[0]), int(c[1])
+		if [2]int{i, j} != truth.Edges[x] || c[2] != truth.A[i][j] {
+			t.Errorf("coupling %d: %v, edge %v with A = %v", x, c, truth.Edges[x], truth.A[i][j])
 		}
 	}
 	if abs(lambda-truth.Lambda) > 1e-12 || eta != truth.Eta {

@@ -390,11 +390,7 @@ func TestWideMargins(t *testing.T) {
 		want.bits = blocks
 		got := newStreamedDesign(newWideLayout(n, rows, blocks), 5, true, nil, nil, &sbuf)
 		if workers > 0 {
-			team := newRowTeam(workers, 97)
-			defer team.stop()
-			var h1, h2 []*[maxCodedTables]float64
-			want.split(team, &h1)
-			got.split(team, &h2)
+			splitAll(t, workers, want, got)
 		}
 		mw, mg := make([]float64, rows), make([]float64, rows)
 		want.Margins(mw, w)

@@ -232,7 +232,9 @@ func newByteDesign(gc *groupCodes, bias int, spins bool, f []float64, full *[max
 // full are as for newCodedDesign.
 func newStreamedDesign(gc *groupCodes, bias int, spins bool, f []float64, full *[maxCodedTables]float64, sbuf *[][]uint16) *codedDesign {
 	d := newCodedDesign(gc, nil, bias, spins, f, full)
-	d.rows, d.stream, d.sbuf, d.bits = gc.rows, true, sbuf, gc.blocks
+	// A wide layout has no codes to stream: its margins come from the
+	// bits (gatherRowMargins).
+	d.rows, d.stream, d.sbuf, d.bits = gc.rows, gc.groups > 0, sbuf, gc.blocks
 	d.growStreamBuffers()
 	return d
 }
@@ -318,12 +320,6 @@ func (d *codedDesign) runRows(op chunkOp, tab *[maxCodedTables]float64, lo, hi, 
 	case d.bits != nil && (op == opHistograms || op == opResidualScatter):
 		d.bitRows(op, (*d.bsums)[c], lo, hi)
 		return
-	case d.gc.groups == 0 && op == opMargins:
-		d.bitMargins(d.dst[lo:hi], lo)
-		return
-	case d.gc.groups == 0 && op == opMarginsBound:
-		d.part[2*c], d.part[2*c+1] = d.marginsBoundRows(lo, hi, rowCodes{}, 0, 0)
-		return
 	case d.stream && op <= opResidualScatter:
 		d.streamRows(op, tab, lo, hi, c)
 		return
@@ -368,7 +364,7 @@ func (rc rowCodes) from(i int) rowCodes {
 func (d *codedDesign) codeRows(op chunkOp, tab *[maxCodedTables]float64, lo, hi int, rc rowCodes) {
 	switch op {
 	case opMargins:
-		d.gatherRowMargins(d.dst[lo:hi], rc)
+		d.gatherRowMargins(d.dst[lo:hi], lo, rc)
 	case opHistograms:
 		d.scatterRowCodes(tab, d.r[lo:hi], rc)
 	case opResidualScatter:
@@ -376,8 +372,13 @@ func (d *codedDesign) codeRows(op chunkOp, tab *[maxCodedTables]float64, lo, hi 
 	}
 }
 
-// gatherRowMargins is gatherMargins of either kind of codes.
-func (d *codedDesign) gatherRowMargins(dst []float64, rc rowCodes) {
+// gatherRowMargins is gatherMargins of either kind of codes, or, for a
+// wide design (no groups), bitMargins of the rows from lo on.
+func (d *codedDesign) gatherRowMargins(dst []float64, lo int, rc rowCodes) {
+	if d.gc.groups == 0 {
+		d.bitMargins(dst, lo)
+		return
+	}
 	if rc.c8 == nil {
 		d.gatherMargins(dst, rc.c16)
 		return
@@ -889,11 +890,7 @@ func (d *codedDesign) marginsBoundRows(lo, hi int, rc rowCodes, s, dmax float64)
 	for a := lo; a < hi; a += chunk {
 		b := min(a+chunk, hi)
 		dst := d.dst[a:b]
-		if g == 0 {
-			d.bitMargins(dst, a)
-		} else {
-			d.gatherRowMargins(dst, rc.from((a-lo)*g))
-		}
+		d.gatherRowMargins(dst, a, rc.from((a-lo)*g))
 		bb, sig, cw := d.b[a:b], d.sig[a:b], d.cw[a:b] // y_m = ±1 leaves |δ| unchanged
 		for m, am := range dst {
 			// The bound of bregmanBound, row m.

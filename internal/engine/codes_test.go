@@ -361,11 +361,7 @@ func TestByteCodes(t *testing.T) {
 				t.Fatalf("n=%d: the byte design has %d rows, want %d", n, got.Len(), rows)
 			}
 			if workers > 0 {
-				team := newRowTeam(workers, 97)
-				defer team.stop()
-				var h1, h2 []*[maxCodedTables]float64
-				want.split(team, &h1)
-				got.split(team, &h2)
+				splitAll(t, workers, want, got)
 			}
 			a, b := run(want), run(got)
 			for i := range a {

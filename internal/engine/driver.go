@@ -565,8 +565,6 @@ func (e *Driver) fit(ctx context.Context, t *Task, c []float64, radius float64, 
 		// An Ising node among many variables: solved on working sets,
 		// certified on all of them (screen.go).
 		return e.fitScreened(ctx, t, cd, p, w)
-	case e.Data.wide():
-		return solve.Stats{}, ErrWide // cannot happen: checked above
 	case coded && cd.spins && e.Data.ising && !e.Data.zero && sameSlice(c, t.C) && e.Ridge == 0:
 		// An Ising node on its own weights: the moments describe its
 		// design. They precondition the conjugate gradients of the face

@@ -26,6 +26,18 @@ func kernelVectors(r *rand.Rand, rows int) (res, y, cw, base, sigB []float64) {
 	return res, y, cw, base, sigB
 }
 
+// splitAll splits the passes of every design among a team of workers, in
+// chunks of at least 97 rows, each with histograms of its own; the team
+// stops when the test ends.
+func splitAll(tb testing.TB, workers int, designs ...*codedDesign) {
+	team := newRowTeam(workers, 97)
+	tb.Cleanup(team.stop)
+	for _, d := range designs {
+		var hist []*[maxCodedTables]float64
+		d.split(team, &hist)
+	}
+}
+
 // TestRowSplitKernels checks the row-split passes of codedDesign against
 // the unsplit ones: the margins are the same numbers (each row is computed
 // alone), the sums over rows (gradients, the Bregman bound) differ only by

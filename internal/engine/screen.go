@@ -728,17 +728,6 @@ func (sw *screenWork) grow(g, w []float64, radius, tol float64, first bool) int 
 	return len(cand)
 }
 
-// cmpFloat orders a and b (neither NaN).
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
 // keepReference records the full gradient g and the residuals r of a full
 // check as boundedCheck's reference.
 func (sw *screenWork) keepReference(g, r []float64) {
