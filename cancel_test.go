@@ -21,10 +21,7 @@ func TestCancelLatency(t *testing.T) {
 	}
 	const maxLatency = 5 * time.Second
 	src := rand.NewPCG(18, 1)
-	m, err := NewGridPotts(5, 6, 6, 0.3, src)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := gridPotts(5, 6, 6, 0.3, rand.New(src))
 	g, err := NewGibbsSampler(m)
 	if err != nil {
 		t.Fatal(err)

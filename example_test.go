@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/mrfkit/pairwise"
+	"github.com/mrfkit/pairwise/models"
 	"github.com/mrfkit/pairwise/solve"
 )
 
@@ -100,7 +101,7 @@ func ExampleReadCSV() {
 // Learn the paper's diamond graph, which violates the incoherence condition
 // of earlier guarantees, with Algorithm 1.
 func ExampleLearnIsing() {
-	m, err := pairwise.NewDiamond(10, 0.2)
+	m, err := models.NewDiamond(10, 0.2)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -125,7 +126,7 @@ func ExampleLearnIsing() {
 
 // Learn the paper's 3x3 grid with k = 4 with Algorithm 2.
 func ExampleLearnPairwise() {
-	m, err := pairwise.NewGridPotts(3, 3, 4, 0.2, rand.NewPCG(1, 1))
+	m, err := models.NewGridPotts(3, 3, 4, 0.2, rand.NewPCG(1, 1))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -150,7 +151,7 @@ func ExampleLearnPairwise() {
 // Choose the solver: GroupMirror also solves the l1 problems of the Ising
 // path, and the paper's fixed-T schedule is available for reproduction.
 func ExampleWithSolver() {
-	m, err := pairwise.NewDiamond(6, 0.3)
+	m, err := models.NewDiamond(6, 0.3)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -182,7 +183,7 @@ func ExampleWithSolver() {
 // the same samples of the 3x3 grid (k = 2): the mirror-descent learner
 // reaches the graph from fewer samples.
 func ExampleSparsitron() {
-	m, err := pairwise.NewGridPotts(3, 3, 2, 0.2, rand.NewPCG(1, 1))
+	m, err := models.NewGridPotts(3, 3, 2, 0.2, rand.NewPCG(1, 1))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -226,7 +227,7 @@ func (c countingSolver) Solve(ctx context.Context, p *solve.Problem[solve.Spins]
 // every regression of the default path, where the width λ_i of each node
 // is chosen by EBIC along a path of widths and the graph by the edge test.
 func ExampleCustom() {
-	m, err := pairwise.NewDiamond(6, 0.3)
+	m, err := models.NewDiamond(6, 0.3)
 	if err != nil {
 		log.Fatal(err)
 	}

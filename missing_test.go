@@ -358,10 +358,7 @@ func TestLearnMissing(t *testing.T) {
 // after the test; with η given the total is n.
 func TestProgressStages(t *testing.T) {
 	t.Parallel()
-	m, err := NewDiamond(6, 0.3)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := diamondIsing(6, 0.3)
 	sm, _ := NewExactSampler(m)
 	s, err := sm.Sample(rand.NewPCG(3, 4), 1000)
 	if err != nil {
@@ -476,10 +473,7 @@ func availNewton(t *testing.T, s *Samples, i int) []float64 {
 // differences seen are below 1e-14.
 func TestAvailableCaseNewton(t *testing.T) {
 	t.Parallel()
-	m, err := NewDiamond(5, 0.4)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := diamondIsing(5, 0.4)
 	sm, _ := NewExactSampler(m)
 	full, err := sm.Sample(rand.NewPCG(11, 12), 400)
 	if err != nil {
@@ -540,10 +534,7 @@ func TestAvailableCaseNewton(t *testing.T) {
 // panic (LearnNodes on k = 3 with a missing value panicked before).
 func TestShardsMissing(t *testing.T) {
 	t.Parallel()
-	m, err := NewDiamond(6, 0.4)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := diamondIsing(6, 0.4)
 	sm, _ := NewExactSampler(m)
 	full, err := sm.Sample(rand.NewPCG(21, 22), 1500)
 	if err != nil {

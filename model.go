@@ -60,7 +60,7 @@ func NewModel(n, k int) (*Model, error) {
 }
 
 // MaxModelEntries is the largest number of float64 entries that the model
-// constructors (NewModel, NewIsing, NewGridPotts, NewDiamond, ReadModel)
+// constructors (NewModel, NewIsing, ReadModel, and those of package models)
 // build: the n·k fields plus 2·k² for every coupled pair (a Model stores
 // W_ij and W_ji). At 8 bytes an entry that is 2 GiB. Beyond it they return
 // an error before allocating, rather than fail with an out-of-memory crash:

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/mrfkit/pairwise/internal/brute"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -117,14 +118,8 @@ func gridPotts(rows, cols, k int, theta float64, r *rand.Rand) *Model {
 	return m
 }
 
-// maxEnumerate bounds the number of states enumerate accepts (about 100 MB
-// of state vectors); larger models need the exact sampler's tables instead.
-const maxEnumerate = 1 << 20
-
-// enumerate returns all k^n states of m, variable 0 varying slowest (state t
-// has z_i = digit i of t in base k, most significant first), and their exact
-// probabilities exp(LogWeight(z) - log Z), computed by brute force
-// independently of the samplers. It panics if k^n > maxEnumerate.
+// enumerate returns every state of m with its exact probability
+// (internal/brute, from LogWeight); it panics past brute.MaxStates.
 func enumerate(m *Model) (states [][]int, probs []float64) {
 	states, probs, _ = enumerateLogZ(m)
 	return states, probs
@@ -132,39 +127,11 @@ func enumerate(m *Model) (states [][]int, probs []float64) {
 
 // enumerateLogZ is enumerate that also returns log Z = log Σ_z exp(LogWeight(z)).
 func enumerateLogZ(m *Model) (states [][]int, probs []float64, logZ float64) {
-	n, k := m.Vars(), m.Alphabet()
-	total := 1
-	for i := 0; i < n; i++ {
-		total *= k
-		if total > maxEnumerate {
-			panic(fmt.Sprintf("enumerate: k^n = %d^%d states, more than %d", k, n, maxEnumerate))
-		}
+	states, probs, logZ, err := brute.Enumerate(m.Vars(), m.Alphabet(), m.LogWeight)
+	if err != nil {
+		panic(err)
 	}
-	states = make([][]int, total)
-	probs = make([]float64, total)
-	z := make([]int, n)
-	mx := math.Inf(-1)
-	for t := range states {
-		states[t] = append([]int(nil), z...)
-		probs[t] = m.LogWeight(z)
-		mx = math.Max(mx, probs[t])
-		for i := n - 1; i >= 0; i-- { // odometer, last variable fastest
-			z[i]++
-			if z[i] < k {
-				break
-			}
-			z[i] = 0
-		}
-	}
-	sum := 0.0
-	for t, lw := range probs {
-		probs[t] = math.Exp(lw - mx)
-		sum += probs[t]
-	}
-	for t := range probs {
-		probs[t] /= sum
-	}
-	return states, probs, mx + math.Log(sum)
+	return states, probs, logZ
 }
 
 // randomCouplingModel returns a k-ary model on n variables with the given

@@ -89,10 +89,7 @@ func TestWriteEdgesCSVIsing(t *testing.T) {
 }
 
 func TestWriteEdgesCSVPotts(t *testing.T) {
-	m, err := NewGridPotts(2, 2, 4, 0.5, rand.NewPCG(1, 1))
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := gridPotts(2, 2, 4, 0.5, rand.New(rand.NewPCG(1, 1)))
 	sampler, err := NewExactSampler(m)
 	if err != nil {
 		t.Fatal(err)

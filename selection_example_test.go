@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/mrfkit/pairwise"
+	"github.com/mrfkit/pairwise/models"
 )
 
 // Learn a graph without knowing the width λ or the minimum edge weight η:
@@ -15,7 +16,7 @@ import (
 // the statistics cuts them where an edge becomes more likely than not.
 // Result.Tuning and NodeFit.Width report what was chosen.
 func ExampleLearn_tuningFree() {
-	model, err := pairwise.NewDiamond(10, 0.2) // hubs 0 and 9, width 1.6, η = 0.2
+	model, err := models.NewDiamond(10, 0.2) // hubs 0 and 9, width 1.6, η = 0.2
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -476,10 +476,7 @@ func TestSparsitronString(t *testing.T) {
 // for the right reason. The result must also be deterministic and
 // independent of the workers (checked on 2000 samples).
 func TestSparsitronLearnsGrid(t *testing.T) {
-	m, err := NewGridPotts(3, 3, 2, 0.2, rand.NewPCG(11, 1))
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := gridPotts(3, 3, 2, 0.2, rand.New(rand.NewPCG(11, 1)))
 	sampler, err := NewExactSampler(m)
 	if err != nil {
 		t.Fatal(err)

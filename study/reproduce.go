@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/mrfkit/pairwise"
+	"github.com/mrfkit/pairwise/models"
 )
 
 // The reproduction of the paper's experiments (Section 7 and Appendix "More
@@ -691,7 +692,7 @@ func (c *samplerCache) diamond(n int, a float64) (*pairwise.Model, *pairwise.Exa
 	}
 	c.mu.Unlock()
 	e.once.Do(func() {
-		e.model, e.err = pairwise.NewDiamond(n, a)
+		e.model, e.err = models.NewDiamond(n, a)
 		if e.err == nil {
 			e.sampler, e.err = pairwise.NewExactSampler(e.model)
 		}
@@ -725,7 +726,7 @@ func runTask(ctx context.Context, t reproTask, seed uint64, set reproSettings, c
 	case expGrid:
 		// The model's signs depend on the run only, so that every N of
 		// a run learns the same model; the samples on (k, N, run).
-		model, err := pairwise.NewGridPotts(3, 3, t.param, set.gridTheta, rand.NewPCG(seed, seedOf(expGrid, t.param, t.run)))
+		model, err := models.NewGridPotts(3, 3, t.param, set.gridTheta, rand.NewPCG(seed, seedOf(expGrid, t.param, t.run)))
 		if err != nil {
 			return nil, err
 		}

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mrfkit/pairwise"
 	"github.com/mrfkit/pairwise/internal/cli"
+	"github.com/mrfkit/pairwise/models"
 )
 
 // reproReport holds everything the reproduce command writes.
@@ -131,7 +131,7 @@ func incoherenceTable(set reproSettings) []incRow {
 	var rows []incRow
 	for _, a := range set.incA {
 		for _, n := range set.incN {
-			v, err := pairwise.DiamondIncoherence(n, a)
+			v, err := models.DiamondIncoherence(n, a)
 			if err != nil {
 				v = math.NaN() // cannot happen for n ≥ 3, a ≠ 0
 			}
@@ -396,7 +396,7 @@ func (r *reproReport) summary(w io.Writer) error {
 		pf("## Figure 1: the diamond graph, which violates the incoherence condition\n\n")
 		pf("The diamond has n nodes: node 1 and node n are joined to each of the n − 2 others, 2(n − 2) edges of weight a, zero field. ")
 		pf("The incoherence value at node 1 is max over j ∉ S of ‖Q*_{jS} (Q*_{SS})⁻¹‖₁, with Q* the Fisher information of node 1's logistic regression at the truth ")
-		pf("(Ravikumar, Wainwright and Lafferty 2010, whose guarantee needs it below 1), computed exactly (`pairwise.DiamondIncoherence`).\n\n")
+		pf("(Ravikumar, Wainwright and Lafferty 2010, whose guarantee needs it below 1), computed exactly (`models.DiamondIncoherence`).\n\n")
 	}
 	if len(r.incoherence) > 0 {
 		pf("![Incoherence value at node 1 of the diamond](fig1_incoherence.png)\n\n")
@@ -444,7 +444,7 @@ func (r *reproReport) summary(w io.Writer) error {
 		pf("| n | λ | incoherence | N for %.0f%% recovery | mean error at the largest N |\n|---|---|---|---|---|\n", 100*recoveryLevel)
 		for _, n := range set.diamondSizes {
 			s := r.series(expDiamond, n, "ours")
-			inc, _ := pairwise.DiamondIncoherence(n, set.diamondA)
+			inc, _ := models.DiamondIncoherence(n, set.diamondA)
 			gridN, crossing, ok := threshold(s)
 			at := "not reached"
 			if ok {

@@ -28,6 +28,7 @@ import (
 
 	"github.com/mrfkit/pairwise"
 	"github.com/mrfkit/pairwise/internal/cli"
+	"github.com/mrfkit/pairwise/models"
 )
 
 // The tuning study: how often the tuning-free learner (no WithWidth, no
@@ -46,13 +47,13 @@ type tuningModel struct {
 
 // tuningModels are the models of the study, with their default sample sizes.
 var tuningModels = []tuningModel{
-	{"diamond", "diamond graph, n = 10, A_ij = 0.2 (Figure 1)", func() (*pairwise.Model, error) { return pairwise.NewDiamond(10, 0.2) },
+	{"diamond", "diamond graph, n = 10, A_ij = 0.2 (Figure 1)", func() (*pairwise.Model, error) { return models.NewDiamond(10, 0.2) },
 		[]int{500, 1000, 2000, 5000, 10000}},
-	{"grid-k2", "3x3 grid, k = 2, θ = 0.2", func() (*pairwise.Model, error) { return pairwise.NewGridPotts(3, 3, 2, 0.2, rand.NewPCG(1, 0)) },
+	{"grid-k2", "3x3 grid, k = 2, θ = 0.2", func() (*pairwise.Model, error) { return models.NewGridPotts(3, 3, 2, 0.2, rand.NewPCG(1, 0)) },
 		[]int{500, 1000, 2000, 5000, 10000}},
-	{"grid-k4", "3x3 grid, k = 4, θ = 0.2", func() (*pairwise.Model, error) { return pairwise.NewGridPotts(3, 3, 4, 0.2, rand.NewPCG(1, 0)) },
+	{"grid-k4", "3x3 grid, k = 4, θ = 0.2", func() (*pairwise.Model, error) { return models.NewGridPotts(3, 3, 4, 0.2, rand.NewPCG(1, 0)) },
 		[]int{5000, 10000, 20000, 40000}},
-	{"grid-k6", "3x3 grid, k = 6, θ = 0.2", func() (*pairwise.Model, error) { return pairwise.NewGridPotts(3, 3, 6, 0.2, rand.NewPCG(1, 0)) },
+	{"grid-k6", "3x3 grid, k = 6, θ = 0.2", func() (*pairwise.Model, error) { return models.NewGridPotts(3, 3, 6, 0.2, rand.NewPCG(1, 0)) },
 		[]int{10000, 20000, 40000, 60000}},
 	{"grid7x7", "7x7 Ising grid, |A_ij| ~ U[0.2, 0.5], random signs", func() (*pairwise.Model, error) { return tuningGridIsing(7, 7, 0.2, 0.5, 1) },
 		[]int{1000, 2000, 5000, 10000, 20000}},

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mrfkit/pairwise"
 	"github.com/mrfkit/pairwise/internal/cli"
+	"github.com/mrfkit/pairwise/models"
 )
 
 // demoUsage is the help of "pairwise demo".
@@ -40,7 +41,7 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("-n %d: want at least one sample", *n)
 	}
 
-	model, err := pairwise.NewGridPotts(3, 3, *k, *theta, rand.NewPCG(*seed, 0))
+	model, err := models.NewGridPotts(3, 3, *k, *theta, rand.NewPCG(*seed, 0))
 	if err != nil {
 		return err
 	}

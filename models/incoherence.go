@@ -1,4 +1,4 @@
-package pairwise
+package models
 
 import (
 	"errors"
@@ -6,6 +6,8 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/mrfkit/pairwise"
 )
 
 // MaxIncoherenceVars is the largest number of variables for which
@@ -43,19 +45,19 @@ const MaxIncoherenceVars = 24
 // happen for finite couplings). For the paper's diamond graph at any size,
 // DiamondIncoherence gives the same value from a closed form. The model is
 // not modified.
-func Incoherence(m *Model, i int) (float64, error) {
+func Incoherence(m *pairwise.Model, i int) (float64, error) {
 	if m == nil {
-		return 0, errors.New("pairwise: Incoherence: nil model")
+		return 0, errors.New("models: Incoherence: nil model")
 	}
-	if m.k != 2 {
-		return 0, fmt.Errorf("pairwise: Incoherence: alphabet size k = %d, want 2 (an Ising model)", m.k)
+	if m.Alphabet() != 2 {
+		return 0, fmt.Errorf("models: Incoherence: alphabet size k = %d, want 2 (an Ising model)", m.Alphabet())
 	}
-	n := m.n
+	n := m.Vars()
 	if i < 0 || i >= n {
-		return 0, fmt.Errorf("pairwise: Incoherence: node %d out of range [0, %d)", i, n)
+		return 0, fmt.Errorf("models: Incoherence: node %d out of range [0, %d)", i, n)
 	}
 	if n > MaxIncoherenceVars {
-		return 0, fmt.Errorf("pairwise: Incoherence: n = %d variables, more than the %d whose 2^n states can be enumerated", n, MaxIncoherenceVars)
+		return 0, fmt.Errorf("models: Incoherence: n = %d variables, more than the %d whose 2^n states can be enumerated", n, MaxIncoherenceVars)
 	}
 	a, theta, err := m.Ising()
 	if err != nil {
@@ -172,12 +174,12 @@ func incoherenceFromFisher(q mat.Symmetric, s, sc []int) (float64, error) {
 	}
 	var chol mat.Cholesky
 	if !chol.Factorize(qss) {
-		return 0, errors.New("pairwise: Incoherence: the Fisher information Q*_SS is singular")
+		return 0, errors.New("models: Incoherence: the Fisher information Q*_SS is singular")
 	}
 	// Column y of Q_SS⁻¹ Q_{S,S^c} is (Q_{jS} Q_SS⁻¹)ᵀ for j = sc[y].
 	var sol mat.Dense
 	if err := chol.SolveTo(&sol, qsc); err != nil {
-		return 0, fmt.Errorf("pairwise: Incoherence: %v", err)
+		return 0, fmt.Errorf("models: Incoherence: %v", err)
 	}
 	worst := 0.0
 	for y := range sc {
@@ -212,10 +214,10 @@ func incoherenceFromFisher(q mat.Symmetric, s, sc []int) (float64, error) {
 // does.
 func DiamondIncoherence(n int, a float64) (float64, error) {
 	if n < 3 {
-		return 0, fmt.Errorf("pairwise: DiamondIncoherence: n = %d, want at least 3", n)
+		return 0, fmt.Errorf("models: DiamondIncoherence: n = %d, want at least 3", n)
 	}
 	if math.IsNaN(a) || math.IsInf(a, 0) || a == 0 {
-		return 0, fmt.Errorf("pairwise: DiamondIncoherence: a = %v, want a finite nonzero weight", a)
+		return 0, fmt.Errorf("models: DiamondIncoherence: a = %v, want a finite nonzero weight", a)
 	}
 	s := n - 2
 	fs := float64(s)

@@ -1,4 +1,4 @@
-package pairwise
+package models
 
 import (
 	"math"
@@ -6,19 +6,24 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mrfkit/pairwise"
+	"github.com/mrfkit/pairwise/internal/brute"
 	"gonum.org/v1/gonum/mat"
 )
 
 // bruteIncoherence computes the incoherence value at node i straight from
 // the definitions, independently of fisherIsing and DiamondIncoherence: the
-// exact probabilities of every state by enumerate (from LogWeight), the
+// exact probabilities of every state by brute.Enumerate (from LogWeight), the
 // conditional P(z_i = 1 | z_−i) from LogWeight of the two completions, the
 // Fisher information Σ_z P(z)·p(1 − p)·x xᵀ with x = [z_−i as spins, 1] (or
 // without the bias), and Q_{jS}·Q_SS⁻¹ by a general inverse.
-func bruteIncoherence(t *testing.T, m *Model, i int, bias bool) float64 {
+func bruteIncoherence(t *testing.T, m *pairwise.Model, i int, bias bool) float64 {
 	t.Helper()
 	n := m.Vars()
-	states, probs := enumerate(m)
+	states, probs, _, err := brute.Enumerate(m.Vars(), m.Alphabet(), m.LogWeight)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var coords []int // variables j ≠ i, then −1 for the bias
 	for j := 0; j < n; j++ {
 		if j != i {
@@ -96,7 +101,7 @@ func bruteIncoherence(t *testing.T, m *Model, i int, bias bool) float64 {
 // inverse), so they agree to rounding: 1e-10 on values of order one.
 func TestIncoherence(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 9))
-	random := func(n int, density, scale, field float64) *Model {
+	random := func(n int, density, scale, field float64) *pairwise.Model {
 		a := mat.NewSymDense(n, nil)
 		theta := make([]float64, n)
 		for j := 0; j < n; j++ {
@@ -107,7 +112,7 @@ func TestIncoherence(t *testing.T) {
 				}
 			}
 		}
-		m, err := NewIsing(a, theta)
+		m, err := pairwise.NewIsing(a, theta)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -115,15 +120,15 @@ func TestIncoherence(t *testing.T) {
 	}
 	cases := []struct {
 		name string
-		m    *Model
+		m    *pairwise.Model
 		node int
 	}{
 		{"random/n=6/fields", random(6, 0.5, 0.8, 0.5), 2},
 		{"random/n=7/fields", random(7, 0.4, 1.0, 0.3), 0},
 		{"random/n=5/zero-field", random(5, 0.6, 0.7, 0), 4},
-		{"grid/3x3", gridIsing(3, 3, rng, 0.2, 0.6), 4},
-		{"diamond/n=6", diamondIsing(6, 0.3), 0},
-		{"diamond/n=9/middle", diamondIsing(9, 0.2), 3},
+		{"grid/3x3", gridIsing(t, rng, 0.2, 0.6), 4},
+		{"diamond/n=6", diamond(t, 6, 0.3), 0},
+		{"diamond/n=9/middle", diamond(t, 9, 0.2), 3},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -143,7 +148,7 @@ func TestIncoherence(t *testing.T) {
 	// With zero fields the bias does not change the value: RWL10's
 	// definition, x = z_−i without the bias, gives the same number.
 	for _, n := range []int{4, 7} {
-		m := diamondIsing(n, 0.25)
+		m := diamond(t, n, 0.25)
 		with, without := bruteIncoherence(t, m, 0, true), bruteIncoherence(t, m, 0, false)
 		if math.Abs(with-without) > 1e-12 {
 			t.Errorf("diamond n=%d: %.15g with the bias, %.15g without", n, with, without)
@@ -206,9 +211,9 @@ func TestDiamondIncoherenceGrows(t *testing.T) {
 
 // TestIncoherenceErrors checks the errors for bad arguments.
 func TestIncoherenceErrors(t *testing.T) {
-	potts, _ := NewModel(3, 3)
-	big, _ := NewModel(MaxIncoherenceVars+1, 2)
-	small := diamondIsing(4, 0.2)
+	potts, _ := pairwise.NewModel(3, 3)
+	big, _ := pairwise.NewModel(MaxIncoherenceVars+1, 2)
+	small := diamond(t, 4, 0.2)
 	cases := []struct {
 		name   string
 		f      func() (float64, error)
@@ -225,17 +230,53 @@ func TestIncoherenceErrors(t *testing.T) {
 	}
 	for _, tc := range cases {
 		_, err := tc.f()
-		if err == nil || !strings.HasPrefix(err.Error(), "pairwise: ") || !strings.Contains(err.Error(), tc.substr) {
+		if err == nil || !strings.HasPrefix(err.Error(), "models: ") || !strings.Contains(err.Error(), tc.substr) {
 			t.Errorf("%s: error %v, want one naming %q", tc.name, err, tc.substr)
 		}
 	}
 	// A node without non-neighbours has nothing to be incoherent with.
 	full := mat.NewSymDense(3, []float64{0, 0.3, 0.2, 0.3, 0, 0.1, 0.2, 0.1, 0})
-	m, err := NewIsing(full, nil)
+	m, err := pairwise.NewIsing(full, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if v, err := Incoherence(m, 1); err != nil || v != 0 {
 		t.Errorf("complete graph: %v, %v; want 0", v, err)
 	}
+}
+
+// diamond is NewDiamond(n, a), which TestNewDiamondSparse checks against
+// NewIsing of the dense A.
+func diamond(t *testing.T, n int, a float64) *pairwise.Model {
+	t.Helper()
+	m, err := NewDiamond(n, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// gridIsing returns a 3×3 Ising grid with zero fields and couplings of
+// random sign and magnitude in [lo, hi), built by NewIsing from a dense A.
+func gridIsing(t *testing.T, r *rand.Rand, lo, hi float64) *pairwise.Model {
+	t.Helper()
+	const side = 3
+	a := mat.NewSymDense(side*side, nil)
+	for v := 0; v < side*side; v++ {
+		for _, u := range []int{v + 1, v + side} {
+			if (u == v+1 && v%side == side-1) || u >= side*side {
+				continue
+			}
+			w := lo + (hi-lo)*r.Float64()
+			if r.IntN(2) == 0 {
+				w = -w
+			}
+			a.SetSym(v, u, w)
+		}
+	}
+	m, err := pairwise.NewIsing(a, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
