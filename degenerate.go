@@ -1,6 +1,10 @@
 package pairwise
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/mrfkit/pairwise/internal/estimates"
+)
 
 // MaxLearnEntries is the largest number n·n·k² of float64 entries that the
 // learners' dense arrays may take, 8 GiB at the limit (n ≤ 16384 for k = 2,
@@ -54,9 +58,9 @@ func checkLearnSize(fn string, n, k int) error {
 // est, fields and nodes are the learners' (est[i].block(j)[a*k + b] is
 // Ŵ_ij(a, b) from node i, fields[i*k + a] is θ̂_i(a)); s are the samples the
 // nodes were fitted on.
-func foldConstant(s *Samples, est []*nodeEst, fields []float64, nodes []NodeFit) {
+func foldConstant(s *Samples, est []*estimates.Node, fields []float64, nodes []NodeFit) {
 	n, k := s.n, s.k
-	zero := zeroBlock(k)
+	zero := estimates.ZeroBlock(k)
 	value := constantValues(s)
 	found := false
 	for c := range value {
@@ -77,14 +81,14 @@ func foldConstant(s *Samples, est []*nodeEst, fields []float64, nodes []NodeFit)
 			if c == j || v < 0 {
 				continue
 			}
-			w := est[j].block(c)
+			w := est[j].Block(c)
 			for a := 0; a < k; a++ {
 				fields[j*k+a] += w[a*k+v]
 			}
-			est[j].set(c, zero)
+			est[j].Set(c, zero)
 		}
 		if value[j] != -1 {
-			est[j].clearAll()
+			est[j].ClearAll()
 		}
 		centre(fields[j*k : (j+1)*k])
 	}

@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/mrfkit/pairwise/internal/engine"
+	"github.com/mrfkit/pairwise/internal/estimates"
 )
 
 // The EBIC graph: the stage of the Ising edge test for small samples
@@ -226,19 +227,19 @@ func hyperChiMoments(total, r, c float64) (mean, variance float64) {
 // the nodes' constrained estimates (Result.est) and
 // excluded the pairs G_A may not hold. It returns the learned graph and
 // whether it is G_U; once ctx is done it returns ctx.Err().
-func ebicGraph(ctx context.Context, s *Samples, est []*nodeEst, keep map[[2]int]bool, excluded func(i, j int) bool, workers int) (map[[2]int]bool, bool, error) {
+func ebicGraph(ctx context.Context, s *Samples, est []*estimates.Node, keep map[[2]int]bool, excluded func(i, j int) bool, workers int) (map[[2]int]bool, bool, error) {
 	n := s.n
 	union := make(map[[2]int]bool, len(keep))
 	for e := range keep {
 		union[e] = true
 	}
-	var bi, bj [4]float64 // the blocks of the Ising form (blockTo)
+	var bi, bj [4]float64 // the blocks of the Ising form (estimates.BlockTo)
 	for i := 0; i < n; i++ {
 		for j := i + 1; j < n; j++ {
 			if union[[2]int{i, j}] || excluded(i, j) {
 				continue
 			}
-			if maxAbs(est[i].blockTo(bi[:0], j)) > 0 && maxAbs(est[j].blockTo(bj[:0], i)) > 0 {
+			if maxAbs(est[i].BlockTo(bi[:0], j)) > 0 && maxAbs(est[j].BlockTo(bj[:0], i)) > 0 {
 				union[[2]int{i, j}] = true
 			}
 		}
@@ -247,7 +248,7 @@ func ebicGraph(ctx context.Context, s *Samples, est []*nodeEst, keep map[[2]int]
 	and, confirmed := len(union)-len(keep), 0
 	for e := range keep {
 		i, j := e[0], e[1]
-		if maxAbs(est[i].blockTo(bi[:0], j)) > 0 && maxAbs(est[j].blockTo(bj[:0], i)) > 0 && !excluded(i, j) {
+		if maxAbs(est[i].BlockTo(bi[:0], j)) > 0 && maxAbs(est[j].BlockTo(bj[:0], i)) > 0 && !excluded(i, j) {
 			and++
 			confirmed++
 		}

@@ -439,7 +439,7 @@ func TestEBICGraphBIC(t *testing.T) {
 		and, confirmed := 0, 0
 		for i := 0; i < s.n; i++ {
 			for j := i + 1; j < s.n; j++ {
-				if old.est[i].block(j)[0] != 0 && old.est[j].block(i)[0] != 0 {
+				if old.est[i].Block(j)[0] != 0 && old.est[j].Block(i)[0] != 0 {
 					and++
 					if gw[[2]int{i, j}] {
 						confirmed++

@@ -5,13 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
-	"math/rand/v2"
 	"os"
 	"reflect"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/mrfkit/pairwise/internal/estimates"
 )
 
 // denseOf returns r's per-node estimates in the dense layout the Result
@@ -21,112 +21,10 @@ func denseOf(r *Result) [][]float64 {
 	d := make([][]float64, r.n)
 	for i, e := range r.est {
 		if e != nil {
-			d[i] = e.dense(r.n)
+			d[i] = e.Dense(r.n)
 		}
 	}
 	return d
-}
-
-// TestNodeEstMatchesDense checks the sparse per-node estimates against the
-// dense layout they replace, bit for bit: random blocks mixing +0, -0,
-// NaN and other numbers, under both fills the learners use and a fill of
-// nonzero numbers, read back whole (dense) and block by block, and after
-// random changes of single blocks (set, clearAll) mirrored on the dense
-// copy; under the Ising fill, with blocks of its form held as one number
-// and the others (odd) whole.
-func TestNodeEstMatchesDense(t *testing.T) {
-	negZero := math.Copysign(0, -1)
-	values := []float64{0, negZero, 1.5, -2, math.NaN(), math.Inf(1)}
-	r := rand.New(rand.NewPCG(21, 1))
-	compact := 0 // checks of a nodeEst holding one number a block
-	defer func() {
-		if compact == 0 {
-			t.Error("no nodeEst held its blocks as one number: the Ising form is not covered")
-		}
-	}()
-	for _, k := range []int{2, 3} {
-		kk := k * k
-		fills := [][]float64{zeroBlock(k), []float64{1, negZero, 2, 0, 0, 3, 0, 0, 0}[:kk]}
-		if k == 2 {
-			fills = append(fills, isingFill)
-		}
-		for _, fill := range fills {
-			for trial := 0; trial < 50; trial++ {
-				n := 1 + r.IntN(12)
-				dense := make([]float64, n*kk)
-				for j := 0; j < n; j++ {
-					blk := dense[j*kk : (j+1)*kk]
-					switch r.IntN(4) {
-					case 0:
-						copy(blk, fill)
-					case 1:
-						copy(blk, fill)
-						blk[r.IntN(kk)] = values[r.IntN(len(values))]
-					case 2:
-						// The Ising form [[a, -a], [-a, a]] (for k = 3
-						// just the first entries of a block).
-						a := values[r.IntN(len(values))]
-						for x := range blk {
-							blk[x] = a
-							if x < 4 && isingForm[x] < 0 {
-								blk[x] = -a
-							}
-						}
-					default:
-						for x := range blk {
-							blk[x] = values[r.IntN(len(values))]
-						}
-					}
-				}
-				e := sparseEst(k, dense, fill)
-				check := func(when string) {
-					t.Helper()
-					if got := e.dense(n); !sameBlock(got, dense) {
-						t.Fatalf("k=%d, fill %v, %s: dense %v, want %v", k, fill, when, got, dense)
-					}
-					for j := 0; j < n; j++ {
-						if !sameBlock(e.block(j), dense[j*kk:(j+1)*kk]) {
-							t.Fatalf("k=%d, %s: block %d is %v, want %v", k, when, j, e.block(j), dense[j*kk:(j+1)*kk])
-						}
-					}
-					for x, j := range e.at {
-						if sameBlock(e.block(int(j)), e.fill) || (x > 0 && e.at[x-1] >= j) {
-							t.Fatalf("k=%d, %s: block %d listed out of order or equal to the fill", k, when, j)
-						}
-					}
-					if !e.wellFormed(n) {
-						t.Fatalf("k=%d, %s: storage not well formed", k, when)
-					}
-					// Under the Ising fill the blocks of its form are one
-					// number each until too many odd blocks or a set.
-					if e.form != nil {
-						if k != 2 || !sameBlock(fill, isingFill) || len(e.v) != len(e.at) || len(e.odd) > maxOdd {
-							t.Fatalf("k=%d, fill %v, %s: form %v with %d numbers for %d blocks, %d odd", k, fill, when, e.form, len(e.v), len(e.at), len(e.odd))
-						}
-						compact++
-					}
-				}
-				check("built")
-				for range 5 {
-					j := r.IntN(n)
-					blk := make([]float64, kk)
-					if r.IntN(2) == 0 {
-						copy(blk, e.fill)
-					} else {
-						for x := range blk {
-							blk[x] = values[r.IntN(len(values))]
-						}
-					}
-					e.set(j, blk)
-					copy(dense[j*kk:(j+1)*kk], blk)
-					check("after set")
-				}
-				e.clearAll()
-				clear(dense)
-				check("cleared")
-			}
-		}
-	}
 }
 
 // symmetriseDense is symmetrise as it was on the dense layout, every pair
@@ -191,7 +89,7 @@ func TestSymmetriseSparseMatchesDense(t *testing.T) {
 					}
 					m, edges := symmetriseDense(res.n, k, denseOf(res), fields, eta, sym)
 					for _, e := range edges {
-						if _, ok := res.est[e.I].find(e.J); !ok {
+						if _, ok := res.est[e.I].Find(e.J); !ok {
 							oneSided++
 						}
 					}
@@ -204,7 +102,7 @@ func TestSymmetriseSparseMatchesDense(t *testing.T) {
 					for i := 0; i < res.n; i++ {
 						for j := 0; j < res.n; j++ {
 							got := res.Estimate(i, j).RawMatrix().Data
-							if want := denseOf(res)[i][j*k*k : (j+1)*k*k]; !sameBlock(got, want) {
+							if want := denseOf(res)[i][j*k*k : (j+1)*k*k]; !estimates.SameBlock(got, want) {
 								t.Fatalf("Estimate(%d, %d) = %v, want %v", i, j, got, want)
 							}
 						}
@@ -300,7 +198,7 @@ func TestReadPartialFormat1(t *testing.T) {
 						}
 					}
 				}
-				if got := p.nodes[x].est.dense(doc.N); p.nodes[x].node != nd.Node || !sameBlock(got, want) {
+				if got := p.nodes[x].est.Dense(doc.N); p.nodes[x].node != nd.Node || !estimates.SameBlock(got, want) {
 					t.Fatalf("%s: node %d: estimates %v, the file's %v", c.name, nd.Node, got, want)
 				}
 			}

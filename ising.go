@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/mrfkit/pairwise/internal/engine"
+	"github.com/mrfkit/pairwise/internal/estimates"
 )
 
 // LearnIsing learns an Ising model with Algorithm 1 of the paper. For every
@@ -73,7 +74,7 @@ func fitIsing(ctx context.Context, fn string, s *Samples, opts []Option, only []
 	radius := r.cfg.regressionRadius(2, false)
 	width := func(lambda float64) float64 { return 2 * lambda } // radius 2λ
 	logD := math.Log(float64(max(n-1, 1)))
-	est := make([]*nodeEst, n)
+	est := make([]*estimates.Node, n)
 	fields := make([]float64, 2*n)
 	nodes := make([]NodeFit, n)
 	err = r.eachNode(ctx, func(ctx context.Context, e *engine.Driver, i int) error {
@@ -84,8 +85,8 @@ func fitIsing(ctx context.Context, fn string, s *Samples, opts []Option, only []
 		}
 		nodes[i] = fit
 		w := ws[0]
-		est[i] = isingEst(i, n, w) // Â_ij = ŵ_j/2 (Algorithm 1, line 4), sparse
-		t := w[i] / 2              // θ̂_i = ŵ_bias/2 (Fact 1)
+		est[i] = estimates.Ising(i, n, w) // Â_ij = ŵ_j/2 (Algorithm 1, line 4), sparse
+		t := w[i] / 2                     // θ̂_i = ŵ_bias/2 (Fact 1)
 		fields[2*i], fields[2*i+1] = -t, t
 		return nil
 	})

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/mrfkit/pairwise/internal/engine"
+	"github.com/mrfkit/pairwise/internal/estimates"
 	"github.com/mrfkit/pairwise/solve"
 )
 
@@ -358,7 +359,7 @@ func (r *run) warmStart(i int, task *engine.Task, dim int) []float64 {
 // the edge test keeps. radius is the regressions' radius when the width was
 // given. fields[i*k+a] holds θ̂_i(a). It reads the samples r.s only in the
 // edge test's refit stage, so that MergePartials can run it without them.
-func (r *run) assemble(ctx context.Context, k int, est []*nodeEst, fields []float64, nodes []NodeFit, radius float64) (*Result, error) {
+func (r *run) assemble(ctx context.Context, k int, est []*estimates.Node, fields []float64, nodes []NodeFit, radius float64) (*Result, error) {
 	n := len(r.nodes)
 	lambda, eta, sym := r.cfg.lambda, r.cfg.eta, r.cfg.symmetric
 	var tun *Tuning

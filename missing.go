@@ -3,6 +3,8 @@ package pairwise
 import (
 	"context"
 	"fmt"
+
+	"github.com/mrfkit/pairwise/internal/estimates"
 )
 
 // Missing is the value that At, Row and Rows return for a missing value,
@@ -404,7 +406,7 @@ func restrictStates(aug *Result, k int) *Result {
 	kk := k * k
 	res := *aug
 	res.n, res.k = n, k
-	res.est = make([]*nodeEst, n)
+	res.est = make([]*estimates.Node, n)
 	restrict := func(src []float64) []float64 {
 		dst := make([]float64, kk)
 		for a := 0; a < k; a++ {
@@ -419,9 +421,9 @@ func restrictStates(aug *Result, k int) *Result {
 		}
 		// Every unlisted block is aug's fill, so restricting the fill
 		// once gives each of them.
-		e := newNodeEst(k, restrict(ae.fill))
-		for _, j := range ae.at {
-			e.push(int(j), restrict(ae.block(int(j))))
+		e := estimates.New(k, restrict(ae.Fill))
+		for _, j := range ae.At {
+			e.Push(int(j), restrict(ae.Block(int(j))))
 		}
 		res.est[i] = e
 	}

@@ -517,7 +517,7 @@ func TestAvailableCaseNewton(t *testing.T) {
 				t.Errorf("split %v, node %d: not converged: %+v", split, i, f.nodes[i])
 			}
 			for j := 0; j < s.n; j++ {
-				got := 2 * f.est[i].block(j)[0]
+				got := 2 * f.est[i].Block(j)[0]
 				if j == i {
 					got = 2 * f.fields[2*i+1]
 				}

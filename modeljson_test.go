@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mrfkit/pairwise/internal/estimates"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -27,12 +28,12 @@ func checkSameModel(t *testing.T, got, want *Model) {
 	}
 	n := want.Vars()
 	for i := 0; i < n; i++ {
-		if g, w := got.Field(i), want.Field(i); !sameBlock(g, w) {
+		if g, w := got.Field(i), want.Field(i); !estimates.SameBlock(g, w) {
 			t.Errorf("Field(%d) = %v, want %v", i, g, w)
 		}
 		for j := 0; j < n; j++ {
 			g, w := got.Coupling(i, j).RawMatrix().Data, want.Coupling(i, j).RawMatrix().Data
-			if !sameBlock(g, w) {
+			if !estimates.SameBlock(g, w) {
 				t.Errorf("Coupling(%d, %d) = %v, want %v", i, j, g, w)
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/mrfkit/pairwise/internal/engine"
+	"github.com/mrfkit/pairwise/internal/estimates"
 )
 
 // LearnPairwise learns a pairwise model over the alphabet 0..k-1 with
@@ -88,7 +89,7 @@ func fitPairwise(ctx context.Context, fn string, s *Samples, opts []Option, only
 	radius := r.cfg.regressionRadius(k, true)
 	width := func(lambda float64) float64 { return 2 * lambda * math.Sqrt(float64(k)) } // radius 2λ√k
 	logD := math.Log(float64(max(n-1, 1) * (k - 1)))
-	est := make([]*nodeEst, n)
+	est := make([]*estimates.Node, n)
 	fields := make([]float64, n*k)
 	nodes := make([]NodeFit, n)
 	err = r.eachNode(ctx, func(ctx context.Context, e *engine.Driver, i int) error {
@@ -144,7 +145,7 @@ func fitPairwise(ctx context.Context, fn string, s *Samples, opts []Option, only
 				ei[j*kk+x] = sumU[j*kk+x] / float64(k)
 			}
 		}
-		est[i] = sparseEst(k, ei, zeroBlock(k))
+		est[i] = estimates.Sparse(k, ei, estimates.ZeroBlock(k))
 		for a := 0; a < k; a++ {
 			fields[i*k+a] = sumU[i*kk+a*k] / float64(k)
 		}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/mrfkit/pairwise/internal/estimates"
 	"github.com/mrfkit/pairwise/solve"
 	"gonum.org/v1/gonum/mat"
 )
@@ -45,7 +46,7 @@ type Result struct {
 	Warnings []Warning
 
 	n, k int
-	est  []*nodeEst // est[i].block(j)[a*k + b] = Ŵ_ij(a, b) from node i's regressions, sparse (estimates.go)
+	est  []*estimates.Node // est[i].block(j)[a*k + b] = Ŵ_ij(a, b) from node i's regressions, sparse (estimates.go)
 }
 
 // NodeFit describes the regressions of one node: one for the Ising path,
@@ -85,7 +86,7 @@ func (r *Result) Estimate(i, j int) *mat.Dense {
 		panic(fmt.Sprintf("pairwise: Estimate(%d, %d) out of range [0, %d)", i, j, r.n))
 	}
 	d := mat.NewDense(r.k, r.k, nil)
-	copy(d.RawMatrix().Data, r.est[i].block(j))
+	copy(d.RawMatrix().Data, r.est[i].Block(j))
 	return d
 }
 
@@ -124,7 +125,7 @@ func (s Symmetrization) String() string {
 // Only the pairs listed by node i or node j are looked at when every
 // node's fill is zero: the others average two zero blocks, of weight 0,
 // which no rule keeps.
-func symmetrise(n, k int, est []*nodeEst, fields []float64, nodes []NodeFit, eta float64, sym Symmetrization) *Result {
+func symmetrise(n, k int, est []*estimates.Node, fields []float64, nodes []NodeFit, eta float64, sym Symmetrization) *Result {
 	m, _ := NewModel(n, k)
 	copy(m.theta, fields)
 	res := &Result{
@@ -136,9 +137,9 @@ func symmetrise(n, k int, est []*nodeEst, fields []float64, nodes []NodeFit, eta
 		est:           est,
 	}
 	half := eta / 2
-	var bi, bj [4]float64 // the blocks of the Ising form (blockTo)
+	var bi, bj [4]float64 // the blocks of the Ising form (estimates.BlockTo)
 	pair := func(i, j int) {
-		avg, weight, keep := symmetricBlock(est[i].blockTo(bi[:0], j), est[j].blockTo(bj[:0], i), k, half, sym)
+		avg, weight, keep := symmetricBlock(est[i].BlockTo(bi[:0], j), est[j].BlockTo(bj[:0], i), k, half, sym)
 		if keep {
 			m.setCoupling(i, j, avg)
 			res.Edges = append(res.Edges, Edge{I: i, J: j, Weight: weight})
@@ -146,7 +147,7 @@ func symmetrise(n, k int, est []*nodeEst, fields []float64, nodes []NodeFit, eta
 	}
 	sparse := true
 	for _, e := range est {
-		sparse = sparse && e.fillZero()
+		sparse = sparse && e.FillZero()
 	}
 	if !sparse {
 		for i := 0; i < n; i++ {
@@ -159,14 +160,14 @@ func symmetrise(n, k int, est []*nodeEst, fields []float64, nodes []NodeFit, eta
 	// below[i] lists the nodes j > i whose estimates list i, increasing.
 	below := make([][]int32, n)
 	for j, e := range est {
-		for _, i := range e.at {
+		for _, i := range e.At {
 			if int(i) < j {
 				below[i] = append(below[i], int32(j))
 			}
 		}
 	}
 	for i := 0; i < n; i++ {
-		mine := est[i].at
+		mine := est[i].At
 		x, _ := slices.BinarySearch(mine, int32(i+1))
 		mine, theirs := mine[x:], below[i]
 		for len(mine) > 0 || len(theirs) > 0 {

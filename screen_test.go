@@ -60,7 +60,7 @@ func TestLearnIsingScreened(t *testing.T) {
 			t.Fatalf("node %d: unscreened %+v, screened %+v", i, plain.nodes[i], scr.nodes[i])
 		}
 		for j := 0; j < s.n; j++ {
-			a, b := plain.est[i].block(j)[0], scr.est[i].block(j)[0]
+			a, b := plain.est[i].Block(j)[0], scr.est[i].Block(j)[0]
 			if (math.Abs(a) >= eta/2) != (math.Abs(b) >= eta/2) {
 				t.Errorf("node %d, neighbour %d: Â = %.6f unscreened, %.6f screened (η/2 = %.4f)", i, j, a, b, eta/2)
 			}

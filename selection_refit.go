@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/mrfkit/pairwise/internal/engine"
+	"github.com/mrfkit/pairwise/internal/estimates"
 )
 
 // The second stage of the Ising edge test (WithRefit). The first stage's
@@ -308,7 +309,7 @@ type spinImputer struct {
 
 // newSpinImputer returns the imputer of the first stage's per-node
 // estimates est (Result.est, k = 2) and fields (fields[2j+1] = θ̂_j).
-func newSpinImputer(n int, est []*nodeEst, fields []float64) *spinImputer {
+func newSpinImputer(n int, est []*estimates.Node, fields []float64) *spinImputer {
 	im := &spinImputer{theta: make([]float64, n), supp: make([][]int, n), coef: make([][]float64, n)}
 	for j := 0; j < n; j++ {
 		im.theta[j] = fields[2*j+1]
@@ -318,18 +319,18 @@ func newSpinImputer(n int, est []*nodeEst, fields []float64) *spinImputer {
 		}
 		var buf [4]float64
 		add := func(k int) {
-			if a := e.blockTo(buf[:0], k)[0]; k != j && a != 0 {
+			if a := e.BlockTo(buf[:0], k)[0]; k != j && a != 0 {
 				im.supp[j] = append(im.supp[j], k)
 				im.coef[j] = append(im.coef[j], a)
 			}
 		}
-		if e.fill[0] != 0 {
+		if e.Fill[0] != 0 {
 			for k := 0; k < n; k++ {
 				add(k)
 			}
 			continue
 		}
-		for _, k := range e.at { // the others hold the fill's zero
+		for _, k := range e.At { // the others hold the fill's zero
 			add(int(k))
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/mrfkit/pairwise/internal/estimates"
 	"github.com/mrfkit/pairwise/solve"
 )
 
@@ -258,10 +259,10 @@ func TestSpinImputer(t *testing.T) {
 	setA(1, 0, 0.5)
 	setA(1, 2, -0.25)
 	fields := []float64{0, 0, -0.3, 0.3, 0, 0, 0, 0}
-	sparse := make([]*nodeEst, len(est))
+	sparse := make([]*estimates.Node, len(est))
 	for j, e := range est {
 		if e != nil {
-			sparse[j] = sparseEst(2, e, isingFill)
+			sparse[j] = estimates.Sparse(2, e, estimates.IsingFill)
 		}
 	}
 	im := newSpinImputer(4, sparse, fields)

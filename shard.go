@@ -10,6 +10,8 @@ import (
 	"math"
 	"runtime"
 	"slices"
+
+	"github.com/mrfkit/pairwise/internal/estimates"
 )
 
 // Sharded learning.
@@ -51,7 +53,7 @@ import (
 type fitted struct {
 	r      *run
 	k      int
-	est    []*nodeEst
+	est    []*estimates.Node
 	fields []float64
 	nodes  []NodeFit
 	radius float64
@@ -99,8 +101,8 @@ type partialSettings struct {
 // partialNode is one node's share of a Partial.
 type partialNode struct {
 	node   int
-	est    *nodeEst  // as Result.est[node]
-	fields []float64 // θ̂_node(a), a = 0..k-1
+	est    *estimates.Node // as Result.est[node]
+	fields []float64       // θ̂_node(a), a = 0..k-1
 	fit    NodeFit
 	sel    nodeSelection
 }
@@ -364,7 +366,7 @@ func MergePartialsContext(ctx context.Context, s *Samples, workers int, parts ..
 	for i := range owner {
 		owner[i] = -1
 	}
-	est := make([]*nodeEst, n)
+	est := make([]*estimates.Node, n)
 	fields := make([]float64, n*k)
 	nodes := make([]NodeFit, n)
 	r := &run{nodes: make([]nodeSelection, n)}
@@ -375,7 +377,7 @@ func MergePartialsContext(ctx context.Context, s *Samples, workers int, parts ..
 				return nil, fmt.Errorf("pairwise: %s: node %d is in partials %d and %d", fn, i, owner[i], x)
 			}
 			owner[i] = x
-			if pn.est == nil || pn.est.k != k || !pn.est.wellFormed(n) || len(pn.fields) != k {
+			if pn.est == nil || pn.est.K != k || !pn.est.WellFormed(n) || len(pn.fields) != k {
 				return nil, fmt.Errorf("pairwise: %s: partial %d: node %d: estimates or fields do not fit n = %d, k = %d", fn, x, i, n, k)
 			}
 			est[i] = pn.est

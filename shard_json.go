@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/mrfkit/pairwise/internal/estimates"
 	"github.com/mrfkit/pairwise/solve"
 )
 
@@ -110,7 +111,7 @@ type pathJSON struct {
 
 // blocksJSON is one node's estimates, k² numbers a block: with Form, one
 // number v a block stands for the block Form[x]·v (a sign flip, exact).
-// With Fill the blocks are sparse (see nodeEst): V holds those of the
+// With Fill the blocks are sparse (see estimates.Node): V holds those of the
 // nodes in At, Own the node's own block when it is not Fill, and every
 // other block is Fill.
 type blocksJSON struct {
@@ -123,12 +124,12 @@ type blocksJSON struct {
 
 // packEst writes the estimates e of node own sparsely, the listed blocks
 // other than own's with form when every one of them has it bit for bit.
-func packEst(e *nodeEst, form []int8, own int) blocksJSON {
-	kk := e.k * e.k
-	b := blocksJSON{Fill: shardFloats(e.fill), At: make([]int32, 0, len(e.at)), V: make([]float64, 0, len(e.v))}
+func packEst(e *estimates.Node, form []int8, own int) blocksJSON {
+	kk := e.K * e.K
+	b := blocksJSON{Fill: shardFloats(e.Fill), At: make([]int32, 0, len(e.At)), V: make([]float64, 0, len(e.V))}
 	var buf [4]float64
-	for _, j := range e.at {
-		blk := e.blockTo(buf[:0], int(j))
+	for _, j := range e.At {
+		blk := e.BlockTo(buf[:0], int(j))
 		if int(j) == own {
 			b.Own = slices.Clone(blk)
 			continue
@@ -151,9 +152,9 @@ func packEst(e *nodeEst, form []int8, own int) blocksJSON {
 // coefficients), in full as format /1 did: the full form writes "0," (or
 // "-0,") for every unlisted number where the sparse one writes the index
 // of every listed block.
-func packEstimates(e *nodeEst, form []int8, own, n int) blocksJSON {
+func packEstimates(e *estimates.Node, form []int8, own, n int) blocksJSON {
 	sp := packEst(e, form, own)
-	per := e.k * e.k
+	per := e.K * e.K
 	if sp.Form != nil {
 		per = 1
 	}
@@ -164,7 +165,7 @@ func packEstimates(e *nodeEst, form []int8, own, n int) blocksJSON {
 	if 3*per*(n-len(sp.At)) > index {
 		return sp
 	}
-	if d := packBlocks(e.dense(n), form, own); d.Form != nil || sp.Form == nil {
+	if d := packBlocks(e.Dense(n), form, own); d.Form != nil || sp.Form == nil {
 		return d
 	}
 	return sp
@@ -173,7 +174,7 @@ func packEstimates(e *nodeEst, form []int8, own, n int) blocksJSON {
 // unpackEst returns the estimates of node own among n that b stands for:
 // sparse when b has a fill, else dense (format /1), then listed against
 // fill.
-func (b blocksJSON) unpackEst(own, n, k int, fill []float64) (*nodeEst, error) {
+func (b blocksJSON) unpackEst(own, n, k int, fill []float64) (*estimates.Node, error) {
 	kk := k * k
 	if b.Fill == nil {
 		if b.At != nil || b.Own != nil {
@@ -186,7 +187,7 @@ func (b blocksJSON) unpackEst(own, n, k int, fill []float64) (*nodeEst, error) {
 		if len(v) != n*kk {
 			return nil, fmt.Errorf("%d numbers, want %d", len(v), n*kk)
 		}
-		return sparseEst(k, v, fill), nil
+		return estimates.Sparse(k, v, fill), nil
 	}
 	if len(b.Fill) != kk || (b.Own != nil && len(b.Own) != kk) {
 		return nil, fmt.Errorf("fill or own of %d and %d numbers, want %d", len(b.Fill), len(b.Own), kk)
@@ -201,7 +202,7 @@ func (b blocksJSON) unpackEst(own, n, k int, fill []float64) (*nodeEst, error) {
 	if len(b.V) != len(b.At)*per {
 		return nil, fmt.Errorf("%d numbers for %d blocks", len(b.V), len(b.At))
 	}
-	e := newNodeEst(k, []float64(b.Fill))
+	e := estimates.New(k, []float64(b.Fill))
 	blk := make([]float64, kk)
 	ownDone := b.Own == nil
 	for x, j := range b.At {
@@ -209,7 +210,7 @@ func (b blocksJSON) unpackEst(own, n, k int, fill []float64) (*nodeEst, error) {
 		case j < 0 || int(j) >= n || int(j) == own || (x > 0 && j <= b.At[x-1]):
 			return nil, fmt.Errorf("block %d out of range or order", j)
 		case !ownDone && int(j) > own:
-			e.push(own, b.Own)
+			e.Push(own, b.Own)
 			ownDone = true
 		}
 		if b.Form == nil {
@@ -226,19 +227,17 @@ func (b blocksJSON) unpackEst(own, n, k int, fill []float64) (*nodeEst, error) {
 				}
 			}
 		}
-		e.push(int(j), blk)
+		e.Push(int(j), blk)
 	}
 	if !ownDone {
-		e.push(own, b.Own)
+		e.Push(own, b.Own)
 	}
 	return e, nil
 }
 
-// The forms of the Ising path's blocks.
-var (
-	isingForm = []int8{1, -1, -1, 1} // Â_ij in [[a, -a], [-a, a]]
-	seForm    = []int8{1, 1, 1, 1}   // its standard error
-)
+// seForm is the form of the standard error of a block of the Ising form
+// (estimates.IsingForm).
+var seForm = []int8{1, 1, 1, 1}
 
 // packBlocks writes v (blocks of len(form) numbers) with form when every
 // block has it bit for bit, in full otherwise. The block of the node
@@ -305,7 +304,7 @@ func (b blocksJSON) unpack(own int) ([]float64, error) {
 func (p *Partial) MarshalJSON() ([]byte, error) {
 	var estForm, seF []int8
 	if p.algorithm == "ising" {
-		estForm, seF = isingForm, seForm
+		estForm, seF = estimates.IsingForm, seForm
 	}
 	set := p.set
 	w := partialJSON{
@@ -479,9 +478,9 @@ func (p *Partial) UnmarshalJSON(data []byte) error {
 			}
 			return v, nil
 		}
-		fill := zeroBlock(k)
+		fill := estimates.ZeroBlock(k)
 		if w.Algorithm == "ising" && k == 2 {
-			fill = isingFill
+			fill = estimates.IsingFill
 		}
 		est, err := nj.Est.unpackEst(i, n, k, fill)
 		if err != nil {

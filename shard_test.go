@@ -10,6 +10,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/mrfkit/pairwise/internal/estimates"
 )
 
 // bitDiff reports the first difference between a and b, walking every
@@ -311,7 +313,7 @@ func TestPartialJSONExact(t *testing.T) {
 		{[]float64{0.5, -0.5, -0.5, 0.25, 0, 0, 0, 0, 0, 0, 0, 0}, false},
 		{[]float64{0.5, -0.5, -0.5, 0.5, 0, 0, 0, 0, 0, neg, neg, 0}, false}, // the own block must be +0
 	} {
-		p := packBlocks(c.v, isingForm, 2)
+		p := packBlocks(c.v, estimates.IsingForm, 2)
 		if (p.Form != nil) != c.compact {
 			t.Errorf("%v: compact %v, want %v", c.v, p.Form != nil, c.compact)
 		}

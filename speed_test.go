@@ -154,7 +154,7 @@ func nodeCoefficients(res *Result, i int) []float64 {
 	w := make([]float64, n)
 	for j := 0; j < n; j++ {
 		if j != i {
-			w[j] = 2 * res.est[i].block(j)[0]
+			w[j] = 2 * res.est[i].Block(j)[0]
 		}
 	}
 	w[i] = 2 * res.Model.Field(i)[1]

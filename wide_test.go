@@ -53,12 +53,12 @@ func TestLearnWide(t *testing.T) {
 		other := 1 - pn.node
 		var buf [4]float64
 		best, bestJ := 0.0, -1
-		for _, j := range pn.est.at {
+		for _, j := range pn.est.At {
 			if int(j) == pn.node {
 				continue
 			}
 			// The Ising block [[a, −a], [−a, a]] of Â = a.
-			if a := math.Abs(pn.est.blockTo(buf[:], int(j))[3]); a > best {
+			if a := math.Abs(pn.est.BlockTo(buf[:], int(j))[3]); a > best {
 				best, bestJ = a, int(j)
 			}
 		}
