@@ -348,7 +348,10 @@ func (t WaldTest) run(ctx context.Context, s *Samples, res *Result, tun *Tuning,
 		for p, e := range ij {
 			mixScores[p] = tun.scores[e[0]*n+e[1]]
 		}
-		tun.Threshold, mixed = mixtureCut(tun, gapScores, mixScores, lowest)
+		var fit *mixture
+		if tun.Threshold, fit, mixed = mixtureCut(tun.Critical, gapScores, mixScores, lowest); mixed {
+			tun.Mixture = (*EdgeMixture)(fit)
+		}
 	}
 	if !mixed && !t.NoGap {
 		tun.Lowest = lowest

@@ -182,14 +182,6 @@ func (e EBIC) spec() (selSpec, error) {
 	return selSpec{ebic: true, gamma: e.Gamma, widths: w}, err
 }
 
-// selSpec is a validated Selection.
-type selSpec struct {
-	folds  int // K for cross-validation
-	ebic   bool
-	gamma  float64
-	widths []float64 // sorted increasing
-}
-
 func checkWidths(s Selection, widths []float64) ([]float64, error) {
 	if widths == nil {
 		return DefaultWidths(), nil
@@ -297,11 +289,6 @@ func (t *Tuning) dfOf(i, j int) []float64 {
 	return t.dfs[i]
 }
 
-// curve is one node's selection path: the widths tried and the criterion.
-type curve struct {
-	widths, scores []float64
-}
-
 // Path returns the widths that node i's selection tried and the criterion
 // at each (the total held-out loss per sample for CrossValidation, EBIC
 // divided by N for EBIC), in increasing order of width. The rule chose the
@@ -389,3 +376,32 @@ func waldOneHotBytes(n, k int) float64 {
 	dim := float64((n-1)*(k-1) + 1)
 	return float64(k*(k-1)/2) * dim * dim * 8
 }
+
+// EdgeMixture is the two-group model that the Ising edge test fits to its
+// pairs' statistics when WithEdgeMixture is on (Efron's local false
+// discovery rate, with the theoretical null). A pair that is not an edge
+// has a statistic z distributed as |N(0, 1)|, the half-normal law f₀ the
+// Wald statistics follow under the null; an edge's statistic follows a
+// lognormal law f₁ with parameters LogMean and LogSD (log z ~ N(LogMean,
+// LogSD²)); a share EdgeShare (π₁) of the pairs are edges. Given the
+// fitted model, the posterior probability that a pair with statistic z is
+// an edge is
+//
+//	π₁f₁(z) / (π₁f₁(z) + (1 − π₁)f₀(z)),
+//
+// and the test keeps the pairs where it exceeds 1/2: the Bayes rule for
+// the number of misclassified pairs, false edges plus missed ones.
+type EdgeMixture struct {
+	// EdgeShare is π̂₁, the estimated share of the pairs that are edges.
+	EdgeShare float64
+	// LogMean and LogSD are the mean and standard deviation of log z over
+	// the edges' statistics.
+	LogMean, LogSD float64
+	// Iterations is the number of EM iterations the fit took.
+	Iterations int
+}
+
+// Posterior returns the probability under the mixture that a pair with
+// statistic z is an edge: 0 for z ≤ 0 (the lognormal has no mass there),
+// 1 for z = +Inf, NaN for NaN.
+func (m *EdgeMixture) Posterior(z float64) float64 { return (*mixture)(m).Posterior(z) }

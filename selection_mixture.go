@@ -5,28 +5,12 @@ import (
 	"sort"
 )
 
-// EdgeMixture is the two-group model that the Ising edge test fits to its
-// pairs' statistics when WithEdgeMixture is on (Efron's local false
-// discovery rate, with the theoretical null). A pair that is not an edge
-// has a statistic z distributed as |N(0, 1)|, the half-normal law f₀ the
-// Wald statistics follow under the null; an edge's statistic follows a
-// lognormal law f₁ with parameters LogMean and LogSD (log z ~ N(LogMean,
-// LogSD²)); a share EdgeShare (π₁) of the pairs are edges. Given the
-// fitted model, the posterior probability that a pair with statistic z is
-// an edge is
-//
-//	π₁f₁(z) / (π₁f₁(z) + (1 − π₁)f₀(z)),
-//
-// and the test keeps the pairs where it exceeds 1/2: the Bayes rule for
-// the number of misclassified pairs, false edges plus missed ones.
-type EdgeMixture struct {
-	// EdgeShare is π̂₁, the estimated share of the pairs that are edges.
-	EdgeShare float64
-	// LogMean and LogSD are the mean and standard deviation of log z over
-	// the edges' statistics.
+// mixture is the fitted two-group model of EdgeMixture, whose fields it
+// shares.
+type mixture struct {
+	EdgeShare      float64
 	LogMean, LogSD float64
-	// Iterations is the number of EM iterations the fit took.
-	Iterations int
+	Iterations     int
 }
 
 const (
@@ -69,7 +53,7 @@ var halfLog2Pi = 0.5 * math.Log(2*math.Pi)
 // Posterior returns the probability under the mixture that a pair with
 // statistic z is an edge: 0 for z ≤ 0 (the lognormal has no mass there),
 // 1 for z = +Inf, NaN for NaN.
-func (m *EdgeMixture) Posterior(z float64) float64 {
+func (m *mixture) Posterior(z float64) float64 {
 	switch {
 	case math.IsNaN(z):
 		return math.NaN()
@@ -88,7 +72,7 @@ func (m *EdgeMixture) Posterior(z float64) float64 {
 // 1977), starting from the split at init: the statistics ≥ init as edges.
 // Non-finite statistics take no part. It reports false when no finite
 // statistic reaches init or the fit loses every edge.
-func fitEdgeMixture(z []float64, init float64) (EdgeMixture, bool) {
+func fitEdgeMixture(z []float64, init float64) (mixture, bool) {
 	zs := make([]float64, 0, len(z))
 	for _, v := range z {
 		if !math.IsNaN(v) && !math.IsInf(v, 0) && v >= 0 {
@@ -111,13 +95,13 @@ func fitEdgeMixture(z []float64, init float64) (EdgeMixture, bool) {
 		}
 	}
 	if n1 == 0 {
-		return EdgeMixture{}, false
+		return mixture{}, false
 	}
 	// share keeps π₁ inside (0, 1) so that both groups stay in the model
 	// (with every statistic an edge, as with one pair, π₁ = 1 − 1/(2m)).
 	share := func(p float64) float64 { return math.Min(math.Max(p, 1/(2*m)), 1-1/(2*m)) }
 	mu := s1 / n1
-	fit := EdgeMixture{
+	fit := mixture{
 		EdgeShare: share(n1 / m),
 		LogMean:   mu,
 		LogSD:     math.Max(math.Sqrt(math.Max(s2/n1-mu*mu, 0)), mixtureMinLogSD),
@@ -141,7 +125,7 @@ func fitEdgeMixture(z []float64, init float64) (EdgeMixture, bool) {
 			return fit, false
 		}
 		mu := r1 / r0
-		next := EdgeMixture{
+		next := mixture{
 			EdgeShare:  share(r0 / m),
 			LogMean:    mu,
 			LogSD:      math.Max(math.Sqrt(math.Max(r2/r0-mu*mu, 0)), mixtureMinLogSD),
@@ -161,7 +145,7 @@ func fitEdgeMixture(z []float64, init float64) (EdgeMixture, bool) {
 // scanning the statistics under below in decreasing order, it stops at the
 // first pair more likely null than edge. It returns below when the first
 // is already more likely null.
-func mixtureThreshold(z []float64, fit *EdgeMixture, below float64) float64 {
+func mixtureThreshold(z []float64, fit *mixture, below float64) float64 {
 	zs := make([]float64, 0, len(z))
 	for _, v := range z {
 		if v < below { // NaN is not
@@ -181,7 +165,7 @@ func mixtureThreshold(z []float64, fit *EdgeMixture, below float64) float64 {
 
 // logLikelihood returns the log-likelihood of the finite non-negative
 // statistics z under the mixture (for tests).
-func (m *EdgeMixture) logLikelihood(z []float64) float64 {
+func (m *mixture) logLikelihood(z []float64) float64 {
 	var ll float64
 	for _, v := range z {
 		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
@@ -212,27 +196,26 @@ func (m *EdgeMixture) logLikelihood(z []float64) float64 {
 const mixtureMinEdges = 5
 
 // mixtureCut returns the threshold of the Ising edge test under
-// WithEdgeMixture and true, or z*(α) = tun.Critical and false when the
-// mixture does not decide: when fewer than mixtureMinEdges of the
-// statistics reach z*(α) (with none, the graph is empty) or the fit fails.
-// The cut is never above tun.Critical: a pair significant at the
-// family-wise rate α is an edge whatever the fit says, and the mixture
-// decides only below it. The mixture is fitted to mixScores from the split
-// at lowest; it records the fit in tun.
-func mixtureCut(tun *Tuning, scores, mixScores []float64, lowest float64) (float64, bool) {
+// WithEdgeMixture, the fitted mixture and true, or critical (z*(α)), nil
+// and false when the mixture does not decide: when fewer than
+// mixtureMinEdges of the statistics reach z*(α) (with none, the graph is
+// empty) or the fit fails. The cut is never above critical: a pair
+// significant at the family-wise rate α is an edge whatever the fit says,
+// and the mixture decides only below it. The mixture is fitted to
+// mixScores from the split at lowest.
+func mixtureCut(critical float64, scores, mixScores []float64, lowest float64) (float64, *mixture, bool) {
 	sure := 0
 	for _, z := range scores {
-		if z >= tun.Critical {
+		if z >= critical {
 			sure++
 		}
 	}
 	if sure < mixtureMinEdges {
-		return tun.Critical, false
+		return critical, nil, false
 	}
 	fit, ok := fitEdgeMixture(mixScores, lowest)
 	if !ok {
-		return tun.Critical, false
+		return critical, nil, false
 	}
-	tun.Mixture = &fit
-	return mixtureThreshold(mixScores, &fit, tun.Critical), true
+	return mixtureThreshold(mixScores, &fit, critical), &fit, true
 }

@@ -60,7 +60,7 @@ func TestEdgeMixtureMaximisesLikelihood(t *testing.T) {
 			t.Fatalf("seed %d: fit failed", seed)
 		}
 		best := fit.logLikelihood(z)
-		var grid EdgeMixture
+		var grid mixture
 		for p := 0.02; p < 0.99; p += 0.02 {
 			for m := 0.0; m <= 3; m += 0.05 {
 				for s := mixtureMinLogSD; s <= 1.5; s += 0.05 {
@@ -71,7 +71,7 @@ func TestEdgeMixtureMaximisesLikelihood(t *testing.T) {
 				}
 			}
 		}
-		for _, d := range []EdgeMixture{{EdgeShare: 1e-4}, {EdgeShare: -1e-4}, {LogMean: 1e-4}, {LogMean: -1e-4}, {LogSD: 1e-4}, {LogSD: -1e-4}} {
+		for _, d := range []mixture{{EdgeShare: 1e-4}, {EdgeShare: -1e-4}, {LogMean: 1e-4}, {LogMean: -1e-4}, {LogSD: 1e-4}, {LogSD: -1e-4}} {
 			q := fit
 			q.EdgeShare += d.EdgeShare
 			q.LogMean += d.LogMean
@@ -90,7 +90,7 @@ func TestEdgeMixtureMaximisesLikelihood(t *testing.T) {
 // and the threshold against its definition: every statistic at or above the
 // cut has posterior > 1/2, the next one below does not.
 func TestEdgeMixturePosterior(t *testing.T) {
-	m := EdgeMixture{EdgeShare: 0.2, LogMean: 1.3, LogSD: 0.4}
+	m := mixture{EdgeShare: 0.2, LogMean: 1.3, LogSD: 0.4}
 	ln := distuv.LogNormal{Mu: m.LogMean, Sigma: m.LogSD}
 	for _, z := range []float64{0.5, 1, 2, 2.5, 3, 4, 8} {
 		a := m.EdgeShare * ln.Prob(z)
@@ -256,26 +256,23 @@ func TestMixtureCutKeepsSignificant(t *testing.T) {
 	for range 24 {
 		z = append(z, math.Min(math.Abs(r.NormFloat64()), 3))
 	}
-	tun := &Tuning{Critical: 3.64}
-	cut, ok := mixtureCut(tun, z, z, 2.29)
-	if !ok || tun.Mixture == nil {
+	cut, fit, ok := mixtureCut(3.64, z, z, 2.29)
+	if !ok || fit == nil {
 		t.Fatal("no mixture fitted")
 	}
-	if p := tun.Mixture.Posterior(3.89); p > 0.5 {
+	if p := fit.Posterior(3.89); p > 0.5 {
 		t.Errorf("posterior of 3.89 = %g: the case needs a fit that misses it", p)
 	}
 	if cut > 3.89 {
-		t.Errorf("cut %g drops the edge at 3.89 > z* = 3.64 (fit %+v)", cut, *tun.Mixture)
+		t.Errorf("cut %g drops the edge at 3.89 > z* = 3.64 (fit %+v)", cut, *fit)
 	}
 	low := []float64{3.5, 3.2, 1, 0.5, 0.2}
-	tun = &Tuning{Critical: 3.64}
-	if cut, ok := mixtureCut(tun, low, low, 2.29); ok || cut != 3.64 || tun.Mixture != nil {
-		t.Errorf("no statistic at z*: cut %g, decided %v, mixture %v; want 3.64, false and none", cut, ok, tun.Mixture)
+	if cut, fit, ok := mixtureCut(3.64, low, low, 2.29); ok || cut != 3.64 || fit != nil {
+		t.Errorf("no statistic at z*: cut %g, decided %v, mixture %v; want 3.64, false and none", cut, ok, fit)
 	}
 	// Four statistics at z*, one short of mixtureMinEdges: no fit.
 	few := append([]float64{9, 8.5, 8, 7.5}, z[12:]...)
-	tun = &Tuning{Critical: 3.64}
-	if cut, ok := mixtureCut(tun, few, few, 2.29); ok || cut != 3.64 || tun.Mixture != nil {
-		t.Errorf("four statistics at z*: cut %g, decided %v, mixture %v; want 3.64, false and none", cut, ok, tun.Mixture)
+	if cut, fit, ok := mixtureCut(3.64, few, few, 2.29); ok || cut != 3.64 || fit != nil {
+		t.Errorf("four statistics at z*: cut %g, decided %v, mixture %v; want 3.64, false and none", cut, ok, fit)
 	}
 }

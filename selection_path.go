@@ -448,3 +448,16 @@ func chord(w, wlo, whi []float64, lo, mid, hi float64) {
 		w[x] = wlo[x] + s*(whi[x]-wlo[x])
 	}
 }
+
+// selSpec is a validated Selection.
+type selSpec struct {
+	folds  int // K for cross-validation
+	ebic   bool
+	gamma  float64
+	widths []float64 // sorted increasing
+}
+
+// curve is one node's selection path: the widths tried and the criterion.
+type curve struct {
+	widths, scores []float64
+}

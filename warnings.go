@@ -1,0 +1,196 @@
+package pairwise
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// valueWeights returns, for every variable i, the total weight of the rows
+// where z_i = a, laid out as w[i][a]; missing values count for no a.
+//
+// Bit samples are read a row at a time into one buffer, not unpacked
+// whole: at n = 5,000 and N = 10^5 the bytes would be 500 MB, eight times
+// the samples, at the end of a learner that held them as bits.
+func valueWeights(s *Samples) [][]float64 {
+	n, k := s.n, s.k
+	flat := make([]float64, n*k)
+	row := func(m int) []uint8 { return s.states8()[m*n : (m+1)*n] }
+	if s.b8 == nil && s.bits != nil {
+		buf := make([]uint8, n)
+		row = func(m int) []uint8 {
+			s.bitRow(buf, m)
+			return buf
+		}
+	}
+	for m := 0; m < s.rows; m++ {
+		c := s.Weight(m)
+		if c == 0 {
+			continue
+		}
+		for i, z := range row(m) {
+			if int(z) < k { // not a missing value (stored as k)
+				flat[i*k+int(z)] += c
+			}
+		}
+	}
+	w := make([][]float64, n)
+	for i := range w {
+		w[i] = flat[i*k : (i+1)*k]
+	}
+	return w
+}
+
+// WarningKind classifies a Warning.
+type WarningKind int
+
+const (
+	// SmallSample: for some pairs the data are too few for the edge test:
+	// a regression of the pair's nodes has fewer than two observations of
+	// its rarer label per coefficient, or the pair's table of values fails
+	// Cochran's rule (docs/tuning/small-samples.md). The tuning-free test
+	// gives those pairs the statistic 0, so the Wald test does not call
+	// them edges whatever their dependence (on Ising data the EBIC graph
+	// stage of WaldTest may still add them, untested); with η given
+	// (WithMinEdgeWeight) their estimates stand but rest on too little
+	// data to mean much.
+	SmallSample WarningKind = iota + 1
+	// ConstantVariable: some variables take one value in every row
+	// (NodeFit.Constant); they have no edge and their fields sit at the
+	// boundary of the constraint.
+	ConstantVariable
+)
+
+// String returns the kind's name.
+func (k WarningKind) String() string {
+	switch k {
+	case SmallSample:
+		return "small sample"
+	case ConstantVariable:
+		return "constant variable"
+	}
+	return fmt.Sprintf("WarningKind(%d)", int(k))
+}
+
+// Warning is one thing the data could not support, found while learning
+// (Result.Warnings).
+type Warning struct {
+	Kind WarningKind
+	// Nodes are the variables concerned: the constant ones, or those
+	// with a regression too small for the edge test.
+	Nodes []int
+	// Pairs counts the pairs (i < j) concerned: those the edge test could
+	// not use (SmallSample), those of a constant variable
+	// (ConstantVariable).
+	Pairs int
+	// Message says it in a sentence, for people.
+	Message string
+}
+
+// String returns the message.
+func (w Warning) String() string { return w.Message }
+
+// sampleWarnings returns the warnings of a learner's result on s: the
+// variables whose regressions fail the events rule (enoughEvents), the
+// pairs that fail it or Cochran's rule, and the constant variables. The
+// rules depend on the value weights only, so they are the ones the edge
+// test applied (waldSpins, waldOneHot, WaldTest.run); tested says whether
+// it ran.
+func sampleWarnings(s *Samples, nodes []NodeFit, tested bool) []Warning {
+	n, k := s.n, s.k
+	counts := valueWeights(s)
+	total := s.TotalWeight()
+	p := float64(n) // coefficients of a regression: Ising path
+	if k > 2 {
+		p = float64((n-1)*(k-1) + 1) // a value pair's, pairwise path
+	}
+	var warns []Warning
+	// short[i]: some regression of node i has too few of its rarer label.
+	short := make([]bool, n)
+	var shortNodes, constant []int
+	for i := 0; i < n; i++ {
+		if nodes[i].Constant {
+			constant = append(constant, i)
+			continue
+		}
+		// The rarest value present is the rarer label of some regression
+		// (its pair with any other value), and of the pairs that hold
+		// value a the worst is its pair with the rarest.
+		rarest := math.Inf(1)
+		for _, c := range counts[i] {
+			if c > 0 {
+				rarest = math.Min(rarest, c)
+			}
+		}
+		if !math.IsInf(rarest, 1) && !enoughEvents(rarest, p) {
+			short[i] = true
+			shortNodes = append(shortNodes, i)
+		}
+	}
+	isConst := func(i int) bool { return nodes[i].Constant }
+	small, sparse, constPairs := 0, 0, 0
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			switch {
+			case isConst(i) || isConst(j):
+				constPairs++
+			case short[i] && short[j]:
+				small++
+			case !cochranOK(counts[i], counts[j], total):
+				sparse++
+				small++
+			case short[i] || short[j]:
+				// An averaged entry takes the fewer degrees of
+				// freedom of its two nodes: one short node is
+				// enough.
+				small++
+			}
+		}
+	}
+	if small > 0 {
+		what := "were not tested: the Wald test does not call them edges, whatever their dependence"
+		if k == 2 {
+			what += " (the EBIC graph stage may still add them, untested)"
+		}
+		if !tested {
+			what = "rest on too little data for their estimates to mean much"
+		}
+		need := math.Max(4*p, cochranHigh*4)
+		if k > 2 {
+			need = math.Max(2*p*float64(k), cochranHigh*float64(k*k))
+		}
+		warns = append(warns, Warning{
+			Kind:  SmallSample,
+			Nodes: shortNodes,
+			Pairs: small,
+			Message: fmt.Sprintf("small sample: %d of the %d pairs %s (N = %.4g for n = %d variables, k = %d: %d variables have a value seen in fewer than %g rows, %g for each of the %g coefficients of a regression, and %d more pairs have a table with expected counts below Cochran's rule; with evenly spread values the edge test needs about N ≥ %.0f)",
+				small, n*(n-1)/2, what, total, n, k, len(shortNodes), minEventsPerCoefficient*p, minEventsPerCoefficient, p, sparse, need),
+		})
+	}
+	if len(constant) > 0 {
+		warns = append(warns, Warning{
+			Kind:  ConstantVariable,
+			Nodes: constant,
+			Pairs: constPairs,
+			Message: fmt.Sprintf("constant variables: %d of the %d variables take one value in every row (%s); they have no edge, and their %d pairs say nothing",
+				len(constant), n, listNodes(constant, 10), constPairs),
+		})
+	}
+	return warns
+}
+
+// listNodes returns up to max of the variables, "and m more" for the rest.
+func listNodes(nodes []int, max int) string {
+	var b strings.Builder
+	for x, i := range nodes {
+		if x == max {
+			fmt.Fprintf(&b, " and %d more", len(nodes)-max)
+			break
+		}
+		if x > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%d", i)
+	}
+	return b.String()
+}
