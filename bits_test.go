@@ -217,7 +217,7 @@ func TestLearnBitsIdentical(t *testing.T) {
 		{"unscreened/split", append(given, withScreen(0), split)},
 		{"default", []Option{WithWorkers(2)}},
 		// The edge test in each node's support model, which large files
-		// (more than waldDenseMax spins, most often bits) take.
+		// (more than selection.WaldDenseMax spins, most often bits) take.
 		{"default/support-test", []Option{WithWorkers(2), withWaldDense(1)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

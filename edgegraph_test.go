@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/mrfkit/pairwise/internal/selection"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -31,7 +32,7 @@ func TestHyperChiMoments(t *testing.T) {
 			m2 += p * chi * chi
 		}
 		wantVar := m2 - m1*m1
-		mean, variance := hyperChiMoments(nn, r, cc)
+		mean, variance := selection.HyperChiMoments(nn, r, cc)
 		if math.Abs(mean-m1) > 1e-9*m1 || math.Abs(variance-wantVar) > 1e-8*math.Max(wantVar, 1) {
 			t.Errorf("N = %d, r = %d, c = %d: mean %.12g, variance %.12g; enumerated %.12g, %.12g", c.total, c.r, c.c, mean, variance, m1, wantVar)
 		}
@@ -63,7 +64,7 @@ func TestIndependenceStat(t *testing.T) {
 		t.Fatal(err)
 	}
 	counts := valueWeights(s)
-	stat, mean, variance, pairs := independenceStat(s, counts, s.TotalWeight())
+	stat, mean, variance, pairs := selection.IndependenceStat(s.stages(), counts, s.TotalWeight())
 	// Direct: Pearson's chi-square of every pair's 2×2 table that passes
 	// Cochran's rule (every expected count at least 5).
 	want, wantPairs := 0.0, 0
@@ -116,7 +117,7 @@ func TestIndependenceStat(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		v, _, _, _ := independenceStat(ps, counts, ps.TotalWeight())
+		v, _, _, _ := selection.IndependenceStat(ps.stages(), counts, ps.TotalWeight())
 		s1 += v
 		s2 += v * v
 	}
@@ -164,7 +165,7 @@ func TestIndependenceLevel(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if p, _ := independenceP(s, valueWeights(s), s.TotalWeight()); p < 0.01 {
+			if p, _ := selection.IndependenceP(s.stages(), valueWeights(s), s.TotalWeight()); p < 0.01 {
 				rejected++
 			}
 		}
@@ -204,7 +205,7 @@ func smallQuestionnaire(a float64) *Model {
 // TestEBICGraphPower: on a small questionnaire (10 items, 13 edges of
 // coupling 0.2, IsingFit weight 0.8) with N = 100 people, the Wald test
 // alone finds no edge in any of 10 seeded runs: too few observations for
-// its regressions (small_samples.go). The default, with the EBIC graph
+// its regressions (internal/selection). The default, with the EBIC graph
 // stage, finds 51 edges over the 10 runs, 32 of them true (precision
 // 0.63, IsingFit's level at this N). The bounds, at least 20 true edges
 // and a precision of at least 0.5, fail a stage that does not run or that
@@ -454,7 +455,7 @@ func TestEBICGraphBIC(t *testing.T) {
 		step4++
 		bic := func(g map[[2]int]bool) float64 {
 			total := 0.0
-			for i, nb := range neighbours(s.n, g) {
+			for i, nb := range selection.Neighbours(s.n, g) {
 				total += irlsDeviance(t, s, i, nb) + float64(len(nb))*math.Log(s.TotalWeight())
 			}
 			return total

@@ -6,6 +6,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/mrfkit/pairwise/internal/selection"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -51,7 +52,7 @@ import (
 // screen makes the refit's statistics a selected sample, so α is no longer
 // exact.
 //
-// Many variables (selection_wald_support.go). From waldDenseMax + 1 = 257
+// Many variables (internal/selection, wald_support.go). From selection.WaldDenseMax + 1 = 257
 // variables on, on complete Ising samples, each node's first-stage
 // statistics are made in its support model: a spin of the constrained
 // fit's support in the regression on the support, any other spin in the
@@ -75,7 +76,7 @@ import (
 // z₁ = Φ⁻¹(1 − 1/(2M)), the level that one of the M null statistics is
 // expected to exceed. With both off, z*(α) alone cuts.
 //
-// Little data (small_samples.go, docs/tuning/small-samples.md). The normal
+// Little data (internal/selection, small_samples.go; docs/tuning/small-samples.md). The normal
 // law of the statistics is asymptotic; with few rows it called false edges
 // in most runs on independent data. So every regression's sandwich
 // variance is scaled by N/(N − p) (HC1, p its coefficients) and its
@@ -93,7 +94,7 @@ import (
 // N ≤ 300); before, up to 200 of 200.
 //
 // The EBIC graph (Ising data, widths chosen by EBIC; off with NoEBICGraph;
-// edgegraph.go). With few observations (on 25 questionnaire items, a few
+// internal/selection, ebic_graph.go). With few observations (on 25 questionnaire items, a few
 // hundred people) the test finds few of the edges or none; the rule of
 // IsingFit (a pair is an edge when both nodes' EBIC-selected fits keep it
 // nonzero: G_A) finds more, at a precision of about 0.75 to 0.85. The test's
@@ -187,7 +188,7 @@ func (t WaldTest) String() string {
 // res.MinEdgeWeight becomes η̂.
 //
 // dfs[i][a] are the degrees of freedom of node i's statistics for z_i = a
-// (small_samples.go; nil for a node with none): every statistic enters as
+// (internal/selection; nil for a node with none): every statistic enters as
 // its normal score under Student's t law with those degrees of freedom.
 func (t WaldTest) run(ctx context.Context, s *Samples, res *Result, tun *Tuning, debias, stdErrs, dfs [][]float64, workers int) error {
 	n, k := tun.n, tun.k
@@ -239,10 +240,10 @@ func (t WaldTest) run(ctx context.Context, s *Samples, res *Result, tun *Tuning,
 		}
 	}
 	zeroConstant()
-	// Pairs whose table fails Cochran's rule (small_samples.go) score 0.
+	// Pairs whose table fails Cochran's rule (internal/selection) score 0.
 	counts := valueWeights(s)
 	total := s.TotalWeight()
-	sparse := func(i, j int) bool { return !cochranOK(counts[i], counts[j], total) }
+	sparse := func(i, j int) bool { return !selection.CochranOK(counts[i], counts[j], total) }
 	scores := make([]float64, 0, pairs)
 	minSEs := make([]float64, 0, pairs)
 	seDFs := make([]float64, 0, pairs)
@@ -282,8 +283,8 @@ func (t WaldTest) run(ctx context.Context, s *Samples, res *Result, tun *Tuning,
 	// gapScores are the statistics the gap rule sees: after the refit,
 	// the pairs that were not screened count as zero.
 	gapScores := scores
-	if k == 2 && !t.NoRefit && !supportWald(s, t.dense) {
-		screen := math.Min(refitScreen, lowest)
+	if k == 2 && !t.NoRefit && !selection.SupportWald(s.stages(), t.dense) {
+		screen := math.Min(selection.RefitScreen, lowest)
 		// Each node's refit starts from its first stage: the debiased
 		// couplings (ŵ_j = 2Â_ij) and the constrained fit's bias
 		// (θ̂_i = ŵ_bias/2), a Newton step or two from the estimate.
@@ -300,13 +301,13 @@ func (t WaldTest) run(ctx context.Context, s *Samples, res *Result, tun *Tuning,
 			}
 			starts[i] = st
 		}
-		var imp *spinImputer
+		var imp *selection.SpinImputer
 		if s.incomplete {
 			// AvailableCase: missing spins take their expected value
 			// under their own node's first-stage fit.
-			imp = newSpinImputer(n, res.est, res.Model.theta)
+			imp = selection.NewSpinImputer(n, res.est, res.Model.theta)
 		}
-		d, se, df, screened, err := refitAll(ctx, s, tun.scores, screen, workers, imp, starts)
+		d, se, df, screened, err := selection.RefitAll(ctx, s.stages(), tun.scores, screen, workers, imp, starts)
 		if err != nil {
 			return err
 		}
@@ -348,8 +349,8 @@ func (t WaldTest) run(ctx context.Context, s *Samples, res *Result, tun *Tuning,
 		for p, e := range ij {
 			mixScores[p] = tun.scores[e[0]*n+e[1]]
 		}
-		var fit *mixture
-		if tun.Threshold, fit, mixed = mixtureCut(tun.Critical, gapScores, mixScores, lowest); mixed {
+		var fit *selection.Mixture
+		if tun.Threshold, fit, mixed = selection.MixtureCut(tun.Critical, gapScores, mixScores, lowest); mixed {
 			tun.Mixture = (*EdgeMixture)(fit)
 		}
 	}
@@ -369,7 +370,7 @@ func (t WaldTest) run(ctx context.Context, s *Samples, res *Result, tun *Tuning,
 		// zero standard error bounds nothing (not NaN).
 		q, ok := quantiles[seDFs[p]]
 		if !ok {
-			q = tQuantile(tun.Threshold, seDFs[p])
+			q = selection.TQuantile(tun.Threshold, seDFs[p])
 			quantiles[seDFs[p]] = q
 		}
 		if w := q * minSEs[p]; !math.IsNaN(w) {
@@ -381,12 +382,12 @@ func (t WaldTest) run(ctx context.Context, s *Samples, res *Result, tun *Tuning,
 	}
 	tun.GlobalP = math.NaN()
 	if t.ebicStage(tun) && k == 2 && n > 1 {
-		// The EBIC graph of small samples (edgegraph.go).
-		p, _ := independenceP(s, counts, total)
+		// The EBIC graph of small samples (internal/selection, ebic_graph.go).
+		p, _ := selection.IndependenceP(s.stages(), counts, total)
 		tun.GlobalP = p
 		if p < alpha/2 {
 			constant := func(i, j int) bool { return nodes[i].Constant || nodes[j].Constant }
-			g, chosen, err := ebicGraph(ctx, s, res.est, keep, constant, workers)
+			g, chosen, err := selection.EBICGraph(ctx, s.stages(), res.est, keep, constant, workers)
 			if err != nil {
 				return err
 			}
@@ -456,7 +457,7 @@ func gapThreshold(z []float64, lo, hi float64) float64 {
 	return zs[cut-1]
 }
 
-// maxZ returns max over entries (a, b) of the normal score (tScore) of
+// maxZ returns max over entries (a, b) of the normal score (selection.TScore) of
 // |d(a, b)|/se(a, b), the smallest se and that entry's degrees of freedom,
 // for one node's estimate (dj == nil) or for the average of node i's
 // estimate and node j's transposed one. fi[a] are the degrees of freedom of
@@ -486,7 +487,7 @@ func maxZ(di, si, fi, dj, sj, fj []float64, k int) (z, minSE, seDF float64) {
 			default:
 				t := math.Abs(d) / se
 				if t != lastT || df != lastDF {
-					lastT, lastDF, lastZ = t, df, tScore(t, df)
+					lastT, lastDF, lastZ = t, df, selection.TScore(t, df)
 				}
 				v = lastZ
 			}

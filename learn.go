@@ -10,6 +10,7 @@ import (
 
 	"github.com/mrfkit/pairwise/internal/engine"
 	"github.com/mrfkit/pairwise/internal/estimates"
+	"github.com/mrfkit/pairwise/internal/selection"
 	"github.com/mrfkit/pairwise/solve"
 )
 
@@ -79,7 +80,7 @@ func prepare(fn string, s *Samples, opts []Option) (config, error) {
 	}
 	if math.IsNaN(cfg.eta) {
 		// Without η the edge test holds dense n×n arrays; with it the
-		// estimates are sparse (estimates.go), and n is bounded by the
+		// estimates are sparse (internal/estimates), and n is bounded by the
 		// samples' own limits.
 		if err := checkLearnSize(fn, s.n, s.k); err != nil { // degenerate.go
 			return cfg, err
@@ -101,9 +102,9 @@ type run struct {
 	// spec is the width search of the Selection rule, and folds its
 	// cross-validation split of d's rows; spec is nil when λ (or the
 	// radius) was given.
-	spec    *selSpec
+	spec    *selection.Spec
 	rule    Selection
-	folds   *folds
+	folds   *selection.Folds
 	wantEta bool // the edge test chooses the graph (η not given)
 	// widths holds λ_i for each node when WithNodeWidths gave them.
 	widths []float64
@@ -136,7 +137,7 @@ func (r *run) progressStages() {
 // Only the worker fitting node i writes it.
 type nodeSelection struct {
 	lambda float64
-	curve  curve
+	curve  selection.Curve
 	// d and se hold the debiased Ŵ_ij(a, b) and its standard error, laid
 	// out like Result.est, and df the degrees of freedom of each value a
 	// of z_i; nil when η was given.
@@ -178,7 +179,7 @@ func newRun(fn string, s *Samples, opts []Option, ising bool) (*run, error) {
 		r.widths = cfg.widths
 		cfg.lambda = placeholderWidth
 	}
-	var f *folds
+	var f *selection.Folds
 	if r.widths == nil && math.IsNaN(cfg.lambda) && math.IsNaN(cfg.radius) {
 		rule := cfg.selection
 		if rule == nil {
@@ -189,8 +190,8 @@ func newRun(fn string, s *Samples, opts []Option, ising bool) (*run, error) {
 			return nil, err
 		}
 		r.spec, r.rule = &sp, rule
-		if !sp.ebic {
-			if f, err = makeFolds(s, sp.folds); err != nil {
+		if !sp.EBIC {
+			if f, err = selection.MakeFolds(s.stages(), sp.Folds); err != nil {
 				return nil, fmt.Errorf("pairwise: %s: %v: %w", fn, rule, err)
 			}
 		}
@@ -204,7 +205,7 @@ func newRun(fn string, s *Samples, opts []Option, ising bool) (*run, error) {
 		r.fitted, into = mergeRows(s)
 	}
 	if f != nil && into != nil {
-		f = f.merge(into, r.fitted.rows)
+		f = f.Merge(into, r.fitted.rows)
 	}
 	r.folds = f
 	fs := r.fitted
@@ -253,7 +254,7 @@ func (r *run) eachNode(ctx context.Context, fit func(ctx context.Context, e *eng
 
 // fitNode solves node i's regressions, the tasks: at the given radius when
 // the width was given, else at the width λ_i that the Selection picks along
-// its path (runPath; perWidth is the radius of a unit width, dfPerGroup and
+// its path (selection.RunPath; perWidth is the radius of a unit width, dfPerGroup and
 // logD EBIC's count per nonzero group and ln d), the final fits starting
 // from the path's solutions. A value pair (α, β) with α ≥ 1 that has no
 // such start begins at w^{0,β} − w^{0,α}: the log-odds of α against β is
@@ -275,12 +276,12 @@ func (r *run) fitNode(ctx context.Context, e *engine.Driver, i int, tasks []engi
 		total = engine.WeightSum(tasks[0].C, len(tasks[0].Y))
 	}
 	if r.spec != nil && len(tasks) > 0 && total > 0 {
-		res, err := runPath(ctx, e, r.spec, r.folds, tasks, widthRadius(1), dfPerGroup, logD, total)
+		res, err := selection.RunPath(ctx, e, r.spec, r.folds, tasks, widthRadius(1), dfPerGroup, logD, total)
 		if err != nil {
 			return nil, err
 		}
-		ns.lambda, ns.curve, iters, warm = res.lambda, res.curve, res.iters, res.warm
-		radius = widthRadius(res.lambda)
+		ns.lambda, ns.curve, iters, warm = res.Lambda, res.Curve, res.Iters, res.Warm
+		radius = widthRadius(res.Lambda)
 	} else if r.spec != nil {
 		ns.lambda = placeholderWidth
 	}
@@ -325,14 +326,14 @@ func (r *run) fitNode(ctx context.Context, e *engine.Driver, i int, tasks []engi
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if tasks[0].Beta == 0 && supportWald(r.fitted, r.cfg.waldDense) {
+		if tasks[0].Beta == 0 && selection.SupportWald(r.fitted.stages(), r.cfg.waldDense) {
 			// Many variables: the test in node i's support model
-			// (selection_wald_support.go).
-			ns.d, ns.se, ns.df = waldSpinsSupport(r.fitted, &tasks[0], ws[0], e.Work.RowScratch(len(tasks[0].Y)))
+			// (internal/selection, wald_support.go).
+			ns.d, ns.se, ns.df = selection.WaldSpinsSupport(r.fitted.stages(), &tasks[0], ws[0], e.Work.RowScratch(len(tasks[0].Y)))
 		} else if tasks[0].Beta == 0 { // the node of Algorithm 1
-			ns.d, ns.se, ns.df = waldSpins(r.fitted, &tasks[0], ws[0], e.Work.RowScratch(len(tasks[0].Y)))
+			ns.d, ns.se, ns.df = selection.WaldSpins(r.fitted.stages(), &tasks[0], ws[0], e.Work.RowScratch(len(tasks[0].Y)))
 		} else {
-			ns.d, ns.se, ns.df = waldOneHot(r.fitted, i, tasks, ws, e.Design)
+			ns.d, ns.se, ns.df = selection.WaldOneHot(r.fitted.stages(), i, tasks, ws, e.Design)
 		}
 	}
 	return ws, nil
@@ -376,7 +377,7 @@ func (r *run) assemble(ctx context.Context, k int, est []*estimates.Node, fields
 	}
 	if r.spec != nil {
 		tun.Selection = r.rule
-		tun.curves = make([]curve, n)
+		tun.curves = make([]selection.Curve, n)
 		for i := range nodes {
 			tun.curves[i] = r.nodes[i].curve
 		}
@@ -390,7 +391,7 @@ func (r *run) assemble(ctx context.Context, k int, est []*estimates.Node, fields
 	res.Width, res.Radius, res.Tuning = lambda, radius, tun
 	if r.s != nil { // a merge of partials may come without the samples
 		res.Model.names = r.s.names                          // the samples' names, for WriteModel
-		res.Warnings = sampleWarnings(r.s, nodes, r.wantEta) // small_samples.go
+		res.Warnings = sampleWarnings(r.s, nodes, r.wantEta) // warnings.go
 	}
 	if r.wantEta {
 		debias, stdErrs, dfs := make([][]float64, n), make([][]float64, n), make([][]float64, n)

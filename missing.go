@@ -448,7 +448,7 @@ func restrictStates(aug *Result, k int) *Result {
 			copy(w[a*k:(a+1)*k], src[a*ka:a*ka+k])
 		}
 		centreBlock(w, k)
-		weight := maxAbs(w)
+		weight := estimates.MaxAbs(w)
 		if !(weight > 0) {
 			continue
 		}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/mrfkit/pairwise/internal/estimates"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -340,18 +341,10 @@ func (m *Model) Edges() []Edge {
 			if nb.j <= i {
 				continue
 			}
-			edges = append(edges, Edge{I: i, J: nb.j, Weight: maxAbs(nb.w)})
+			edges = append(edges, Edge{I: i, J: nb.j, Weight: estimates.MaxAbs(nb.w)})
 		}
 	}
 	return edges
-}
-
-func maxAbs(x []float64) float64 {
-	mx := 0.0
-	for _, v := range x {
-		mx = math.Max(mx, math.Abs(v))
-	}
-	return mx
 }
 
 // Clone returns a deep copy of m.
@@ -403,7 +396,7 @@ func (m *Model) Centered() *Model {
 				}
 			}
 			g /= float64(k * k)
-			tol := centerTol(k, maxAbs(nb.w))
+			tol := centerTol(k, estimates.MaxAbs(nb.w))
 			w := make([]float64, k*k)
 			for a := 0; a < k; a++ {
 				row[a] /= float64(k)
@@ -426,7 +419,7 @@ func (m *Model) Centered() *Model {
 			mean += v
 		}
 		mean /= float64(k)
-		tol := centerTol(k, maxAbs(f))
+		tol := centerTol(k, estimates.MaxAbs(f))
 		for a := range f {
 			f[a] = cleanZero(f[a]-mean, tol)
 		}

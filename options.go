@@ -6,6 +6,7 @@ import (
 	"runtime"
 
 	"github.com/mrfkit/pairwise/internal/engine"
+	"github.com/mrfkit/pairwise/internal/selection"
 	"github.com/mrfkit/pairwise/solve"
 )
 
@@ -77,7 +78,7 @@ func defaultConfig() config {
 		maxIter:   DefaultMaxIterations,
 		split:     engine.DefaultSplit,
 		screen:    engine.DefaultScreen,
-		waldDense: waldDenseMax,
+		waldDense: selection.WaldDenseMax,
 	}
 }
 

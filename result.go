@@ -46,7 +46,7 @@ type Result struct {
 	Warnings []Warning
 
 	n, k int
-	est  []*estimates.Node // est[i].block(j)[a*k + b] = Ŵ_ij(a, b) from node i's regressions, sparse (estimates.go)
+	est  []*estimates.Node // est[i].Block(j)[a*k + b] = Ŵ_ij(a, b) from node i's regressions, sparse (internal/estimates)
 }
 
 // NodeFit describes the regressions of one node: one for the Ising path,
@@ -239,12 +239,12 @@ func symmetricBlock(wij, wji []float64, k int, half float64, sym Symmetrization)
 			avg[a*k+b] = (wij[a*k+b] + wji[b*k+a]) / 2
 		}
 	}
-	weight = maxAbs(avg)
+	weight = estimates.MaxAbs(avg)
 	switch sym {
 	case And:
-		keep = maxAbs(wij) >= half && maxAbs(wji) >= half
+		keep = estimates.MaxAbs(wij) >= half && estimates.MaxAbs(wji) >= half
 	case Or:
-		keep = maxAbs(wij) >= half || maxAbs(wji) >= half
+		keep = estimates.MaxAbs(wij) >= half || estimates.MaxAbs(wji) >= half
 	default:
 		keep = weight >= half
 	}

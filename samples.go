@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"sync"
+
+	"github.com/mrfkit/pairwise/internal/selection"
 )
 
 // Samples holds N observations z^1..z^N of n variables with states 0..k-1,
@@ -146,6 +148,13 @@ func (s *Samples) states8() []uint8 {
 		s.lazy.b8 = z
 	})
 	return s.lazy.b8
+}
+
+// stages returns the samples as the stages below the learners read them
+// (internal/selection), sharing s's storage; bit samples are unpacked into
+// bytes only if a stage reads the states.
+func (s *Samples) stages() *selection.Data {
+	return &selection.Data{N: s.n, K: s.k, Count: s.rows, Weights: s.weights, Total: s.total, Incomplete: s.incomplete, States: s.states8}
 }
 
 // bitRow sets dst (length n) to row m of bit samples, one byte a value.

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/mrfkit/pairwise/internal/selection"
 )
 
 // Learning without λ and η.
@@ -51,7 +53,7 @@ type Selection interface {
 	// String returns the rule's name and settings.
 	String() string
 
-	spec() (selSpec, error)
+	spec() (selection.Spec, error)
 }
 
 // Compile-time checks that both rules are Selections.
@@ -130,16 +132,16 @@ func (cv CrossValidation) String() string {
 	return "CrossValidation{Folds: " + strconv.Itoa(k) + widthsString(cv.Widths) + "}"
 }
 
-func (cv CrossValidation) spec() (selSpec, error) {
+func (cv CrossValidation) spec() (selection.Spec, error) {
 	k := cv.Folds
 	if k == 0 {
 		k = DefaultFolds
 	}
 	if k < 2 {
-		return selSpec{}, &OptionError{Option: "WithSelection", Value: cv, Reason: "want at least 2 folds"}
+		return selection.Spec{}, &OptionError{Option: "WithSelection", Value: cv, Reason: "want at least 2 folds"}
 	}
 	w, err := checkWidths(cv, cv.Widths)
-	return selSpec{folds: k, widths: w}, err
+	return selection.Spec{Folds: k, Widths: w}, err
 }
 
 // EBIC chooses each node's width by the extended Bayesian information
@@ -174,12 +176,12 @@ func (e EBIC) String() string {
 	return "EBIC{Gamma: " + strconv.FormatFloat(e.Gamma, 'g', -1, 64) + widthsString(e.Widths) + "}"
 }
 
-func (e EBIC) spec() (selSpec, error) {
+func (e EBIC) spec() (selection.Spec, error) {
 	if math.IsNaN(e.Gamma) || math.IsInf(e.Gamma, 0) || e.Gamma < 0 {
-		return selSpec{}, &OptionError{Option: "WithSelection", Value: e, Reason: "want a finite γ ≥ 0"}
+		return selection.Spec{}, &OptionError{Option: "WithSelection", Value: e, Reason: "want a finite γ ≥ 0"}
 	}
 	w, err := checkWidths(e, e.Widths)
-	return selSpec{ebic: true, gamma: e.Gamma, widths: w}, err
+	return selection.Spec{EBIC: true, Gamma: e.Gamma, Widths: w}, err
 }
 
 func checkWidths(s Selection, widths []float64) ([]float64, error) {
@@ -269,8 +271,8 @@ type Tuning struct {
 	EBICGraph bool
 
 	n, k    int
-	curves  []curve   // per node, when a Selection ran
-	scores  []float64 // n*n test statistics, when the edge test ran
+	curves  []selection.Curve // per node, when a Selection ran
+	scores  []float64         // n*n test statistics, when the edge test ran
 	debias  [][]float64
 	stdErrs [][]float64
 	dfs     [][]float64 // per node and value of z_i: the first stage's degrees of freedom
@@ -302,7 +304,7 @@ func (t *Tuning) Path(i int) (widths, criterion []float64) {
 		return nil, nil
 	}
 	c := t.curves[i]
-	return append([]float64(nil), c.widths...), append([]float64(nil), c.scores...)
+	return append([]float64(nil), c.Widths...), append([]float64(nil), c.Scores...)
 }
 
 // Score returns the test statistic of the pair (i, j) under the configured
@@ -311,7 +313,7 @@ func (t *Tuning) Path(i int) (widths, criterion []float64) {
 // (Or) of the two nodes' statistics otherwise. The normal score of a ratio t
 // from a regression with N − p degrees of freedom is Φ⁻¹ of 1 − P(T > t), T
 // Student's t with N − p degrees of freedom: a little below t, and t in the
-// limit (small_samples.go). The pair is an edge when Score ≥ Threshold. An
+// limit (internal/selection). The pair is an edge when Score ≥ Threshold. An
 // entry whose standard error is zero counts as 0 (a handful of rows cannot
 // measure the error), and so does one from a regression with too few rows
 // for the test (Result.Warnings, SmallSample); a pair whose table of values
@@ -330,7 +332,7 @@ func (t *Tuning) Score(i, j int) float64 {
 
 // StdErr returns SE(Ŵ_ij(a, b)) as estimated from node i's regressions
 // (the sandwich standard error of the debiased estimate, with the HC1
-// factor √(N/(N − p)) of small_samples.go; the refit's model-based one for
+// factor √(N/(N − p)) of internal/selection; the refit's model-based one for
 // the pairs it refitted), or NaN when the edge test did not run. It panics
 // if an index is out of range.
 func (t *Tuning) StdErr(i, j, a, b int) float64 {
@@ -370,7 +372,7 @@ const placeholderWidth = 1
 // returns an error asking for η rather than exhaust the machine's memory.
 const maxWaldBytes = 4e9
 
-// waldOneHotBytes returns the bytes of the inverse Hessians waldOneHot
+// waldOneHotBytes returns the bytes of the inverse Hessians selection.WaldOneHot
 // keeps for one node of n variables with k values.
 func waldOneHotBytes(n, k int) float64 {
 	dim := float64((n-1)*(k-1) + 1)
@@ -404,4 +406,4 @@ type EdgeMixture struct {
 // Posterior returns the probability under the mixture that a pair with
 // statistic z is an edge: 0 for z ≤ 0 (the lognormal has no mass there),
 // 1 for z = +Inf, NaN for NaN.
-func (m *EdgeMixture) Posterior(z float64) float64 { return (*mixture)(m).Posterior(z) }
+func (m *EdgeMixture) Posterior(z float64) float64 { return (*selection.Mixture)(m).Posterior(z) }

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/mrfkit/pairwise/internal/selection"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -33,7 +34,7 @@ func drawMixture(r *rand.Rand, m int, share, mu, sd float64) (z []float64, edge 
 func TestEdgeMixtureRecoversParameters(t *testing.T) {
 	const share, mu, sd = 0.1, 1.6, 0.3
 	z, _ := drawMixture(rand.New(rand.NewPCG(3, 1)), 20000, share, mu, sd)
-	fit, ok := fitEdgeMixture(z, 2.5)
+	fit, ok := selection.FitEdgeMixture(z, 2.5)
 	if !ok {
 		t.Fatal("fit failed")
 	}
@@ -41,7 +42,7 @@ func TestEdgeMixtureRecoversParameters(t *testing.T) {
 		t.Errorf("fit %+v, want share %g, log mean %g, log sd %g", fit, share, mu, sd)
 	}
 	t.Logf("fit %+v", fit)
-	if fit.Iterations >= mixtureMaxIter {
+	if fit.Iterations >= selection.MixtureMaxIter {
 		t.Errorf("EM did not converge in %d iterations", fit.Iterations)
 	}
 }
@@ -55,31 +56,31 @@ func TestEdgeMixtureMaximisesLikelihood(t *testing.T) {
 	skipUnderRace(t) // a numerical check, 3 to 5 s under -race; the learner's goroutines are raced by the other tests
 	for seed := uint64(0); seed < 2; seed++ {
 		z, _ := drawMixture(rand.New(rand.NewPCG(seed, 2)), 60, 0.3, 1.2, 0.35)
-		fit, ok := fitEdgeMixture(z, 2)
+		fit, ok := selection.FitEdgeMixture(z, 2)
 		if !ok {
 			t.Fatalf("seed %d: fit failed", seed)
 		}
-		best := fit.logLikelihood(z)
-		var grid mixture
+		best := fit.LogLikelihood(z)
+		var grid selection.Mixture
 		for p := 0.02; p < 0.99; p += 0.02 {
 			for m := 0.0; m <= 3; m += 0.05 {
-				for s := mixtureMinLogSD; s <= 1.5; s += 0.05 {
+				for s := selection.MixtureMinLogSD; s <= 1.5; s += 0.05 {
 					grid.EdgeShare, grid.LogMean, grid.LogSD = p, m, s
-					if ll := grid.logLikelihood(z); ll > best+1e-9 {
+					if ll := grid.LogLikelihood(z); ll > best+1e-9 {
 						t.Fatalf("seed %d: grid point %+v has log-likelihood %g, above the fit's %g (%+v)", seed, grid, ll, best, fit)
 					}
 				}
 			}
 		}
-		for _, d := range []mixture{{EdgeShare: 1e-4}, {EdgeShare: -1e-4}, {LogMean: 1e-4}, {LogMean: -1e-4}, {LogSD: 1e-4}, {LogSD: -1e-4}} {
+		for _, d := range []selection.Mixture{{EdgeShare: 1e-4}, {EdgeShare: -1e-4}, {LogMean: 1e-4}, {LogMean: -1e-4}, {LogSD: 1e-4}, {LogSD: -1e-4}} {
 			q := fit
 			q.EdgeShare += d.EdgeShare
 			q.LogMean += d.LogMean
 			q.LogSD += d.LogSD
-			if q.LogSD < mixtureMinLogSD {
+			if q.LogSD < selection.MixtureMinLogSD {
 				continue
 			}
-			if ll := q.logLikelihood(z); ll > best+1e-9 {
+			if ll := q.LogLikelihood(z); ll > best+1e-9 {
 				t.Errorf("seed %d: perturbed fit %+v has log-likelihood %g, above the fit's %g", seed, q, ll, best)
 			}
 		}
@@ -90,7 +91,7 @@ func TestEdgeMixtureMaximisesLikelihood(t *testing.T) {
 // and the threshold against its definition: every statistic at or above the
 // cut has posterior > 1/2, the next one below does not.
 func TestEdgeMixturePosterior(t *testing.T) {
-	m := mixture{EdgeShare: 0.2, LogMean: 1.3, LogSD: 0.4}
+	m := selection.Mixture{EdgeShare: 0.2, LogMean: 1.3, LogSD: 0.4}
 	ln := distuv.LogNormal{Mu: m.LogMean, Sigma: m.LogSD}
 	for _, z := range []float64{0.5, 1, 2, 2.5, 3, 4, 8} {
 		a := m.EdgeShare * ln.Prob(z)
@@ -103,7 +104,7 @@ func TestEdgeMixturePosterior(t *testing.T) {
 		t.Errorf("Posterior at 0, +Inf, NaN: %g %g %g", m.Posterior(0), m.Posterior(math.Inf(1)), m.Posterior(math.NaN()))
 	}
 	z, _ := drawMixture(rand.New(rand.NewPCG(5, 5)), 200, 0.2, 1.3, 0.4)
-	cut := mixtureThreshold(z, &m, math.Inf(1))
+	cut := selection.MixtureThreshold(z, &m, math.Inf(1))
 	below := math.Inf(-1)
 	for _, v := range z {
 		if v >= cut && m.Posterior(v) <= 0.5 {
@@ -137,7 +138,7 @@ func TestEdgeMixtureOddInputs(t *testing.T) {
 		{"only inf", []float64{math.Inf(1), math.Inf(1)}, 2, false},
 	}
 	for _, tc := range cases {
-		fit, ok := fitEdgeMixture(tc.z, tc.init)
+		fit, ok := selection.FitEdgeMixture(tc.z, tc.init)
 		if ok != tc.ok {
 			t.Errorf("%s: ok = %v, want %v (%+v)", tc.name, ok, tc.ok, fit)
 			continue
@@ -150,10 +151,10 @@ func TestEdgeMixtureOddInputs(t *testing.T) {
 				t.Errorf("%s: fit %+v", tc.name, fit)
 			}
 		}
-		if fit.EdgeShare <= 0 || fit.EdgeShare >= 1 || fit.LogSD < mixtureMinLogSD {
+		if fit.EdgeShare <= 0 || fit.EdgeShare >= 1 || fit.LogSD < selection.MixtureMinLogSD {
 			t.Errorf("%s: fit %+v out of its domain", tc.name, fit)
 		}
-		if got := mixtureThreshold(tc.z, &fit, math.Inf(1)); math.IsNaN(got) {
+		if got := selection.MixtureThreshold(tc.z, &fit, math.Inf(1)); math.IsNaN(got) {
 			t.Errorf("%s: threshold NaN", tc.name)
 		}
 	}
@@ -256,7 +257,7 @@ func TestMixtureCutKeepsSignificant(t *testing.T) {
 	for range 24 {
 		z = append(z, math.Min(math.Abs(r.NormFloat64()), 3))
 	}
-	cut, fit, ok := mixtureCut(3.64, z, z, 2.29)
+	cut, fit, ok := selection.MixtureCut(3.64, z, z, 2.29)
 	if !ok || fit == nil {
 		t.Fatal("no mixture fitted")
 	}
@@ -267,12 +268,12 @@ func TestMixtureCutKeepsSignificant(t *testing.T) {
 		t.Errorf("cut %g drops the edge at 3.89 > z* = 3.64 (fit %+v)", cut, *fit)
 	}
 	low := []float64{3.5, 3.2, 1, 0.5, 0.2}
-	if cut, fit, ok := mixtureCut(3.64, low, low, 2.29); ok || cut != 3.64 || fit != nil {
+	if cut, fit, ok := selection.MixtureCut(3.64, low, low, 2.29); ok || cut != 3.64 || fit != nil {
 		t.Errorf("no statistic at z*: cut %g, decided %v, mixture %v; want 3.64, false and none", cut, ok, fit)
 	}
 	// Four statistics at z*, one short of mixtureMinEdges: no fit.
 	few := append([]float64{9, 8.5, 8, 7.5}, z[12:]...)
-	if cut, fit, ok := mixtureCut(3.64, few, few, 2.29); ok || cut != 3.64 || fit != nil {
+	if cut, fit, ok := selection.MixtureCut(3.64, few, few, 2.29); ok || cut != 3.64 || fit != nil {
 		t.Errorf("four statistics at z*: cut %g, decided %v, mixture %v; want 3.64, false and none", cut, ok, fit)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mrfkit/pairwise/internal/estimates"
+	"github.com/mrfkit/pairwise/internal/selection"
 	"github.com/mrfkit/pairwise/solve"
 )
 
@@ -44,7 +45,7 @@ func TestRefitSpinsClosedForm(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, s := range map[string]*Samples{"rows": plain, "weights": weighted} {
-		d, se, _, ok := refitSpins(context.Background(), s, 0, []int{1})
+		d, se, _, ok := selection.RefitSpins(context.Background(), s.stages(), 0, []int{1})
 		if !ok {
 			t.Fatalf("%s: refit failed", name)
 		}
@@ -84,7 +85,7 @@ func TestRefitSpinsSeparation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d, _, _, ok := refitSpins(context.Background(), s, 0, []int{1, 2}); ok {
+	if d, _, _, ok := selection.RefitSpins(context.Background(), s.stages(), 0, []int{1, 2}); ok {
 		t.Errorf("refit on a separating spin succeeded with Â_01 = %g", d[4])
 	}
 }
@@ -97,7 +98,7 @@ func TestRefitSpinsSeparation(t *testing.T) {
 func TestRefitMatchesBruteForce(t *testing.T) {
 	m := diamondIsing(4, 0.3) // spins 0 and 3 both joined to 1 and 2
 	s := exactDraws(t, m, 3000, 11)
-	d, _, _, ok := refitSpins(context.Background(), s, 0, []int{1, 2})
+	d, _, _, ok := selection.RefitSpins(context.Background(), s.stages(), 0, []int{1, 2})
 	if !ok {
 		t.Fatal("refit failed")
 	}
@@ -204,14 +205,14 @@ func TestRefitPower(t *testing.T) {
 }
 
 // TestRefitRowsAndPatterns checks that reading the rows directly (the way
-// of more than maxRefitTable screened spins) and gathering the distinct
+// of more than selection.MaxRefitTable screened spins) and gathering the distinct
 // patterns give the same refit, on a weighted sample with repeated rows.
 func TestRefitRowsAndPatterns(t *testing.T) {
 	m := gridIsing(3, 3, rand.New(rand.NewPCG(3, 4)), 0.2, 0.5)
 	s := exactDraws(t, m, 4000, 21)
 	for _, nb := range [][]int{{1, 3}, {1, 2, 3, 4, 5, 6, 7, 8}} {
-		dp, sp, _, okp := refitSpinsFrom(context.Background(), s, 0, nb, maxRefitTable, nil)
-		dr, sr, _, okr := refitSpinsFrom(context.Background(), s, 0, nb, 0, nil)
+		dp, sp, _, okp := selection.RefitSpinsFrom(context.Background(), s.stages(), 0, nb, selection.MaxRefitTable, nil)
+		dr, sr, _, okr := selection.RefitSpinsFrom(context.Background(), s.stages(), 0, nb, 0, nil)
 		if !okp || !okr {
 			t.Fatalf("nb %v: refit failed (patterns %v, rows %v)", nb, okp, okr)
 		}
@@ -226,7 +227,7 @@ func TestRefitRowsAndPatterns(t *testing.T) {
 // TestRefitCancel checks that the refit stage, which runs after every
 // node's fit, honours cancellation: cancelled as the last node reports
 // progress, Learn must return context.Canceled rather than a result, and
-// refitAll itself must stop on a done context.
+// selection.RefitAll itself must stop on a done context.
 func TestRefitCancel(t *testing.T) {
 	m := gridIsing(3, 3, rand.New(rand.NewPCG(5, 6)), 0.2, 0.5)
 	s := exactDraws(t, m, 2000, 3)
@@ -244,7 +245,7 @@ func TestRefitCancel(t *testing.T) {
 	for x := range scores {
 		scores[x] = 5 // every pair screened
 	}
-	if _, _, _, _, err := refitAll(ctx, s, scores, 1.5, 2, nil, nil); !errors.Is(err, context.Canceled) {
+	if _, _, _, _, err := selection.RefitAll(ctx, s.stages(), scores, 1.5, 2, nil, nil); !errors.Is(err, context.Canceled) {
 		t.Errorf("refitAll on a done context: error %v, want context.Canceled", err)
 	}
 }
@@ -265,7 +266,7 @@ func TestSpinImputer(t *testing.T) {
 			sparse[j] = estimates.Sparse(2, e, estimates.IsingFill)
 		}
 	}
-	im := newSpinImputer(4, sparse, fields)
+	im := selection.NewSpinImputer(4, sparse, fields)
 	for _, c := range []struct {
 		row  []uint8
 		i    int
@@ -276,7 +277,7 @@ func TestSpinImputer(t *testing.T) {
 		{[]uint8{1, 2, 2, 1}, 0, math.Tanh(0.3)},              // z_2 missing: 0
 		{[]uint8{1, 2, 1, 1}, 3, math.Tanh(0.3 + 0.5 - 0.25)}, // node 3's refit: z_0 counts
 	} {
-		if got := im.value(c.row, c.i, 1); math.Abs(got-c.want) > 1e-15 {
+		if got := im.Value(c.row, c.i, 1); math.Abs(got-c.want) > 1e-15 {
 			t.Errorf("row %v, node %d: x̂_1 = %v, want %v", c.row, c.i, got, c.want)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mrfkit/pairwise/internal/selection"
 	"github.com/mrfkit/pairwise/solve"
 )
 
@@ -76,7 +77,7 @@ func TestMakeFolds(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			f, err := makeFolds(tc.s, tc.k)
+			f, err := selection.MakeFolds(tc.s.stages(), tc.k)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -84,11 +85,11 @@ func TestMakeFolds(t *testing.T) {
 			for m := 0; m < tc.s.Len(); m++ {
 				sum := 0.0
 				for x := 0; x < tc.k; x++ {
-					if f.train[x][m]+f.held[x][m] != tc.s.Weight(m) {
-						t.Fatalf("fold %d, row %d: train %v + held %v, want the weight %v", x, m, f.train[x][m], f.held[x][m], tc.s.Weight(m))
+					if f.Train[x][m]+f.Held[x][m] != tc.s.Weight(m) {
+						t.Fatalf("fold %d, row %d: train %v + held %v, want the weight %v", x, m, f.Train[x][m], f.Held[x][m], tc.s.Weight(m))
 					}
-					sum += f.held[x][m]
-					heldTotal[x] += f.held[x][m]
+					sum += f.Held[x][m]
+					heldTotal[x] += f.Held[x][m]
 				}
 				if sum != tc.s.Weight(m) {
 					t.Errorf("row %d is held out with total weight %v, want %v (once in all)", m, sum, tc.s.Weight(m))
@@ -109,7 +110,7 @@ func TestMakeFolds(t *testing.T) {
 			}
 		})
 	}
-	if _, err := makeFolds(plain, 24); err == nil || !strings.Contains(err.Error(), "fewer than the 24 folds") {
+	if _, err := selection.MakeFolds(plain.stages(), 24); err == nil || !strings.Contains(err.Error(), "fewer than the 24 folds") {
 		t.Errorf("23 rows in 24 folds: error %v, want one about the folds", err)
 	}
 }

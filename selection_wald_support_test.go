@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/mrfkit/pairwise/internal/engine"
+	"github.com/mrfkit/pairwise/internal/selection"
 )
 
 // waldModelReference returns the one-step debiased estimate of coefficient
@@ -17,14 +18,14 @@ import (
 // outside the support), and its sandwich variance, from the definitions:
 // the design matrix written out row by row, H, J and g summed entry by
 // entry, and the system solved by an LU factorisation (gonum's Dense
-// Solve), not the block inverse of waldSupport.
+// Solve), not the block inverse of selection.WaldSupport.
 func waldModelReference(s *Samples, task *engine.Task, w, u []float64, total float64, model []int, c int) (d, v float64) {
 	n, q := s.n, len(model)
 	h, j := mat.NewDense(q, q, nil), mat.NewDense(q, q, nil)
 	g := mat.NewVecDense(q, nil)
 	z := make([]float64, q)
 	for m := range task.Y {
-		ch, sm, alpha, beta := waldRow(task, u, total, m)
+		ch, sm, alpha, beta := selection.WaldRow(task, u, total, m)
 		if ch == 0 {
 			continue
 		}
@@ -61,7 +62,7 @@ func waldModelReference(s *Samples, task *engine.Task, w, u []float64, total flo
 	return w[c] - dl, (cov.At(at, at) - dl*dl) / total
 }
 
-// TestWaldSupport checks the support model's statistics (waldSupport)
+// TestWaldSupport checks the support model's statistics (selection.WaldSupport)
 // against waldModelReference: a spin of the support in the regression on
 // the support, any other spin j in the regression on the support and j.
 // The spins are random, the margins those of a random w with a few nonzero
@@ -109,12 +110,12 @@ func TestWaldSupport(t *testing.T) {
 					}
 				}
 				total := engine.WeightSum(task.C, rows)
-				d, se, df := waldSupport(s, task, w, u, total)
+				d, se, df := selection.WaldSupport(s.stages(), task, w, u, total)
 				p := float64(len(model))
 				if want := total - p - 1; df[0] != want || df[1] != want {
 					t.Errorf("df = %v, want %v twice", df, want)
 				}
-				hc1 := hc1Factor(total, p+1)
+				hc1 := selection.HC1Factor(total, p+1)
 				for c := 0; c < n; c++ {
 					if c == bias {
 						continue
@@ -143,7 +144,7 @@ func relClose(a, b float64) bool {
 }
 
 // withWaldDense sets the most spins of the full-model Ising edge test
-// (waldDenseMax): tests lower it to run the support-model test on small
+// (selection.WaldDenseMax): tests lower it to run the support-model test on small
 // models.
 func withWaldDense(max int) Option {
 	return optionFunc(func(c *config) { c.waldDense = max })
@@ -151,7 +152,7 @@ func withWaldDense(max int) Option {
 
 // TestSupportWaldLearn runs the tuning-free default with the edge test in
 // the nodes' support models (the path of complete samples of more than
-// waldDenseMax spins) on small models. With edges: the diamond and a 4×4
+// selection.WaldDenseMax spins) on small models. With edges: the diamond and a 4×4
 // grid at N = 5000 (exact draws, the seed of TestTuningFreeRecovery), which
 // the full-model test recovers exactly; the support test must too, without
 // the refit stage, and every learned pair must be one that reached the
@@ -232,7 +233,7 @@ func supportTask(s *Samples, bias int, r *rand.Rand) (*engine.Task, []float64, f
 	return task, u, engine.WeightSum(task.C, rows)
 }
 
-// TestSupportChunk checks the moments of supportChunk (the rows of H and J
+// TestSupportChunk checks the moments of selection.SupportChunk (the rows of H and J
 // for the columns of A, contracted from the sign-pattern tables) against
 // their definition summed row by row, H_ak = Σ_m α_m x_{m,A_a} x_mk, on
 // random spins, margins and weights: supports of 1 to 17 columns (the bias
@@ -256,12 +257,12 @@ func TestSupportChunk(t *testing.T) {
 						cols = append(cols, c)
 					}
 				}
-				got := supportChunk(s, task, cols, u, total, 17, rows)
+				got := selection.SupportChunk(s.stages(), task, cols, u, total, 17, rows)
 				h, j, g := make([]float64, p*n), make([]float64, p*n), make([]float64, n)
 				hd, jd := 0.0, 0.0
 				x := make([]float64, n)
 				for m := 17; m < rows; m++ {
-					ch, sg, alpha, beta := waldRow(task, u, total, m)
+					ch, sg, alpha, beta := selection.WaldRow(task, u, total, m)
 					if ch == 0 {
 						continue
 					}
@@ -282,25 +283,25 @@ func TestSupportChunk(t *testing.T) {
 					}
 				}
 				for e := range h {
-					if d := math.Abs(got.h[e] - h[e]); d > 1e-13 {
-						t.Fatalf("H[%d][%d] = %v, want %v", e/n, e%n, got.h[e], h[e])
+					if d := math.Abs(got.H[e] - h[e]); d > 1e-13 {
+						t.Fatalf("H[%d][%d] = %v, want %v", e/n, e%n, got.H[e], h[e])
 					}
-					if d := math.Abs(got.j[e] - j[e]); d > 1e-13 {
-						t.Fatalf("J[%d][%d] = %v, want %v", e/n, e%n, got.j[e], j[e])
+					if d := math.Abs(got.J[e] - j[e]); d > 1e-13 {
+						t.Fatalf("J[%d][%d] = %v, want %v", e/n, e%n, got.J[e], j[e])
 					}
 				}
-				if d := maxDiff(got.g, g); d > 1e-13 {
+				if d := maxDiff(got.G, g); d > 1e-13 {
 					t.Fatalf("g differs by %g", d)
 				}
-				if math.Abs(got.hd-hd) > 1e-13 || math.Abs(got.jd-jd) > 1e-13 {
-					t.Fatalf("diagonal sums %v, %v, want %v, %v", got.hd, got.jd, hd, jd)
+				if math.Abs(got.Hd-hd) > 1e-13 || math.Abs(got.Jd-jd) > 1e-13 {
+					t.Fatalf("diagonal sums %v, %v, want %v, %v", got.Hd, got.Jd, hd, jd)
 				}
 			})
 		}
 	}
 }
 
-// BenchmarkSupportChunk measures supportChunk, the moments of the
+// BenchmarkSupportChunk measures selection.SupportChunk, the moments of the
 // support-model edge test (one chunk: all rows, as with one worker), on
 // n = 1000 random spins, the size of the default fit at n = 1000, with
 // N = 10⁴ rows (that fit's) and 2000 (where contracting the pattern tables
@@ -320,7 +321,7 @@ func BenchmarkSupportChunk(b *testing.B) {
 			}
 			b.Run(fmt.Sprintf("N=%d/p=%d", rows, p), func(b *testing.B) {
 				for b.Loop() {
-					supportChunk(s, task, cols, u, total, 0, rows)
+					selection.SupportChunk(s.stages(), task, cols, u, total, 0, rows)
 				}
 			})
 		}

@@ -7,21 +7,22 @@ import (
 	"testing"
 
 	"github.com/mrfkit/pairwise/internal/engine"
+	"github.com/mrfkit/pairwise/internal/selection"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 )
 
-// waldChunkSyrk is the reference for waldChunk: the moments as rank-one
+// waldChunkSyrk is the reference for selection.WaldChunk: the moments as rank-one
 // updates, H = AᵀA and J = BᵀB with rows √α_m x_m and √ĉ_m s_m x_m of A
 // and B, through blas64's Dsyrk.
-func waldChunkSyrk(s *Samples, task *engine.Task, u []float64, total float64, lo, hi int) waldMoments {
+func waldChunkSyrk(s *Samples, task *engine.Task, u []float64, total float64, lo, hi int) selection.WaldMoments {
 	n, i := s.n, task.Bias
 	rows := hi - lo
 	a := make([]float64, rows*n)
 	b := make([]float64, rows*n)
-	wm := waldMoments{h: make([]float64, n*n), j: make([]float64, n*n), g: make([]float64, n)}
+	wm := selection.WaldMoments{H: make([]float64, n*n), J: make([]float64, n*n), G: make([]float64, n)}
 	for m := lo; m < hi; m++ {
-		ch, sm, alpha, _ := waldRow(task, u, total, m)
+		ch, sm, alpha, _ := selection.WaldRow(task, u, total, m)
 		if ch == 0 {
 			continue
 		}
@@ -33,17 +34,17 @@ func waldChunkSyrk(s *Samples, task *engine.Task, u []float64, total float64, lo
 			}
 			a[(m-lo)*n+k] = av * xv
 			b[(m-lo)*n+k] = bv * xv
-			wm.g[k] += ch * sm * xv
+			wm.G[k] += ch * sm * xv
 		}
 	}
-	h := blas64.Symmetric{N: n, Stride: n, Data: wm.h, Uplo: blas.Upper}
-	j := blas64.Symmetric{N: n, Stride: n, Data: wm.j, Uplo: blas.Upper}
+	h := blas64.Symmetric{N: n, Stride: n, Data: wm.H, Uplo: blas.Upper}
+	j := blas64.Symmetric{N: n, Stride: n, Data: wm.J, Uplo: blas.Upper}
 	blas64.Syrk(blas.Trans, 1, blas64.General{Rows: rows, Cols: n, Stride: n, Data: a}, 0, h)
 	blas64.Syrk(blas.Trans, 1, blas64.General{Rows: rows, Cols: n, Stride: n, Data: b}, 0, j)
 	return wm
 }
 
-// TestWaldChunk checks the pattern sums of waldChunk against the rank-one
+// TestWaldChunk checks the pattern sums of selection.WaldChunk against the rank-one
 // updates of waldChunkSyrk on random spins, margins and weights (zero
 // weights included), for n from 1 to 21 (groups of eight and a partial
 // last group) and the bias in each place. Both sum the same products in
@@ -59,19 +60,19 @@ func TestWaldChunk(t *testing.T) {
 				const rows = 400
 				s := randomSamples(t, rows, n, 2, r)
 				task, u, total := supportTask(s, bias, r)
-				got := waldChunk(s, task, u, total, 17, rows)
+				got := selection.WaldChunk(s.stages(), task, u, total, 17, rows)
 				want := waldChunkSyrk(s, task, u, total, 17, rows)
 				for j := 0; j < n; j++ {
 					for k := j; k < n; k++ {
-						if d := math.Abs(got.h[j*n+k] - want.h[j*n+k]); d > 1e-13 {
-							t.Fatalf("H[%d][%d] = %v, want %v", j, k, got.h[j*n+k], want.h[j*n+k])
+						if d := math.Abs(got.H[j*n+k] - want.H[j*n+k]); d > 1e-13 {
+							t.Fatalf("H[%d][%d] = %v, want %v", j, k, got.H[j*n+k], want.H[j*n+k])
 						}
-						if d := math.Abs(got.j[j*n+k] - want.j[j*n+k]); d > 1e-13 {
-							t.Fatalf("J[%d][%d] = %v, want %v", j, k, got.j[j*n+k], want.j[j*n+k])
+						if d := math.Abs(got.J[j*n+k] - want.J[j*n+k]); d > 1e-13 {
+							t.Fatalf("J[%d][%d] = %v, want %v", j, k, got.J[j*n+k], want.J[j*n+k])
 						}
 					}
 				}
-				if d := maxDiff(got.g, want.g); d > 1e-13 {
+				if d := maxDiff(got.G, want.G); d > 1e-13 {
 					t.Fatalf("g differs by %g", d)
 				}
 			})
@@ -96,9 +97,9 @@ func randomSamples(t testing.TB, rows, n, k int, r *rand.Rand) *Samples {
 	return s
 }
 
-// TestWaldChunkMissing checks waldChunkMissing, the moments of the Wald
+// TestWaldChunkMissing checks selection.WaldChunkMissing, the moments of the Wald
 // test when spins are missing (AvailableCase), against the sign patterns of
-// waldChunk on complete spins, and against the definitions summed entry by
+// selection.WaldChunk on complete spins, and against the definitions summed entry by
 // entry (H = Σ α_m x_m x_mᵀ, J = Σ ĉ_m s_m² x_m x_mᵀ, g = Σ ĉ_m s_m x_m, a
 // missing spin 0 in x_m, the bias 1) on spins with one in five missing,
 // rows 17..399 of 400 with random weights (zeros included), for n from 1
@@ -137,14 +138,14 @@ func TestWaldChunkMissing(t *testing.T) {
 						}
 					}
 					total := engine.WeightSum(task.C, rows)
-					got := waldChunkMissing(s, task, u, total, 17, rows)
-					var want waldMoments
+					got := selection.WaldChunkMissing(s.stages(), task, u, total, 17, rows)
+					var want selection.WaldMoments
 					if s == complete {
-						want = waldChunk(s, task, u, total, 17, rows)
+						want = selection.WaldChunk(s.stages(), task, u, total, 17, rows)
 					} else {
-						want = waldMoments{h: make([]float64, n*n), j: make([]float64, n*n), g: make([]float64, n)}
+						want = selection.WaldMoments{H: make([]float64, n*n), J: make([]float64, n*n), G: make([]float64, n)}
 						for m := 17; m < rows; m++ {
-							ch, sm, alpha, beta := waldRow(task, u, total, m)
+							ch, sm, alpha, beta := selection.WaldRow(task, u, total, m)
 							x := make([]float64, n)
 							for k := range x {
 								switch v := s.At(m, k); {
@@ -154,27 +155,27 @@ func TestWaldChunkMissing(t *testing.T) {
 								default:
 									x[k] = float64(2*v - 1)
 								}
-								want.g[k] += ch * sm * x[k]
+								want.G[k] += ch * sm * x[k]
 							}
 							for a := 0; a < n; a++ {
 								for b := a; b < n; b++ {
-									want.h[a*n+b] += alpha * x[a] * x[b]
-									want.j[a*n+b] += beta * x[a] * x[b]
+									want.H[a*n+b] += alpha * x[a] * x[b]
+									want.J[a*n+b] += beta * x[a] * x[b]
 								}
 							}
 						}
 					}
 					for a := 0; a < n; a++ {
 						for b := a; b < n; b++ {
-							if d := math.Abs(got.h[a*n+b] - want.h[a*n+b]); d > 1e-13 {
-								t.Fatalf("incomplete %v: H[%d][%d] = %v, want %v", s.Incomplete(), a, b, got.h[a*n+b], want.h[a*n+b])
+							if d := math.Abs(got.H[a*n+b] - want.H[a*n+b]); d > 1e-13 {
+								t.Fatalf("incomplete %v: H[%d][%d] = %v, want %v", s.Incomplete(), a, b, got.H[a*n+b], want.H[a*n+b])
 							}
-							if d := math.Abs(got.j[a*n+b] - want.j[a*n+b]); d > 1e-13 {
-								t.Fatalf("incomplete %v: J[%d][%d] = %v, want %v", s.Incomplete(), a, b, got.j[a*n+b], want.j[a*n+b])
+							if d := math.Abs(got.J[a*n+b] - want.J[a*n+b]); d > 1e-13 {
+								t.Fatalf("incomplete %v: J[%d][%d] = %v, want %v", s.Incomplete(), a, b, got.J[a*n+b], want.J[a*n+b])
 							}
 						}
 					}
-					if d := maxDiff(got.g, want.g); d > 1e-13 {
+					if d := maxDiff(got.G, want.G); d > 1e-13 {
 						t.Fatalf("incomplete %v: g differs by %g", s.Incomplete(), d)
 					}
 				}
@@ -183,9 +184,9 @@ func TestWaldChunkMissing(t *testing.T) {
 	}
 }
 
-// TestGatherBits8 checks gatherBits8 against the bits set one at a time, on
+// TestGatherBits8 checks selection.GatherBits8 against the bits set one at a time, on
 // every pattern and with states above 1 in the bytes (only the low bit
-// counts, as in waldChunk's z&1).
+// counts, as in selection.WaldChunk's z&1).
 func TestGatherBits8(t *testing.T) {
 	for c := 0; c < 256; c++ {
 		for _, high := range []uint8{0, 2, 0xfe} {
@@ -193,7 +194,7 @@ func TestGatherBits8(t *testing.T) {
 			for k := range b {
 				b[k] = uint8(c>>k&1) | high
 			}
-			if got := gatherBits8(b); got != c {
+			if got := selection.GatherBits8(b); got != c {
 				t.Fatalf("pattern %08b with high bits %#x: got %08b", c, high, got)
 			}
 		}

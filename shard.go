@@ -12,6 +12,7 @@ import (
 	"slices"
 
 	"github.com/mrfkit/pairwise/internal/estimates"
+	"github.com/mrfkit/pairwise/internal/selection"
 )
 
 // Sharded learning.
@@ -415,9 +416,9 @@ func MergePartialsContext(ctx context.Context, s *Samples, workers int, parts ..
 	}
 	r.s = s
 	// waldDense is the learners' default: only tests change it.
-	r.cfg = config{lambda: set.width, eta: set.eta, radius: math.NaN(), symmetric: set.symmetric, test: set.test, workers: workers, waldDense: waldDenseMax}
+	r.cfg = config{lambda: set.width, eta: set.eta, radius: math.NaN(), symmetric: set.symmetric, test: set.test, workers: workers, waldDense: selection.WaldDenseMax}
 	if set.selection != nil {
-		r.spec, r.rule = &selSpec{}, set.selection
+		r.spec, r.rule = &selection.Spec{}, set.selection
 	}
 	res, err := r.assemble(ctx, k, est, fields, nodes, set.radius)
 	if err == nil && s != nil && s.incomplete {

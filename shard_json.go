@@ -12,6 +12,7 @@ import (
 	"strconv"
 
 	"github.com/mrfkit/pairwise/internal/estimates"
+	"github.com/mrfkit/pairwise/internal/selection"
 	"github.com/mrfkit/pairwise/solve"
 )
 
@@ -357,8 +358,8 @@ func (p *Partial) MarshalJSON() ([]byte, error) {
 			},
 			Width: shardFloat(pn.sel.lambda),
 		}
-		if c := pn.sel.curve; c.widths != nil || c.scores != nil {
-			nj.Path = &pathJSON{Widths: c.widths, Scores: c.scores}
+		if c := pn.sel.curve; c.Widths != nil || c.Scores != nil {
+			nj.Path = &pathJSON{Widths: c.Widths, Scores: c.Scores}
 		}
 		if pn.sel.d != nil {
 			d, se := packBlocks(pn.sel.d, estForm, pn.node), packBlocks(pn.sel.se, seF, pn.node)
@@ -503,7 +504,7 @@ func (p *Partial) UnmarshalJSON(data []byte) error {
 			sel: nodeSelection{lambda: float64(nj.Width)},
 		}
 		if nj.Path != nil {
-			pn.sel.curve = curve{widths: nj.Path.Widths, scores: nj.Path.Scores}
+			pn.sel.curve = selection.Curve{Widths: nj.Path.Widths, Scores: nj.Path.Scores}
 		}
 		if (nj.Debiased == nil) != (nj.StdErr == nil) {
 			return fmt.Errorf("pairwise: Partial: node %d: debiased estimates and standard errors go together", i)

@@ -7,13 +7,14 @@ import (
 	"os"
 	"testing"
 
+	"github.com/mrfkit/pairwise/internal/selection"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // TestTScore checks the normal score of a t statistic against the closed
 // forms of Student's t tail for one degree of freedom (the Cauchy law,
 // P(T > t) = 1/2 − atan(t)/π) and two (P(T > t) = (1 − t/√(2 + t²))/2),
-// its limits, and tQuantile as its inverse.
+// its limits, and selection.TQuantile as its inverse.
 func TestTScore(t *testing.T) {
 	tails := map[float64]func(float64) float64{
 		1: func(x float64) float64 { return 0.5 - math.Atan(x)/math.Pi },
@@ -22,10 +23,10 @@ func TestTScore(t *testing.T) {
 	for df, tail := range tails {
 		for _, x := range []float64{0.1, 1, 2.5, 5, 20} {
 			want := -distuv.UnitNormal.Quantile(tail(x))
-			if got := tScore(x, df); math.Abs(got-want) > 1e-9*math.Max(1, want) {
+			if got := selection.TScore(x, df); math.Abs(got-want) > 1e-9*math.Max(1, want) {
 				t.Errorf("tScore(%g, %g) = %.12g, want %.12g", x, df, got, want)
 			}
-			if back := tQuantile(tScore(x, df), df); math.Abs(back-x) > 1e-6*x {
+			if back := selection.TQuantile(selection.TScore(x, df), df); math.Abs(back-x) > 1e-6*x {
 				t.Errorf("tQuantile(tScore(%g, %g)) = %.12g", x, df, back)
 			}
 		}
@@ -36,11 +37,11 @@ func TestTScore(t *testing.T) {
 		{3, -2, 0},
 		{0, 10, 0},
 	} {
-		if got := tScore(c.t, c.df); got != c.want {
+		if got := selection.TScore(c.t, c.df); got != c.want {
 			t.Errorf("tScore(%g, %g) = %g, want %g", c.t, c.df, got, c.want)
 		}
 	}
-	if !math.IsNaN(tScore(math.NaN(), 5)) {
+	if !math.IsNaN(selection.TScore(math.NaN(), 5)) {
 		t.Error("tScore(NaN, 5) is not NaN")
 	}
 	// Adequate N: at N = 1000 and p = 49 (the 7×7 grid's first stage),
@@ -48,7 +49,7 @@ func TestTScore(t *testing.T) {
 	// statistic between 2 and 5 by 2.5% to 3.5%, the figures
 	// docs/tuning/small-samples.md states.
 	for _, x := range []float64{2, 3, 4, 5} {
-		z := tScore(x/hc1Factor(1000, 49), 951)
+		z := selection.TScore(x/selection.HC1Factor(1000, 49), 951)
 		if z < 0.965*x || z > 0.975*x {
 			t.Errorf("N = 1000, p = 49: t = %g scores %.4g, want 2.5%% to 3.5%% below", x, z)
 		}
@@ -73,7 +74,7 @@ func TestCochranOK(t *testing.T) {
 		for _, v := range c.ci {
 			total += v
 		}
-		if got := cochranOK(c.ci, c.cj, total); got != c.want {
+		if got := selection.CochranOK(c.ci, c.cj, total); got != c.want {
 			t.Errorf("cochranOK(%v, %v) = %v, want %v", c.ci, c.cj, got, c.want)
 		}
 	}
@@ -120,7 +121,7 @@ func falseEdgeRuns(t testing.TB, k, n, N, seeds int, same bool) int {
 
 // TestSmallSampleFalseEdges: on independent data the tuning-free default
 // must report no edge in most runs, at the sample sizes where the test
-// without the small-sample rule (small_samples.go) called false edges in
+// without the small-sample rule (internal/selection) called false edges in
 // 16% to 99% of its runs (docs/tuning/small-samples.md). 40 seeded runs a
 // cell; the bound is 4 runs with an edge: a rule whose false-edge rate is
 // 2% (twice α) exceeds it with probability 0.14% (binomial), so a failure

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/mrfkit/pairwise/internal/engine"
+	"github.com/mrfkit/pairwise/internal/selection"
 )
 
 // TestRefitStart checks that the refits of the edge test do not depend on
@@ -53,12 +54,12 @@ func TestRefitStart(t *testing.T) {
 			ones[j] = 1
 		}
 		first[i] = 2 * res.Model.Field(i)[1]
-		d0, se0, df0, ok0 := refitSpinsFrom(context.Background(), s, i, nb, maxRefitTable, nil)
+		d0, se0, df0, ok0 := selection.RefitSpinsFrom(context.Background(), s.stages(), i, nb, selection.MaxRefitTable, nil)
 		if !ok0 {
 			t.Fatalf("node %d: refit from zero failed", i)
 		}
 		for name, start := range map[string][]float64{"first stage": first, "ones": ones} {
-			d, se, df, ok := refitSpinsFrom(context.Background(), s, i, nb, maxRefitTable, start)
+			d, se, df, ok := selection.RefitSpinsFrom(context.Background(), s.stages(), i, nb, selection.MaxRefitTable, start)
 			if !ok || df != df0 {
 				t.Fatalf("node %d, %s: ok %v, df %v, want true, %v", i, name, ok, df, df0)
 			}
@@ -72,7 +73,7 @@ func TestRefitStart(t *testing.T) {
 }
 
 // BenchmarkWaldChunk measures the edge test's moments of one Ising node
-// (waldChunk) at the bootstrap's shape: 25 spins, 1500 rows.
+// (selection.WaldChunk) at the bootstrap's shape: 25 spins, 1500 rows.
 func BenchmarkWaldChunk(b *testing.B) {
 	const n, rows = 25, 1500
 	r := rand.New(rand.NewPCG(5, 8))
@@ -86,7 +87,7 @@ func BenchmarkWaldChunk(b *testing.B) {
 	}
 	total := engine.WeightSum(task.C, rows)
 	for b.Loop() {
-		waldChunk(s, task, u, total, 0, rows)
+		selection.WaldChunk(s.stages(), task, u, total, 0, rows)
 	}
 }
 

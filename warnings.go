@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/mrfkit/pairwise/internal/selection"
 )
 
 // valueWeights returns, for every variable i, the total weight of the rows
@@ -91,10 +93,10 @@ type Warning struct {
 func (w Warning) String() string { return w.Message }
 
 // sampleWarnings returns the warnings of a learner's result on s: the
-// variables whose regressions fail the events rule (enoughEvents), the
+// variables whose regressions fail the events rule (selection.EnoughEvents), the
 // pairs that fail it or Cochran's rule, and the constant variables. The
 // rules depend on the value weights only, so they are the ones the edge
-// test applied (waldSpins, waldOneHot, WaldTest.run); tested says whether
+// test applied (selection.WaldSpins, selection.WaldOneHot, WaldTest.run); tested says whether
 // it ran.
 func sampleWarnings(s *Samples, nodes []NodeFit, tested bool) []Warning {
 	n, k := s.n, s.k
@@ -122,7 +124,7 @@ func sampleWarnings(s *Samples, nodes []NodeFit, tested bool) []Warning {
 				rarest = math.Min(rarest, c)
 			}
 		}
-		if !math.IsInf(rarest, 1) && !enoughEvents(rarest, p) {
+		if !math.IsInf(rarest, 1) && !selection.EnoughEvents(rarest, p) {
 			short[i] = true
 			shortNodes = append(shortNodes, i)
 		}
@@ -136,7 +138,7 @@ func sampleWarnings(s *Samples, nodes []NodeFit, tested bool) []Warning {
 				constPairs++
 			case short[i] && short[j]:
 				small++
-			case !cochranOK(counts[i], counts[j], total):
+			case !selection.CochranOK(counts[i], counts[j], total):
 				sparse++
 				small++
 			case short[i] || short[j]:
@@ -155,16 +157,16 @@ func sampleWarnings(s *Samples, nodes []NodeFit, tested bool) []Warning {
 		if !tested {
 			what = "rest on too little data for their estimates to mean much"
 		}
-		need := math.Max(4*p, cochranHigh*4)
+		need := math.Max(4*p, selection.CochranHigh*4)
 		if k > 2 {
-			need = math.Max(2*p*float64(k), cochranHigh*float64(k*k))
+			need = math.Max(2*p*float64(k), selection.CochranHigh*float64(k*k))
 		}
 		warns = append(warns, Warning{
 			Kind:  SmallSample,
 			Nodes: shortNodes,
 			Pairs: small,
 			Message: fmt.Sprintf("small sample: %d of the %d pairs %s (N = %.4g for n = %d variables, k = %d: %d variables have a value seen in fewer than %g rows, %g for each of the %g coefficients of a regression, and %d more pairs have a table with expected counts below Cochran's rule; with evenly spread values the edge test needs about N ≥ %.0f)",
-				small, n*(n-1)/2, what, total, n, k, len(shortNodes), minEventsPerCoefficient*p, minEventsPerCoefficient, p, sparse, need),
+				small, n*(n-1)/2, what, total, n, k, len(shortNodes), selection.MinEventsPerCoefficient*p, selection.MinEventsPerCoefficient, p, sparse, need),
 		})
 	}
 	if len(constant) > 0 {

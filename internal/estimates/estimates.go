@@ -286,3 +286,14 @@ func Ising(i, n int, w []float64) *Node {
 	}
 	return e
 }
+
+// MaxAbs returns max |x| over a block's numbers, the weight of an edge
+// (the paper's max_{a,b} |W_ij(a, b)|); 0 for an empty block, NaN when an
+// entry is NaN.
+func MaxAbs(x []float64) float64 {
+	mx := 0.0
+	for _, v := range x {
+		mx = math.Max(mx, math.Abs(v))
+	}
+	return mx
+}

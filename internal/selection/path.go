@@ -1,4 +1,4 @@
-package pairwise
+package selection
 
 import (
 	"context"
@@ -11,25 +11,25 @@ import (
 	"github.com/mrfkit/pairwise/solve"
 )
 
-// folds is the cross-validation split of a Samples: the weight of every row
+// Folds is the cross-validation split of the samples: the weight of every row
 // in each fold's training set and held-out set (train[f][m] + held[f][m] is
 // the weight of row m).
-type folds struct {
+type Folds struct {
 	k           int
-	train, held [][]float64
+	Train, Held [][]float64
 }
 
-// makeFolds splits s into k folds as CrossValidation documents: row m in fold
+// MakeFolds splits s into k folds as CrossValidation documents: row m in fold
 // m mod k, or, when every weight is a whole number, observation t (counting
 // through the rows' counts in order) in fold t mod k.
-func makeFolds(s *Samples, k int) (*folds, error) {
-	f := &folds{k: k, train: make([][]float64, k), held: make([][]float64, k)}
-	for x := range f.train {
-		f.train[x] = make([]float64, s.rows)
-		f.held[x] = make([]float64, s.rows)
+func MakeFolds(s *Data, k int) (*Folds, error) {
+	f := &Folds{k: k, Train: make([][]float64, k), Held: make([][]float64, k)}
+	for x := range f.Train {
+		f.Train[x] = make([]float64, s.Count)
+		f.Held[x] = make([]float64, s.Count)
 	}
-	counts := s.weights != nil
-	for _, c := range s.weights {
+	counts := s.Weights != nil
+	for _, c := range s.Weights {
 		if c != math.Trunc(c) || c > 1<<52 {
 			counts = false
 			break
@@ -37,35 +37,35 @@ func makeFolds(s *Samples, k int) (*folds, error) {
 	}
 	observations := 0.0
 	switch {
-	case s.weights == nil:
-		observations = float64(s.rows)
-		for m := 0; m < s.rows; m++ {
+	case s.Weights == nil:
+		observations = float64(s.Count)
+		for m := 0; m < s.Count; m++ {
 			for x := 0; x < k; x++ {
-				f.train[x][m] = 1
+				f.Train[x][m] = 1
 			}
-			f.train[m%k][m], f.held[m%k][m] = 0, 1
+			f.Train[m%k][m], f.Held[m%k][m] = 0, 1
 		}
 	case counts:
 		t := 0 // observations before this row, mod k
-		for m, c := range s.weights {
+		for m, c := range s.Weights {
 			q, r := math.Floor(c/float64(k)), int(math.Mod(c, float64(k)))
 			for x := 0; x < k; x++ {
 				h := q
 				if (x-t+k)%k < r {
 					h++
 				}
-				f.held[x][m], f.train[x][m] = h, c-h
+				f.Held[x][m], f.Train[x][m] = h, c-h
 			}
 			t = (t + r) % k
 			observations += c
 		}
 	default:
 		positive := 0
-		for m, c := range s.weights {
+		for m, c := range s.Weights {
 			for x := 0; x < k; x++ {
-				f.train[x][m] = c
+				f.Train[x][m] = c
 			}
-			f.train[m%k][m], f.held[m%k][m] = 0, c
+			f.Train[m%k][m], f.Held[m%k][m] = 0, c
 			if c > 0 {
 				positive++
 			}
@@ -78,16 +78,16 @@ func makeFolds(s *Samples, k int) (*folds, error) {
 	return f, nil
 }
 
-// merge returns the folds of the merged rows: row m of the original samples
+// Merge returns the folds of the merged rows: row m of the original samples
 // became row into[m].
-func (f *folds) merge(into []int32, rows int) *folds {
-	g := &folds{k: f.k, train: make([][]float64, f.k), held: make([][]float64, f.k)}
-	for x := range g.train {
-		g.train[x] = make([]float64, rows)
-		g.held[x] = make([]float64, rows)
+func (f *Folds) Merge(into []int32, rows int) *Folds {
+	g := &Folds{k: f.k, Train: make([][]float64, f.k), Held: make([][]float64, f.k)}
+	for x := range g.Train {
+		g.Train[x] = make([]float64, rows)
+		g.Held[x] = make([]float64, rows)
 		for m, r := range into {
-			g.train[x][r] += f.train[x][m]
-			g.held[x][r] += f.held[x][m]
+			g.Train[x][r] += f.Train[x][m]
+			g.Held[x][r] += f.Held[x][m]
 		}
 	}
 	return g
@@ -96,9 +96,9 @@ func (f *folds) merge(into []int32, rows int) *folds {
 // foldWeights returns the training and held-out weights of the task's
 // design rows in fold f. A row the task leaves out (zero weight in t.C, a
 // node's missing value under AvailableCase) weighs 0 in both.
-func foldWeights(t *engine.Task, fo *folds, f int) (train, held []float64) {
+func foldWeights(t *engine.Task, fo *Folds, f int) (train, held []float64) {
 	if t.Rows == nil {
-		train, held = fo.train[f], fo.held[f]
+		train, held = fo.Train[f], fo.Held[f]
 		for m, c := range t.C {
 			if c == 0 && (train[m] != 0 || held[m] != 0) {
 				train, held = append([]float64(nil), train...), append([]float64(nil), held...)
@@ -115,17 +115,17 @@ func foldWeights(t *engine.Task, fo *folds, f int) (train, held []float64) {
 	train = make([]float64, len(t.Rows))
 	held = make([]float64, len(t.Rows))
 	for r, m := range t.Rows {
-		train[r], held[r] = fo.train[f][m], fo.held[f][m]
+		train[r], held[r] = fo.Train[f][m], fo.Held[f][m]
 	}
 	return train, held
 }
 
 // pathResult is the outcome of a node's selection.
 type pathResult struct {
-	lambda float64
-	curve  curve
-	warm   [][]float64 // per task, the start of the final fit
-	iters  int
+	Lambda float64
+	Curve  Curve
+	Warm   [][]float64 // per task, the start of the final fit
+	Iters  int
 }
 
 // Search settings.
@@ -148,14 +148,14 @@ const (
 // |∇|·√(2ε/μ) ≲ 1e-4, below the differences between grid widths (see
 // TestCrossValidationScore for the scale). Loosening from 1e-6 saves about a
 // fifth of the path's iterations.
-func pathTolerance(sp *selSpec, total float64) float64 {
-	if sp.ebic {
+func pathTolerance(sp *Spec, total float64) float64 {
+	if sp.EBIC {
 		return 0.25 / total
 	}
 	return 1e-5
 }
 
-// runPath chooses a width from sp's grid for one node's tasks. Every
+// RunPath chooses a width from sp's grid for one node's tasks. Every
 // candidate costs one fit per task and fold (EBIC: per task on all samples),
 // warm-started from the solutions at the nearest smaller width already
 // tried (projected onto the ball when the nearest is larger). The search
@@ -167,15 +167,15 @@ func pathTolerance(sp *selSpec, total float64) float64 {
 // perWidth is the radius of a unit width (2 for l1, 2√k for l2,1);
 // dfPerGroup and logD are EBIC's count per nonzero group and ln d; total is
 // N, the total sample weight.
-func runPath(ctx context.Context, e *engine.Driver, sp *selSpec, fo *folds, tasks []engine.Task, perWidth, dfPerGroup, logD, total float64) (pathResult, error) {
+func RunPath(ctx context.Context, e *engine.Driver, sp *Spec, fo *Folds, tasks []engine.Task, perWidth, dfPerGroup, logD, total float64) (pathResult, error) {
 	var res pathResult
-	widths := sp.widths
+	widths := sp.Widths
 	saved, newton := e.Tol, e.NoNewton
 	e.Tol = max(e.Tol, min(pathTolerance(sp, total), 100*e.Tol))
 	e.NoNewton = true // see Driver.NoNewton; the final fits take them
 	defer func() { e.Tol, e.NoNewton = saved, newton }()
 	nf := 1
-	if !sp.ebic {
+	if !sp.EBIC {
 		nf = fo.k
 	}
 	train := make([][][]float64, nf)
@@ -184,7 +184,7 @@ func runPath(ctx context.Context, e *engine.Driver, sp *selSpec, fo *folds, task
 		train[f] = make([][]float64, len(tasks))
 		held[f] = make([][]float64, len(tasks))
 		for t := range tasks {
-			if sp.ebic {
+			if sp.EBIC {
 				train[f][t] = tasks[t].C
 			} else {
 				train[f][t], held[f][t] = foldWeights(&tasks[t], fo, f)
@@ -273,7 +273,7 @@ func runPath(ctx context.Context, e *engine.Driver, sp *selSpec, fo *folds, task
 					}
 				}
 				st, err := e.Fit(ctx, task, train[f][t], radius, w)
-				res.iters += st.Iterations
+				res.Iters += st.Iterations
 				if err != nil {
 					if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 						return nil, ctx.Err()
@@ -285,7 +285,7 @@ func runPath(ctx context.Context, e *engine.Driver, sp *selSpec, fo *folds, task
 				if solve.Norm(w, gs) >= (1-bindingSlack)*radius {
 					pt.binding = true
 				}
-				if sp.ebic {
+				if sp.EBIC {
 					pt.score += 2 * engine.WeightSum(train[f][t], len(task.Y)) * st.Loss
 					for j := 0; j*gs < len(w); j++ {
 						if j == task.Bias {
@@ -317,8 +317,8 @@ func runPath(ctx context.Context, e *engine.Driver, sp *selSpec, fo *folds, task
 		for _, s := range heldLoss { // zero for EBIC
 			pt.score += s
 		}
-		if sp.ebic {
-			pt.score += df * (math.Log(total) + 2*sp.gamma*logD)
+		if sp.EBIC {
+			pt.score += df * (math.Log(total) + 2*sp.Gamma*logD)
 		}
 		pt.score /= total
 		if math.IsNaN(pt.score) {
@@ -382,11 +382,11 @@ func runPath(ctx context.Context, e *engine.Driver, sp *selSpec, fo *folds, task
 		if better(g, best) {
 			best = g
 		}
-		res.curve.widths = append(res.curve.widths, widths[g])
-		res.curve.scores = append(res.curve.scores, points[g].score)
+		res.Curve.Widths = append(res.Curve.Widths, widths[g])
+		res.Curve.Scores = append(res.Curve.Scores, points[g].score)
 	}
-	res.lambda = widths[best]
-	res.warm = make([][]float64, len(tasks))
+	res.Lambda = widths[best]
+	res.Warm = make([][]float64, len(tasks))
 	for t := range tasks {
 		wt := make([]float64, e.Design(&tasks[t]).Dim())
 		for f := 0; f < nf; f++ {
@@ -394,7 +394,7 @@ func runPath(ctx context.Context, e *engine.Driver, sp *selSpec, fo *folds, task
 				wt[x] += v / float64(nf)
 			}
 		}
-		res.warm[t] = wt
+		res.Warm[t] = wt
 	}
 	return res, nil
 }
@@ -449,15 +449,15 @@ func chord(w, wlo, whi []float64, lo, mid, hi float64) {
 	}
 }
 
-// selSpec is a validated Selection.
-type selSpec struct {
-	folds  int // K for cross-validation
-	ebic   bool
-	gamma  float64
-	widths []float64 // sorted increasing
+// Spec is a validated Selection.
+type Spec struct {
+	Folds  int // K for cross-validation
+	EBIC   bool
+	Gamma  float64
+	Widths []float64 // sorted increasing
 }
 
-// curve is one node's selection path: the widths tried and the criterion.
-type curve struct {
-	widths, scores []float64
+// Curve is one node's selection path: the widths tried and the criterion.
+type Curve struct {
+	Widths, Scores []float64
 }

@@ -1,4 +1,4 @@
-package pairwise
+package selection
 
 import (
 	"math"
@@ -26,7 +26,7 @@ import (
 //   - each statistic t = |Ŵ|/SE is referred to Student's t law with N − p
 //     degrees of freedom rather than the normal law, and enters the test as
 //     the normal score of the same tail probability,
-//     z = Φ⁻¹(1 − T_{N−p}(−t)) (tScore), so the Bonferroni critical value,
+//     z = Φ⁻¹(1 − T_{N−p}(−t)) (TScore), so the Bonferroni critical value,
 //     the gap rule and the mixture keep their normal scale; the refit
 //     stage's model-based statistics use N − (its coefficients);
 //   - a regression with N ≤ p has no degrees of freedom (it can interpolate
@@ -36,34 +36,34 @@ import (
 // statistics shrink by about 3%, and the refit's, with a handful of
 // coefficients, by a few tenths of a percent.
 
-// hc1Factor returns √(N/(N − p)), the factor by which the HC1 correction
+// HC1Factor returns √(N/(N − p)), the factor by which the HC1 correction
 // scales a sandwich standard error of a regression of p coefficients fitted
 // to a total weight N; 1 when N ≤ p (the test then does not use it).
-func hc1Factor(total, p float64) float64 {
+func HC1Factor(total, p float64) float64 {
 	if total <= p {
 		return 1
 	}
 	return math.Sqrt(total / (total - p))
 }
 
-// maxNormalScore is the largest normal score tScore returns, about
+// maxNormalScore is the largest normal score TScore returns, about
 // Φ⁻¹(1 − 10⁻³⁰⁸): a tail probability below the smallest float64 cannot be
 // told apart.
 const maxNormalScore = 37.5
 
-// normalDF is the number of degrees of freedom from which tScore and
-// tQuantile use the normal law: Student's t then differs from it by less
+// normalDF is the number of degrees of freedom from which TScore and
+// TQuantile use the normal law: Student's t then differs from it by less
 // than 10⁻⁶ relative in the quantiles the test uses, and gonum's t law is
 // not defined for astronomically many (weights of 1e300).
 const normalDF = 1e8
 
-// tScore returns the normal score of a Wald statistic t ≥ 0 with df degrees
+// TScore returns the normal score of a Wald statistic t ≥ 0 with df degrees
 // of freedom: z with 1 − Φ(z) = 1 − T_df(t), T_df Student's t distribution
 // function. It returns t when df is +Inf or at least normalDF (the
 // asymptotic test), 0 when
 // df ≤ 0 (no degrees of freedom: the data cannot measure the error) or
 // t ≤ 0, and NaN for a NaN t. z < t for finite df, and z → t as df grows.
-func tScore(t, df float64) float64 {
+func TScore(t, df float64) float64 {
 	switch {
 	case math.IsNaN(t):
 		return t
@@ -79,10 +79,10 @@ func tScore(t, df float64) float64 {
 	return math.Min(-distuv.UnitNormal.Quantile(p), t)
 }
 
-// tQuantile is the inverse of tScore in t: the t ≥ 0 whose normal score
+// TQuantile is the inverse of TScore in t: the t ≥ 0 whose normal score
 // with df degrees of freedom is z ≥ 0; +Inf when df ≤ 0, z when df is
 // at least normalDF.
-func tQuantile(z, df float64) float64 {
+func TQuantile(z, df float64) float64 {
 	switch {
 	case !(df > 0):
 		return math.Inf(1)
@@ -96,7 +96,7 @@ func tQuantile(z, df float64) float64 {
 	return -distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(p)
 }
 
-// minEventsPerCoefficient is E, the fewest observations of a regression's
+// MinEventsPerCoefficient is E, the fewest observations of a regression's
 // rarer label per coefficient with which the edge test uses it: a node's
 // Ising regression (n coefficients) needs min(N_0, N_1) ≥ E·n, a value pair
 // (α, β) of the pairwise path (D coefficients) min(N_α, N_β) ≥ E·D, N_a the
@@ -106,31 +106,31 @@ func tQuantile(z, df float64) float64 {
 // transition at N = 2p for balanced labels and no signal) or its normal
 // approximation fails (the events-per-variable rule of logistic regression,
 // Peduzzi et al. 1996). Chosen by measurement (docs/tuning/small-samples.md).
-const minEventsPerCoefficient = 2.0
+const MinEventsPerCoefficient = 2.0
 
-// enoughEvents reports whether a regression of p coefficients whose rarer
-// label has weight minority passes the rule of minEventsPerCoefficient.
-func enoughEvents(minority, p float64) bool {
-	return minority >= minEventsPerCoefficient*p
+// EnoughEvents reports whether a regression of p coefficients whose rarer
+// label has weight minority passes the rule of MinEventsPerCoefficient.
+func EnoughEvents(minority, p float64) bool {
+	return minority >= MinEventsPerCoefficient*p
 }
 
 // Cochran's rule (Cochran 1954) for the k×k table of a pair (z_i, z_j),
 // over the values that occur: the expected counts under independence,
 // N_a·N_b/N, must all be at least cochranLow, and at most cochranShare of
-// them below cochranHigh. Under the null of no edge a cell of expected count
+// them below CochranHigh. Under the null of no edge a cell of expected count
 // e is empty with probability about e^−e, and an empty cell makes the
 // pair's estimate infinite (the value-pair regressions separate): the
 // statistic then measures the constraint, not the data.
 const (
 	cochranLow   = 1
-	cochranHigh  = 5
+	CochranHigh  = 5
 	cochranShare = 0.2
 )
 
-// cochranOK reports whether the pair of variables with value weights ci
+// CochranOK reports whether the pair of variables with value weights ci
 // and cj (total N) passes Cochran's rule; values of zero weight take no
 // part.
-func cochranOK(ci, cj []float64, total float64) bool {
+func CochranOK(ci, cj []float64, total float64) bool {
 	cells, low := 0, 0
 	for _, a := range ci {
 		if a <= 0 {
@@ -145,7 +145,7 @@ func cochranOK(ci, cj []float64, total float64) bool {
 				return false
 			}
 			cells++
-			if e < cochranHigh {
+			if e < CochranHigh {
 				low++
 			}
 		}

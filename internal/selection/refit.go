@@ -1,4 +1,4 @@
-package pairwise
+package selection
 
 import (
 	"context"
@@ -14,34 +14,34 @@ import (
 // n-1 other spins; most of those spins are not neighbours, and their
 // correlation with the neighbours inflates the neighbours' variances. The
 // second stage keeps, for node i, the spins j whose pair statistic passed
-// a loose screen (refitScreen), refits node i's logistic regression on
+// a loose screen (RefitScreen), refits node i's logistic regression on
 // them alone without any constraint (the maximum likelihood estimate, by
 // Newton's method), and tests each screened pair again with the refit's
 // estimate and its model-based standard error, the inverse Fisher
 // information: the node's conditional law is exactly logistic in its
 // neighbours, so that variance is the right one when the screen kept them.
 
-// refitScreen is the first-stage statistic a pair needs to enter the refit.
+// RefitScreen is the first-stage statistic a pair needs to enter the refit.
 // Chosen by measurement (docs/tuning): 1.5 and 2 were tried on the study's
 // seeds 0-19 and 1.5 kept on seeds 20-99 and shared/bench's data, which
 // took no part in the choice.
-const refitScreen = 1.5
+const RefitScreen = 1.5
 
-// refitSpins returns node i's unconstrained logistic regression on the spins
+// RefitSpins returns node i's unconstrained logistic regression on the spins
 // nb (and an intercept) over all rows of s, weighted by the rows' weights,
-// in the layout of waldSpins (4 entries a neighbour, the Ising form
+// in the layout of WaldSpins (4 entries a neighbour, the Ising form
 // [[a, -a], [-a, a]] with Â_ij = w_j/2), with the model-based standard
 // errors sqrt((H⁻¹)_jj / N)/2, N the total weight, and its degrees of
-// freedom N − (len(nb) + 1) (small_samples.go). ok is false when the
+// freedom N − (len(nb) + 1) (small_samples.go, in this package). ok is false when the
 // maximum likelihood estimate does not exist or was not reached (a
 // separating spin, a singular Hessian): the caller then keeps the first
 // stage.
 //
 // With missing spins (AvailableCase) refitSpinsImputed runs instead: the
 // rows are those that observe z_i, N their weight, a missing spin j of nb
-// takes its expected value under node j's first-stage fit (spinImputer),
+// takes its expected value under node j's first-stage fit (SpinImputer),
 // and the fit drops spins backwards: the spins of nb whose refit statistic
-// |Â_ij|/SE is below refitScreen leave (their entries stay 0, not an edge
+// |Â_ij|/SE is below RefitScreen leave (their entries stay 0, not an edge
 // from node i) and the fit runs again on the rest. The first stage, whose
 // missing neighbours enter as 0, screens spurious spins two steps away
 // (when a neighbour is missing, its neighbours tell of it); the expected
@@ -54,16 +54,16 @@ const refitScreen = 1.5
 // the refit on those rows without the backward drops had recovered 2 of
 // 6 at N = 10000 (FP 2.8, FN 2.3 a run), and missing spins read as 0 in the
 // refit gave 11.7 false edges a run there.
-func refitSpins(ctx context.Context, s *Samples, i int, nb []int) (d, se []float64, df float64, ok bool) {
+func RefitSpins(ctx context.Context, s *Data, i int, nb []int) (d, se []float64, df float64, ok bool) {
 	return refitSpinsImputed(ctx, s, i, nb, nil, nil)
 }
 
-// refitSpinsImputed is refitSpins with, for samples with missing values,
+// refitSpinsImputed is RefitSpins with, for samples with missing values,
 // the values of the missing spins (imp; nil: the rows that observe every
-// spin of the fit), started from start (refitSpinsFrom; nil for zero).
-func refitSpinsImputed(ctx context.Context, s *Samples, i int, nb []int, imp *spinImputer, start []float64) (d, se []float64, df float64, ok bool) {
-	if !s.incomplete {
-		return refitSpinsFrom(ctx, s, i, nb, maxRefitTable, start)
+// spin of the fit), started from start (RefitSpinsFrom; nil for zero).
+func refitSpinsImputed(ctx context.Context, s *Data, i int, nb []int, imp *SpinImputer, start []float64) (d, se []float64, df float64, ok bool) {
+	if !s.Incomplete {
+		return RefitSpinsFrom(ctx, s, i, nb, MaxRefitTable, start)
 	}
 	// Missing values: the spins whose refit statistic falls below the
 	// screen leave, and the refit runs again on the rest, until every
@@ -77,7 +77,7 @@ func refitSpinsImputed(ctx context.Context, s *Samples, i int, nb []int, imp *sp
 		d, se, df, ok = dn, sn, dfn, okn
 		var keep []int
 		for _, j := range nb {
-			if se[4*j] > 0 && math.Abs(d[4*j])/se[4*j] >= refitScreen {
+			if se[4*j] > 0 && math.Abs(d[4*j])/se[4*j] >= RefitScreen {
 				keep = append(keep, j)
 			}
 		}
@@ -88,7 +88,7 @@ func refitSpinsImputed(ctx context.Context, s *Samples, i int, nb []int, imp *sp
 	}
 }
 
-// refitSpinsFrom is refitSpins on complete samples, gathering patterns up
+// RefitSpinsFrom is RefitSpins on complete samples, gathering patterns up
 // to maxTable screened spins (tests compare the two ways of reading the
 // data), started from start when it is not nil: node i's coefficients in
 // its own layout (start[j] = ŵ_j for the spin j, start[i] the bias), of
@@ -98,13 +98,13 @@ func refitSpinsImputed(ctx context.Context, s *Samples, i int, nb []int, imp *sp
 // estimate does not depend on the start beyond the Newton method's
 // stopping rule (the error after its last full step is of order 1e-12,
 // mle.go); a good start saves steps.
-func refitSpinsFrom(ctx context.Context, s *Samples, i int, nb []int, maxTable int, start []float64) (d, se []float64, df float64, ok bool) {
+func RefitSpinsFrom(ctx context.Context, s *Data, i int, nb []int, maxTable int, start []float64) (d, se []float64, df float64, ok bool) {
 	return refitSpinsData(ctx, s, i, nb, newRefitData(s, i, nb, nb, maxTable), start)
 }
 
-// refitSpinsData is refitSpinsFrom on the rows data gives.
-func refitSpinsData(ctx context.Context, s *Samples, i int, nb []int, data *refitData, start []float64) (d, se []float64, df float64, ok bool) {
-	n, p := s.n, len(nb)+1
+// refitSpinsData is RefitSpinsFrom on the rows data gives.
+func refitSpinsData(ctx context.Context, s *Data, i int, nb []int, data *refitData, start []float64) (d, se []float64, df float64, ok bool) {
+	n, p := s.N, len(nb)+1
 	total := data.total
 	if total <= 0 {
 		return nil, nil, 0, false
@@ -137,7 +137,7 @@ func refitSpinsData(ctx context.Context, s *Samples, i int, nb []int, data *refi
 // refitData is what node i's refit reads: the rows of s seen through the
 // spins (x_i, x_nb) as ±1, with their weights. The loss depends on the
 // data only through the distinct patterns of those spins, and with up to
-// maxRefitTable screened spins the patterns of x_nb (at most 2^len(nb), far
+// MaxRefitTable screened spins the patterns of x_nb (at most 2^len(nb), far
 // fewer than the rows at large N) are gathered once, each kept as its bits
 // (x_nb[a] in bit a) and the total weights of its rows with x_i = −1 and
 // +1, about a megabyte at most: the two labels of a pattern share its
@@ -146,7 +146,7 @@ func refitSpinsData(ctx context.Context, s *Samples, i int, nb []int, data *refi
 // refit keeps no copy of the data (the memory bound of a 10^6-row file
 // holds).
 type refitData struct {
-	s  *Samples
+	s  *Data
 	i  int
 	nb []int
 	// need are the variables a row must observe, besides i, to enter
@@ -156,7 +156,7 @@ type refitData struct {
 	total float64
 	// imp, when set, gives the values of the missing spins of nb (the
 	// rows then need only observe i).
-	imp *spinImputer
+	imp *SpinImputer
 	// keys and cs hold the patterns of x_nb and the weights of their rows
 	// with x_i = −1 and +1 (cs[2m], cs[2m+1]); nil when the rows are read.
 	keys []uint32
@@ -165,23 +165,23 @@ type refitData struct {
 	x    []float64 // scratch design row (1, x_nb)
 }
 
-// maxRefitTable is the number of screened spins up to which refitData
+// MaxRefitTable is the number of screened spins up to which refitData
 // gathers patterns: a table of 2^15 entries and at most 2^15 patterns.
-const maxRefitTable = 15
+const MaxRefitTable = 15
 
 // newRefitData gathers the patterns when nb has at most maxTable spins.
 // With missing values in s, only the rows that observe i and every variable
 // of need enter (need holds nb).
-func newRefitData(s *Samples, i int, nb, need []int, maxTable int) *refitData {
-	n, p := s.n, len(nb)+1
+func newRefitData(s *Data, i int, nb, need []int, maxTable int) *refitData {
+	n, p := s.N, len(nb)+1
 	d := &refitData{s: s, i: i, nb: nb, x: make([]float64, p)}
-	if s.incomplete {
+	if s.Incomplete {
 		d.need = append([]int{i}, need...)
 	}
-	d.total = s.total
-	if s.incomplete {
+	d.total = s.Total
+	if s.Incomplete {
 		d.total = 0
-		for m := 0; m < s.rows; m++ {
+		for m := 0; m < s.Count; m++ {
 			d.total += d.weight(m)
 		}
 	}
@@ -193,12 +193,12 @@ func newRefitData(s *Samples, i int, nb, need []int, maxTable int) *refitData {
 		table[x] = -1
 	}
 	d.keys = []uint32{}
-	for m := 0; m < s.rows; m++ {
+	for m := 0; m < s.Count; m++ {
 		c := d.weight(m)
 		if c == 0 {
 			continue
 		}
-		b := s.states8()[m*n : (m+1)*n]
+		b := s.States()[m*n : (m+1)*n]
 		key := uint32(0)
 		for a, j := range nb {
 			key |= uint32(b[j]) << a
@@ -213,8 +213,8 @@ func newRefitData(s *Samples, i int, nb, need []int, maxTable int) *refitData {
 	}
 	// Each pattern's design row, once: every Newton pass reads them
 	// (each), where building them from the keys a pass was 4% of a
-	// bootstrap resample's time. At most 2^maxRefitTable patterns of
-	// maxRefitTable + 1 numbers (4 MB); usually far fewer.
+	// bootstrap resample's time. At most 2^MaxRefitTable patterns of
+	// MaxRefitTable + 1 numbers (4 MB); usually far fewer.
 	d.xs = make([]float64, len(d.keys)*p)
 	for m, key := range d.keys {
 		x := d.xs[m*p : (m+1)*p]
@@ -229,15 +229,15 @@ func newRefitData(s *Samples, i int, nb, need []int, maxTable int) *refitData {
 // weight returns row m's weight, 0 when it misses a variable of need.
 func (d *refitData) weight(m int) float64 {
 	if d.need != nil {
-		row := d.s.states8()[m*d.s.n : (m+1)*d.s.n]
+		row := d.s.States()[m*d.s.N : (m+1)*d.s.N]
 		for _, j := range d.need {
 			if row[j] > 1 {
 				return 0
 			}
 		}
 	}
-	if d.s.weights != nil {
-		return d.s.weights[m]
+	if d.s.Weights != nil {
+		return d.s.Weights[m]
 	}
 	return 1
 }
@@ -255,17 +255,17 @@ func (d *refitData) each(f func(x []float64, cNeg, cPos float64)) {
 		}
 		return
 	}
-	n := d.s.n
-	for m := 0; m < d.s.rows; m++ {
+	n := d.s.N
+	for m := 0; m < d.s.Count; m++ {
 		c := d.weight(m)
 		if c == 0 {
 			continue
 		}
-		b := d.s.states8()[m*n : (m+1)*n]
+		b := d.s.States()[m*n : (m+1)*n]
 		for a, j := range d.nb {
 			x[a+1] = engine.SpinValue(b[j])
 			if b[j] > 1 && d.imp != nil {
-				x[a+1] = d.imp.value(b, d.i, j)
+				x[a+1] = d.imp.Value(b, d.i, j)
 			}
 		}
 		if b[d.i] == 1 {
@@ -279,16 +279,16 @@ func (d *refitData) each(f func(x []float64, cNeg, cPos float64)) {
 // newRefitImputed returns node i's refit data on the rows that observe
 // z_i, the missing spins of nb given by imp; without imp, on the rows that
 // observe i and every spin of nb (newRefitData).
-func newRefitImputed(s *Samples, i int, nb []int, imp *spinImputer) *refitData {
+func newRefitImputed(s *Data, i int, nb []int, imp *SpinImputer) *refitData {
 	if imp == nil {
-		return newRefitData(s, i, nb, nb, maxRefitTable)
+		return newRefitData(s, i, nb, nb, MaxRefitTable)
 	}
 	d := newRefitData(s, i, nb, nil, -1) // the rows: imputed values have no pattern
 	d.imp = imp
 	return d
 }
 
-// spinImputer gives a missing spin of the refit (AvailableCase) its
+// SpinImputer gives a missing spin of the refit (AvailableCase) its
 // expected value under the first stage's fit of its own node: for spin j,
 // missing in row m, in node i's refit,
 //
@@ -301,16 +301,16 @@ func newRefitImputed(s *Samples, i int, nb []int, imp *spinImputer) *refitData {
 // that predicts it. Where 0 says "no information", x̂_j carries what j's
 // observed neighbours tell of it, which is what otherwise reaches node i
 // through pairs two steps apart.
-type spinImputer struct {
+type SpinImputer struct {
 	theta []float64   // θ̂_j
 	supp  [][]int     // the k with Â_jk ≠ 0
 	coef  [][]float64 // those Â_jk
 }
 
-// newSpinImputer returns the imputer of the first stage's per-node
+// NewSpinImputer returns the imputer of the first stage's per-node
 // estimates est (Result.est, k = 2) and fields (fields[2j+1] = θ̂_j).
-func newSpinImputer(n int, est []*estimates.Node, fields []float64) *spinImputer {
-	im := &spinImputer{theta: make([]float64, n), supp: make([][]int, n), coef: make([][]float64, n)}
+func NewSpinImputer(n int, est []*estimates.Node, fields []float64) *SpinImputer {
+	im := &SpinImputer{theta: make([]float64, n), supp: make([][]int, n), coef: make([][]float64, n)}
 	for j := 0; j < n; j++ {
 		im.theta[j] = fields[2*j+1]
 		e := est[j]
@@ -337,8 +337,8 @@ func newSpinImputer(n int, est []*estimates.Node, fields []float64) *spinImputer
 	return im
 }
 
-// value returns x̂_j for the row of states row, in node i's refit.
-func (im *spinImputer) value(row []uint8, i, j int) float64 {
+// Value returns x̂_j for the row of states row, in node i's refit.
+func (im *SpinImputer) Value(row []uint8, i, j int) float64 {
 	h := im.theta[j]
 	for x, k := range im.supp[j] {
 		if k != i {
@@ -348,16 +348,16 @@ func (im *spinImputer) value(row []uint8, i, j int) float64 {
 	return math.Tanh(h)
 }
 
-// refitAll runs refitSpins for every node on the pairs whose first-stage
+// RefitAll runs RefitSpins for every node on the pairs whose first-stage
 // statistic (scores, n×n) reaches screen, on up to workers goroutines, and
 // returns each node's estimates and standard errors (nil where the refit
 // failed or screened nothing), their degrees of freedom and which pairs
 // were screened; once ctx is done it stops and returns ctx.Err(). imp gives
 // the values of missing spins (refitSpinsImputed; nil for complete
-// samples), and node i's refit starts from starts[i] (refitSpinsFrom;
+// samples), and node i's refit starts from starts[i] (RefitSpinsFrom;
 // starts or starts[i] nil for zero).
-func refitAll(ctx context.Context, s *Samples, scores []float64, screen float64, workers int, imp *spinImputer, starts [][]float64) (d, se [][]float64, df []float64, screened []bool, err error) {
-	n := s.n
+func RefitAll(ctx context.Context, s *Data, scores []float64, screen float64, workers int, imp *SpinImputer, starts [][]float64) (d, se [][]float64, df []float64, screened []bool, err error) {
+	n := s.N
 	d, se, df = make([][]float64, n), make([][]float64, n), make([]float64, n)
 	screened = make([]bool, n*n)
 	nbs := make([][]int, n)

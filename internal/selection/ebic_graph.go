@@ -1,4 +1,4 @@
-package pairwise
+package selection
 
 import (
 	"context"
@@ -21,7 +21,7 @@ import (
 // questionnaire items: a few hundred people) the debiased estimates'
 // standard errors are so wide that hardly a pair reaches the Bonferroni
 // value, and below two observations of the rarer label per coefficient the
-// test cannot be used at all (small_samples.go): on the questionnaire-shaped
+// test cannot be used at all (small_samples.go, in this package): on the questionnaire-shaped
 // networks of the psych study at N = 100 it found no edge in 20 of 20 runs,
 // where IsingFit's rule (a pair is an edge when both nodes' EBIC-selected ℓ1
 // fits keep it) found a sixth of the true edges with a precision of 0.75.
@@ -38,7 +38,7 @@ import (
 //     Cochran's rule (r_ij the correlation of spins i and j: N·r_ij² is
 //     Pearson's chi-square of the table). Given the margins, independent
 //     spins make each table hypergeometric, so the mean and the variance of
-//     every term are known exactly (hyperChiMoments), and the terms are
+//     every term are known exactly (HyperChiMoments), and the terms are
 //     uncorrelated: two pairs that share spin i are independent given spin
 //     i, and each term's conditional mean does not depend on it. T is
 //     referred to the scaled chi-square law with that mean and variance
@@ -82,13 +82,13 @@ import (
 // stage chose the graph and Tuning.GlobalP gives the global test's p-value;
 // the command prints both.
 
-// independenceP returns the p-value of the global test of independence of
+// IndependenceP returns the p-value of the global test of independence of
 // the spins of s (k = 2) and the number of pairs that entered it: step 1
 // above. counts are the value weights (valueWeights) and total the samples'
 // total weight N. It returns 1 and 0 when no pair passes Cochran's rule
 // (then nothing can be said).
-func independenceP(s *Samples, counts [][]float64, total float64) (p float64, pairs int) {
-	stat, mean, variance, pairs := independenceStat(s, counts, total)
+func IndependenceP(s *Data, counts [][]float64, total float64) (p float64, pairs int) {
+	stat, mean, variance, pairs := IndependenceStat(s, counts, total)
 	if pairs == 0 || !(variance > 0) {
 		return 1, pairs
 	}
@@ -96,24 +96,24 @@ func independenceP(s *Samples, counts [][]float64, total float64) (p float64, pa
 	return distuv.ChiSquared{K: 2 * mean * mean / variance}.Survival(stat / scale), pairs
 }
 
-// independenceStat returns T = Σ N·r_ij² over the pairs whose table passes
+// IndependenceStat returns T = Σ N·r_ij² over the pairs whose table passes
 // Cochran's rule, its mean and variance given the margins under
 // independence, and the number of those pairs.
-func independenceStat(s *Samples, counts [][]float64, total float64) (stat, mean, variance float64, pairs int) {
-	if s.incomplete {
+func IndependenceStat(s *Data, counts [][]float64, total float64) (stat, mean, variance float64, pairs int) {
+	if s.Incomplete {
 		return independenceStatMissing(s)
 	}
-	n := s.n
+	n := s.N
 	// ones[i*n+j], i < j: the weight of the rows with z_i = z_j = 1.
 	ones := make([]float64, n*n)
 	idx := make([]int, 0, n)
-	for m := 0; m < s.rows; m++ {
+	for m := 0; m < s.Count; m++ {
 		c := s.Weight(m)
 		if c == 0 {
 			continue
 		}
 		idx = idx[:0]
-		for i, z := range s.states8()[m*n : (m+1)*n] {
+		for i, z := range s.States()[m*n : (m+1)*n] {
 			if z == 1 {
 				idx = append(idx, i)
 			}
@@ -128,7 +128,7 @@ func independenceStat(s *Samples, counts [][]float64, total float64) (stat, mean
 	for i := 0; i < n; i++ {
 		for j := i + 1; j < n; j++ {
 			r, c := counts[i][1], counts[j][1]
-			if r <= 0 || c <= 0 || r >= total || c >= total || !cochranOK(counts[i], counts[j], total) {
+			if r <= 0 || c <= 0 || r >= total || c >= total || !CochranOK(counts[i], counts[j], total) {
 				continue
 			}
 			x, m, v := pairChi(total, r, c, ones[i*n+j])
@@ -144,30 +144,30 @@ func independenceStat(s *Samples, counts [][]float64, total float64) (stat, mean
 // pairChi returns one pair's Pearson chi-square on its 2×2 table (total
 // rows, r and c of them with the first and the second spin up, n11 with
 // both) and the exact mean and variance of that statistic under the
-// hypergeometric law with those margins (hyperChiMoments).
+// hypergeometric law with those margins (HyperChiMoments).
 func pairChi(total, r, c, n11 float64) (stat, mean, variance float64) {
 	d := total*n11 - r*c
 	stat = total * d * d / (r * (total - r) * c * (total - c))
-	mean, variance = hyperChiMoments(total, r, c)
+	mean, variance = HyperChiMoments(total, r, c)
 	return stat, mean, variance
 }
 
-// independenceStatMissing is independenceStat for samples with missing
+// independenceStatMissing is IndependenceStat for samples with missing
 // values (AvailableCase): each pair's table holds the rows that observe
 // both of its variables, with its own total and margins.
-func independenceStatMissing(s *Samples) (stat, mean, variance float64, pairs int) {
-	n := s.n
+func independenceStatMissing(s *Data) (stat, mean, variance float64, pairs int) {
+	n := s.N
 	// For i < j over the rows that observe both: both[i*n+j] their
 	// weight, ones their weight with z_i = z_j = 1; first[i*n+j] the
 	// weight with z_i = 1, first[j*n+i] that with z_j = 1.
 	both, ones, first := make([]float64, n*n), make([]float64, n*n), make([]float64, n*n)
 	obs := make([]int, 0, n)
-	for m := 0; m < s.rows; m++ {
+	for m := 0; m < s.Count; m++ {
 		c := s.Weight(m)
 		if c == 0 {
 			continue
 		}
-		row := s.states8()[m*n : (m+1)*n]
+		row := s.States()[m*n : (m+1)*n]
 		obs = obs[:0]
 		for i, z := range row {
 			if z < 2 {
@@ -195,7 +195,7 @@ func independenceStatMissing(s *Samples) (stat, mean, variance float64, pairs in
 		for j := i + 1; j < n; j++ {
 			total, r, c := both[i*n+j], first[i*n+j], first[j*n+i]
 			if r <= 0 || c <= 0 || r >= total || c >= total || !(total > 3) ||
-				!cochranOK([]float64{total - r, r}, []float64{total - c, c}, total) {
+				!CochranOK([]float64{total - r, r}, []float64{total - c, c}, total) {
 				continue
 			}
 			x, m, v := pairChi(total, r, c, ones[i*n+j])
@@ -208,14 +208,14 @@ func independenceStatMissing(s *Samples) (stat, mean, variance float64, pairs in
 	return stat, mean, variance, pairs
 }
 
-// hyperChiMoments returns the mean and variance of Pearson's chi-square
+// HyperChiMoments returns the mean and variance of Pearson's chi-square
 // N·r² of a 2×2 table with margins r and c (the weights of value 1 of the
 // two variables) and total N > 3, when the table is hypergeometric (the
 // variables independent given the margins): N·r² = N/(N − 1)·U², U the
 // standardised count of the (1, 1) cell, so the mean is N/(N − 1) and the
 // variance (N/(N − 1))²·(κ + 2), κ the hypergeometric law's excess
 // kurtosis (the closed form for population N, r successes, c draws).
-func hyperChiMoments(total, r, c float64) (mean, variance float64) {
+func HyperChiMoments(total, r, c float64) (mean, variance float64) {
 	nn := total
 	f := nn / (nn - 1)
 	kurt := ((nn-1)*nn*nn*(nn*(nn+1)-6*r*(nn-r)-6*c*(nn-c)) + 6*c*r*(nn-r)*(nn-c)*(5*nn-6)) /
@@ -223,12 +223,12 @@ func hyperChiMoments(total, r, c float64) (mean, variance float64) {
 	return f, f * f * (kurt + 2)
 }
 
-// ebicGraph runs steps 2 to 4 above: keep holds G_W (pairs i < j), est
+// EBICGraph runs steps 2 to 4 above: keep holds G_W (pairs i < j), est
 // the nodes' constrained estimates (Result.est) and
 // excluded the pairs G_A may not hold. It returns the learned graph and
 // whether it is G_U; once ctx is done it returns ctx.Err().
-func ebicGraph(ctx context.Context, s *Samples, est []*estimates.Node, keep map[[2]int]bool, excluded func(i, j int) bool, workers int) (map[[2]int]bool, bool, error) {
-	n := s.n
+func EBICGraph(ctx context.Context, s *Data, est []*estimates.Node, keep map[[2]int]bool, excluded func(i, j int) bool, workers int) (map[[2]int]bool, bool, error) {
+	n := s.N
 	union := make(map[[2]int]bool, len(keep))
 	for e := range keep {
 		union[e] = true
@@ -239,7 +239,7 @@ func ebicGraph(ctx context.Context, s *Samples, est []*estimates.Node, keep map[
 			if union[[2]int{i, j}] || excluded(i, j) {
 				continue
 			}
-			if maxAbs(est[i].BlockTo(bi[:0], j)) > 0 && maxAbs(est[j].BlockTo(bj[:0], i)) > 0 {
+			if estimates.MaxAbs(est[i].BlockTo(bi[:0], j)) > 0 && estimates.MaxAbs(est[j].BlockTo(bj[:0], i)) > 0 {
 				union[[2]int{i, j}] = true
 			}
 		}
@@ -248,7 +248,7 @@ func ebicGraph(ctx context.Context, s *Samples, est []*estimates.Node, keep map[
 	and, confirmed := len(union)-len(keep), 0
 	for e := range keep {
 		i, j := e[0], e[1]
-		if maxAbs(est[i].BlockTo(bi[:0], j)) > 0 && maxAbs(est[j].BlockTo(bj[:0], i)) > 0 && !excluded(i, j) {
+		if estimates.MaxAbs(est[i].BlockTo(bi[:0], j)) > 0 && estimates.MaxAbs(est[j].BlockTo(bj[:0], i)) > 0 && !excluded(i, j) {
 			and++
 			confirmed++
 		}
@@ -263,7 +263,7 @@ func ebicGraph(ctx context.Context, s *Samples, est []*estimates.Node, keep map[
 		// The test has the power to judge the EBIC fits' pairs.
 		return keep, false, nil
 	}
-	nbW, nbU := neighbours(n, keep), neighbours(n, union)
+	nbW, nbU := Neighbours(n, keep), Neighbours(n, union)
 	// Only the nodes whose neighbourhoods differ contribute to the
 	// difference of the criteria.
 	var changed []int
@@ -301,7 +301,7 @@ func ebicGraph(ctx context.Context, s *Samples, est []*estimates.Node, keep map[
 	}
 	// BIC(G_U) − BIC(G_W): each added pair is a coefficient in both of its
 	// nodes' regressions.
-	diff := 2 * float64(len(union)-len(keep)) * math.Log(s.total)
+	diff := 2 * float64(len(union)-len(keep)) * math.Log(s.Total)
 	for _, i := range changed {
 		if !okU[i] || !okW[i] {
 			// No finite estimate (separated labels): the likelihood is
@@ -316,9 +316,9 @@ func ebicGraph(ctx context.Context, s *Samples, est []*estimates.Node, keep map[
 	return keep, false, nil
 }
 
-// neighbours returns, for every node, its neighbours in the graph g (pairs
+// Neighbours returns, for every node, its neighbours in the graph g (pairs
 // i < j), in increasing order.
-func neighbours(n int, g map[[2]int]bool) [][]int {
+func Neighbours(n int, g map[[2]int]bool) [][]int {
 	nb := make([][]int, n)
 	for i := 0; i < n; i++ {
 		for j := 0; j < n; j++ {
@@ -337,8 +337,8 @@ func neighbours(n int, g map[[2]int]bool) [][]int {
 // values (AvailableCase) the rows are those that observe z_i and every
 // spin of need (which holds nb), and N is their weight, so that two fits
 // on the same need compare.
-func refitDeviance(ctx context.Context, s *Samples, i int, nb, need []int) (float64, bool) {
-	data := newRefitData(s, i, nb, need, maxRefitTable)
+func refitDeviance(ctx context.Context, s *Data, i int, nb, need []int) (float64, bool) {
+	data := newRefitData(s, i, nb, need, MaxRefitTable)
 	task := &engine.Task{Bias: i, Each: data.each, Patterns: data.keys}
 	w := make([]float64, len(nb)+1)
 	var e engine.Driver

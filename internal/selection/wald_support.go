@@ -1,4 +1,4 @@
-package pairwise
+package selection
 
 import (
 	"math"
@@ -9,11 +9,11 @@ import (
 	"github.com/mrfkit/pairwise/internal/engine"
 )
 
-// The edge test's first stage at scale. waldSpins forms node i's moments H
+// The edge test's first stage at scale. WaldSpins forms node i's moments H
 // and J over all n coefficients, about N·n²/8 additions a node and an n×n
 // inversion, so that the test of all nodes costs O(N·n³): at n = 1,000 and
 // N = 10⁴ it took far longer than the fits. A node with d neighbours needs
-// only its support. From waldDenseMax variables on, node i's test is made
+// only its support. From WaldDenseMax variables on, node i's test is made
 // in the support model instead: with A the bias and the spins j with
 // ŵ_j ≠ 0 (the constrained fit's support),
 //
@@ -29,10 +29,10 @@ import (
 //
 // Every moment it needs lies in the rows of H and J for the columns of A
 // (H_A·, J_A·, p × n with p = |A|) and in g: with the sign patterns of the
-// spins of A in groups of eight (as waldChunk), about 2·N·n additions a
+// spins of A in groups of eight (as WaldChunk), about 2·N·n additions a
 // group of A, O(N·n) a node for a bounded support. The regressions have
 // p + 1 coefficients at most, which sets the degrees of freedom N − p − 1,
-// the HC1 factor and the events rule (small_samples.go).
+// the HC1 factor and the events rule (small_samples.go, in this package).
 //
 // This is the low-dimensional test of a coefficient given the selected
 // neighbourhood, not the full regression's: when A holds the true
@@ -40,30 +40,30 @@ import (
 // statistic of a spin outside it is asymptotically standard normal. It
 // also drops the variance that the n − 1 − p other spins add to each
 // estimate (about a factor 1 + n/N), which is what the refit stage does
-// for the screened pairs. Below waldDenseMax the full regression's test
+// for the screened pairs. Below WaldDenseMax the full regression's test
 // runs as before, so that the stages tuned on the models of docs/tuning
 // (all with fewer variables) see the statistics they were tuned on.
 
-// waldDenseMax is the number of variables up to which the Ising edge test
-// forms node i's moments over all n coefficients (waldSpins); above it,
-// over the support (waldSpinsSupport). At n = 256 and N = 10⁴ the dense
+// WaldDenseMax is the number of variables up to which the Ising edge test
+// forms node i's moments over all n coefficients (WaldSpins); above it,
+// over the support (WaldSpinsSupport). At n = 256 and N = 10⁴ the dense
 // moments cost about 8·10⁷ additions and a 256×256 inversion a node.
-const waldDenseMax = 256
+const WaldDenseMax = 256
 
-// supportWald reports whether the Ising edge test on s is made in the
-// nodes' support models: more than dense (waldDenseMax but in tests)
+// SupportWald reports whether the Ising edge test on s is made in the
+// nodes' support models: more than dense (WaldDenseMax but in tests)
 // variables and no missing value (missing spins enter as 0, which the sign patterns do not cover).
 // The refit stage then does not run: the support model is already the
 // regression on the likely neighbours that it would fit.
-func supportWald(s *Samples, dense int) bool {
-	return s.n > dense && !s.incomplete
+func SupportWald(s *Data, dense int) bool {
+	return s.N > dense && !s.Incomplete
 }
 
-// waldSpinsSupport is waldSpins in the support model (see above), for
+// WaldSpinsSupport is WaldSpins in the support model (see above), for
 // complete samples: the debiased Â_ij of node i = task.Bias and their
 // standard errors in the Ising form, and the degrees of freedom N − p − 1
 // for both values of z_i. u is scratch for the margins (one entry a row).
-func waldSpinsSupport(s *Samples, task *engine.Task, w, u []float64) (d, se, df []float64) {
+func WaldSpinsSupport(s *Data, task *engine.Task, w, u []float64) (d, se, df []float64) {
 	rows := len(task.Y)
 	total := engine.WeightSum(task.C, rows)
 	if !(total > 0) {
@@ -71,13 +71,13 @@ func waldSpinsSupport(s *Samples, task *engine.Task, w, u []float64) (d, se, df 
 	}
 	u = u[:rows]
 	task.X.Margins(u, w)
-	return waldSupport(s, task, w, u, total)
+	return WaldSupport(s, task, w, u, total)
 }
 
-// waldSupport is waldSpinsSupport at the margins u (u_m = ⟨w, x_m⟩) and
+// WaldSupport is WaldSpinsSupport at the margins u (u_m = ⟨w, x_m⟩) and
 // the total weight total > 0 of the task's rows.
-func waldSupport(s *Samples, task *engine.Task, w, u []float64, total float64) (d, se, df []float64) {
-	n, i, rows := s.n, task.Bias, len(task.Y)
+func WaldSupport(s *Data, task *engine.Task, w, u []float64, total float64) (d, se, df []float64) {
+	n, i, rows := s.N, task.Bias, len(task.Y)
 	cols := []int{i} // A: the bias (x_i = 1), then the support
 	for c, v := range w {
 		if c != i && v != 0 {
@@ -89,17 +89,17 @@ func waldSupport(s *Samples, task *engine.Task, w, u []float64, total float64) (
 	parts := make([]supportMoments, chunks)
 	engine.RunChunks(task.X, chunks, func(c int) {
 		lo := c * size
-		parts[c] = supportChunk(s, task, cols, u, total, lo, min(lo+size, rows))
+		parts[c] = SupportChunk(s, task, cols, u, total, lo, min(lo+size, rows))
 	})
 	ha, ja := make([]float64, p*n), make([]float64, p*n)
 	g := make([]float64, n)
 	hjj, jjj := 0.0, 0.0 // H_jj and J_jj, the same for every j: x_j² = 1
 	for _, pt := range parts {
-		floats.Add(ha, pt.h)
-		floats.Add(ja, pt.j)
-		floats.Add(g, pt.g)
-		hjj += pt.hd
-		jjj += pt.jd
+		floats.Add(ha, pt.H)
+		floats.Add(ja, pt.J)
+		floats.Add(g, pt.G)
+		hjj += pt.Hd
+		jjj += pt.Jd
 	}
 	haa, jaa := mat.NewSymDense(p, nil), mat.NewSymDense(p, nil)
 	ga := make([]float64, p)
@@ -117,8 +117,8 @@ func waldSupport(s *Samples, task *engine.Task, w, u []float64, total float64) (
 	d = make([]float64, 4*n)
 	se = make([]float64, 4*n)
 	dof := total - float64(p+1)
-	hc1 := hc1Factor(total, float64(p+1))
-	if !enoughEvents(minorityWeight(task), float64(p+1)) {
+	hc1 := HC1Factor(total, float64(p+1))
+	if !EnoughEvents(minorityWeight(task), float64(p+1)) {
 		dof = 0
 	}
 	inA := make([]bool, n)
@@ -158,41 +158,41 @@ func waldSupport(s *Samples, task *engine.Task, w, u []float64, total float64) (
 	return d, se, []float64{dof, dof}
 }
 
-// supportMoments are the sums over some rows that waldSpinsSupport needs:
+// supportMoments are the sums over some rows that WaldSpinsSupport needs:
 // the rows of H and J for the columns of A (p × n, row-major), g, and the
 // diagonal entries Σα_m and Σβ_m that every spin shares.
 type supportMoments struct {
-	h, j, g []float64
-	hd, jd  float64
+	H, J, G []float64
+	Hd, Jd  float64
 }
 
-// supportChunk returns the moments of rows lo..hi-1 of the task for the
+// SupportChunk returns the moments of rows lo..hi-1 of the task for the
 // columns cols: the rows of H = Σ α_m x_m x_mᵀ and J = Σ β_m x_m x_mᵀ for
-// those columns. As in waldChunk, the columns of A go in groups of eight,
+// those columns. As in WaldChunk, the columns of A go in groups of eight,
 // and for each group the sums V_c = Σ α_m x_m over the rows of sign
 // pattern c on the group are accumulated (two scaled additions of length
 // n a row and group); row t of the group is then Σ_c s_t(c) V_c, whole
-// rows contracted as waldChunk's triangles (waldContract).
-func supportChunk(s *Samples, task *engine.Task, cols []int, u []float64, total float64, lo, hi int) supportMoments {
-	n, i, p := s.n, task.Bias, len(cols)
+// rows contracted as WaldChunk's triangles (waldContract).
+func SupportChunk(s *Data, task *engine.Task, cols []int, u []float64, total float64, lo, hi int) supportMoments {
+	n, i, p := s.N, task.Bias, len(cols)
 	const per = 8
 	groups := (p + per - 1) / per
 	tab := make([][]float64, groups)
 	for gr := range tab {
 		tab[gr] = make([]float64, 2*(1<<min(per, p-gr*per))*n) // H's then J's
 	}
-	sm := supportMoments{h: make([]float64, p*n), j: make([]float64, p*n), g: make([]float64, n)}
+	sm := supportMoments{H: make([]float64, p*n), J: make([]float64, p*n), G: make([]float64, n)}
 	x := make([]float64, n)
-	states := s.states8() // complete data (supportWald): every state 0 or 1
+	states := s.States() // complete data (supportWald): every state 0 or 1
 	for m := lo; m < hi; m++ {
-		ch, sg, alpha, beta := waldRow(task, u, total, m)
+		ch, sg, alpha, beta := WaldRow(task, u, total, m)
 		if ch == 0 {
 			continue
 		}
 		row := spinDesignRow(x, states, n, i, m)
-		floats.AddScaled(sm.g, ch*sg, x)
-		sm.hd += alpha
-		sm.jd += beta
+		floats.AddScaled(sm.G, ch*sg, x)
+		sm.Hd += alpha
+		sm.Jd += beta
 		for gr := range tab {
 			code := 0 // the bits of the group's columns, x = +1 set (as in waldChunk, no branch)
 			for t, c := range cols[gr*per : min((gr+1)*per, p)] {
@@ -210,8 +210,8 @@ func supportChunk(s *Samples, task *engine.Task, cols []int, u []float64, total 
 	scratch := make([]float64, 2*n)
 	for gr, v := range tab {
 		size, half := min(per, p-gr*per), len(v)/2
-		waldContract(sm.h[gr*per*n:], n, v[:half], size, n, false, scratch[:n], scratch[n:])
-		waldContract(sm.j[gr*per*n:], n, v[half:], size, n, false, scratch[:n], scratch[n:])
+		waldContract(sm.H[gr*per*n:], n, v[:half], size, n, false, scratch[:n], scratch[n:])
+		waldContract(sm.J[gr*per*n:], n, v[half:], size, n, false, scratch[:n], scratch[n:])
 	}
 	return sm
 }

@@ -1,4 +1,4 @@
-package pairwise
+package selection
 
 import (
 	"encoding/binary"
@@ -39,7 +39,7 @@ import (
 // degrees of freedom. With N ≤ p the degrees of freedom are ≤ 0: the
 // regression interpolates its data and the test cannot use it.
 
-// waldSpins returns the debiased Â_ij of node i = task.Bias and their
+// WaldSpins returns the debiased Â_ij of node i = task.Bias and their
 // standard errors, in the Ising form [[a, -a], [-a, a]] laid out like
 // Result.est (4 entries per neighbour j), for the solution w of node i's
 // regression on s, and the regression's degrees of freedom N − n for both
@@ -51,8 +51,8 @@ import (
 // the rows where z_i is observed, N is their weight, and a missing
 // neighbour enters x as 0, as in the fit. It returns nils when no row
 // observes z_i.
-func waldSpins(s *Samples, task *engine.Task, w, u []float64) (d, se, df []float64) {
-	n, i, rows := s.n, task.Bias, len(task.Y)
+func WaldSpins(s *Data, task *engine.Task, w, u []float64) (d, se, df []float64) {
+	n, i, rows := s.N, task.Bias, len(task.Y)
 	total := engine.WeightSum(task.C, rows)
 	if !(total > 0) {
 		// No row observes z_i (every value of a column missing): nothing
@@ -62,10 +62,10 @@ func waldSpins(s *Samples, task *engine.Task, w, u []float64) (d, se, df []float
 	u = u[:rows]
 	task.X.Margins(u, w)
 	size, chunks := engine.Chunking(task.X, rows)
-	parts := make([]waldMoments, chunks)
-	chunk := waldChunk
-	if s.incomplete {
-		chunk = waldChunkMissing // a missing spin is 0: no sign patterns
+	parts := make([]WaldMoments, chunks)
+	chunk := WaldChunk
+	if s.Incomplete {
+		chunk = WaldChunkMissing // a missing spin is 0: no sign patterns
 	}
 	work := func(c int) {
 		lo := c * size
@@ -76,12 +76,12 @@ func waldSpins(s *Samples, task *engine.Task, w, u []float64) (d, se, df []float
 	g := make([]float64, n)
 	for _, p := range parts {
 		for x := range g {
-			g[x] += p.g[x]
+			g[x] += p.G[x]
 		}
 		hr, jr := h.RawSymmetric().Data, j.RawSymmetric().Data
 		for x := range hr {
-			hr[x] += p.h[x]
-			jr[x] += p.j[x]
+			hr[x] += p.H[x]
+			jr[x] += p.J[x]
 		}
 	}
 	hinv := invertSym(h)
@@ -103,8 +103,8 @@ func waldSpins(s *Samples, task *engine.Task, w, u []float64) (d, se, df []float
 	d = make([]float64, 4*n)
 	se = make([]float64, 4*n)
 	dof := total - float64(n) // n − 1 couplings and the bias
-	hc1 := hc1Factor(total, float64(n))
-	if !enoughEvents(minorityWeight(task), float64(n)) {
+	hc1 := HC1Factor(total, float64(n))
+	if !EnoughEvents(minorityWeight(task), float64(n)) {
 		dof = 0 // too few of the rarer label: the test cannot use it
 	}
 	for c := 0; c < n; c++ {
@@ -145,13 +145,13 @@ func setIsingEntry(d, se []float64, j int, a, sd float64) {
 	se[4*j], se[4*j+1], se[4*j+2], se[4*j+3] = sd, sd, sd, sd
 }
 
-// waldMoments are the sums over some rows that waldSpins needs: the upper
+// WaldMoments are the sums over some rows that WaldSpins needs: the upper
 // triangles of H and of Σ ĉ s² x xᵀ (n×n, row-major) and g.
-type waldMoments struct {
-	h, j, g []float64
+type WaldMoments struct {
+	H, J, G []float64
 }
 
-// waldChunk returns the moments of rows lo..hi-1 of the task: with
+// WaldChunk returns the moments of rows lo..hi-1 of the task: with
 // α_m = ĉ_m σ(u_m)σ(−u_m) and β_m = ĉ_m s_m², H = Σ α_m x_m x_mᵀ and
 // J = Σ β_m x_m x_mᵀ. Every x_m is ±1, so the rows of H for the variables
 // of a group G of eight columns (the last of up to ten) are Σ_c s_G(c) ⊗ V_c, where c runs over the
@@ -163,8 +163,8 @@ type waldMoments struct {
 // the patterns by folding each group's table (waldContract: about 510
 // vector additions a group, where summing every row's 256 patterns
 // directly took 2048); likewise J with β.
-func waldChunk(s *Samples, task *engine.Task, u []float64, total float64, lo, hi int) waldMoments {
-	n, i := s.n, task.Bias
+func WaldChunk(s *Data, task *engine.Task, u []float64, total float64, lo, hi int) WaldMoments {
+	n, i := s.N, task.Bias
 	const per = 8 // variables a group: 256 patterns
 	groups := (n + per - 1) / per
 	if n > per && n%per != 0 && n%per <= 2 {
@@ -194,22 +194,22 @@ func waldChunk(s *Samples, task *engine.Task, u []float64, total float64, lo, hi
 	vh, vj := (*buf)[:voff[groups]], (*buf)[voff[groups]:2*voff[groups]]
 	clear(vh)
 	clear(vj)
-	wm := waldMoments{h: make([]float64, n*n), j: make([]float64, n*n), g: make([]float64, n)}
+	wm := WaldMoments{H: make([]float64, n*n), J: make([]float64, n*n), G: make([]float64, n)}
 	x := make([]float64, n)
-	states := s.states8() // complete data: every state 0 or 1
+	states := s.States() // complete data: every state 0 or 1
 	for m := lo; m < hi; m++ {
-		ch, sm, alpha, beta := waldRow(task, u, total, m)
+		ch, sm, alpha, beta := WaldRow(task, u, total, m)
 		if ch == 0 {
 			continue
 		}
 		row := spinDesignRow(x, states, n, i, m)
-		floats.AddScaled(wm.g, ch*sm, x)
+		floats.AddScaled(wm.G, ch*sm, x)
 		for g := 0; g < groups; g++ {
 			lo := g * per
 			hiG := lo + gsize(g)
 			code, t := 0, lo
 			if hiG-lo >= 8 {
-				code, t = gatherBits8(row[lo:lo+8]), lo+8
+				code, t = GatherBits8(row[lo:lo+8]), lo+8
 			}
 			for ; t < hiG; t++ {
 				code |= int(row[t]&1) << (t - lo)
@@ -230,18 +230,18 @@ func waldChunk(s *Samples, task *engine.Task, u []float64, total float64, lo, hi
 		lo, w := g*per, n-g*per
 		size := gsize(g)
 		tab := voff[g] + (1<<size)*w
-		waldContract(wm.h[lo*n+lo:], n, vh[voff[g]:tab], size, w, true, scratch[:w], scratch[n:n+w])
-		waldContract(wm.j[lo*n+lo:], n, vj[voff[g]:tab], size, w, true, scratch[:w], scratch[n:n+w])
+		waldContract(wm.H[lo*n+lo:], n, vh[voff[g]:tab], size, w, true, scratch[:w], scratch[n:n+w])
+		waldContract(wm.J[lo*n+lo:], n, vj[voff[g]:tab], size, w, true, scratch[:w], scratch[n:n+w])
 	}
 	return wm
 }
 
-// gatherBits8 returns the eight bytes of b (each 0 or 1 in its low bit)
+// GatherBits8 returns the eight bytes of b (each 0 or 1 in its low bit)
 // as the bits of one byte, b[t] in bit t: one load, a mask and a multiply
 // whose partial products put byte t's bit at bit 56 + t, where a loop took
-// eight shifts and ors (19% of waldChunk, 5% of a bootstrap resample, by
+// eight shifts and ors (19% of WaldChunk, 5% of a bootstrap resample, by
 // the profile of 200 + 200 resamples of the psych file).
-func gatherBits8(b []uint8) int {
+func GatherBits8(b []uint8) int {
 	v := binary.LittleEndian.Uint64(b) & 0x0101010101010101
 	return int(v * 0x0102040810204080 >> 56)
 }
@@ -288,18 +288,18 @@ func waldContract(dst []float64, stride int, v []float64, size, w int, upper boo
 	}
 }
 
-// waldChunkMissing is waldChunk for samples with missing spins, which
+// WaldChunkMissing is WaldChunk for samples with missing spins, which
 // enter x as 0: the sign patterns do not cover them, so H and J are
 // summed as rank-k updates of blocks of rows (blas64's Dsyrk), rows
 // √α_m x_m and √ĉ_m s_m x_m, about n²/2 multiply-adds a row for each.
-func waldChunkMissing(s *Samples, task *engine.Task, u []float64, total float64, lo, hi int) waldMoments {
-	n, i := s.n, task.Bias
+func WaldChunkMissing(s *Data, task *engine.Task, u []float64, total float64, lo, hi int) WaldMoments {
+	n, i := s.N, task.Bias
 	const block = 256
 	a := make([]float64, block*n)
 	b := make([]float64, block*n)
-	wm := waldMoments{h: make([]float64, n*n), j: make([]float64, n*n), g: make([]float64, n)}
-	h := blas64.Symmetric{N: n, Stride: n, Data: wm.h, Uplo: blas.Upper}
-	j := blas64.Symmetric{N: n, Stride: n, Data: wm.j, Uplo: blas.Upper}
+	wm := WaldMoments{H: make([]float64, n*n), J: make([]float64, n*n), G: make([]float64, n)}
+	h := blas64.Symmetric{N: n, Stride: n, Data: wm.H, Uplo: blas.Upper}
+	j := blas64.Symmetric{N: n, Stride: n, Data: wm.J, Uplo: blas.Upper}
 	r := 0
 	flush := func() {
 		if r > 0 {
@@ -309,19 +309,19 @@ func waldChunkMissing(s *Samples, task *engine.Task, u []float64, total float64,
 		}
 	}
 	for m := lo; m < hi; m++ {
-		ch, sm, alpha, _ := waldRow(task, u, total, m)
+		ch, sm, alpha, _ := WaldRow(task, u, total, m)
 		if ch == 0 {
 			continue
 		}
 		av, bv := math.Sqrt(alpha), math.Sqrt(ch)*sm
 		ar, br := a[r*n:(r+1)*n], b[r*n:(r+1)*n]
-		for k, z := range s.states8()[m*n : (m+1)*n] {
+		for k, z := range s.States()[m*n : (m+1)*n] {
 			xv := engine.SpinValue(z)
 			if k == i {
 				xv = 1
 			}
 			ar[k], br[k] = av*xv, bv*xv
-			wm.g[k] += ch * sm * xv
+			wm.G[k] += ch * sm * xv
 		}
 		if r++; r == block {
 			flush()
@@ -343,11 +343,11 @@ func spinDesignRow(x []float64, states []uint8, n, i, m int) []uint8 {
 	return row
 }
 
-// waldRow returns, for row m of the task at margins u, its normalised
+// WaldRow returns, for row m of the task at margins u, its normalised
 // weight ĉ_m, its score s_m = −y_m σ(−y_m u_m) and the weights α_m =
 // ĉ_m σ(u_m)σ(−u_m) of H and β_m = ĉ_m s_m² of J (all 0 for a row of zero
 // weight).
-func waldRow(task *engine.Task, u []float64, total float64, m int) (ch, sm, alpha, beta float64) {
+func WaldRow(task *engine.Task, u []float64, total float64, m int) (ch, sm, alpha, beta float64) {
 	c := 1.0
 	if task.C != nil {
 		c = task.C[m]
@@ -362,7 +362,7 @@ func waldRow(task *engine.Task, u []float64, total float64, m int) (ch, sm, alph
 	return ch, sm, ch * sg * (1 - sg), ch * sm * sm
 }
 
-// waldPool holds the pattern sums of waldChunk between calls.
+// waldPool holds the pattern sums of WaldChunk between calls.
 var waldPool = sync.Pool{New: func() any { return new([]float64) }}
 
 // invertSym returns the inverse of the symmetric positive semi-definite h,
@@ -394,7 +394,7 @@ func invertSym(h *mat.SymDense) *mat.SymDense {
 	}
 }
 
-// waldOneHot returns node i's debiased Ŵ_ij(a, b) (the map of Algorithm 2,
+// WaldOneHot returns node i's debiased Ŵ_ij(a, b) (the map of Algorithm 2,
 // equation (9) and the average over β, applied to the debiased value-pair
 // solutions) and their sandwich standard errors, laid out like Result.est,
 // and the degrees of freedom of each value a of z_i (df[a]): the fewest,
@@ -407,8 +407,8 @@ func invertSym(h *mat.SymDense) *mat.SymDense {
 // for j ≠ i and b = 1..k-1 and one intercept, D = (n-1)(k-1) + 1 of them,
 // in which H is invertible whenever every state occurs; the centred U of
 // equation (9) is a linear function of them.
-func waldOneHot(s *Samples, i int, tasks []engine.Task, ws [][]float64, design func(*engine.Task) engine.Design) (d, se, df []float64) {
-	n, k := s.n, s.k
+func WaldOneHot(s *Data, i int, tasks []engine.Task, ws [][]float64, design func(*engine.Task) engine.Design) (d, se, df []float64) {
+	n, k := s.N, s.K
 	kk := k * k
 	dim := (n-1)*(k-1) + 1
 	ref := func(j, b int) int { // b ≥ 1
@@ -421,7 +421,7 @@ func waldOneHot(s *Samples, i int, tasks []engine.Task, ws [][]float64, design f
 	// active appends the reference coordinates that are 1 in sample m.
 	active := func(dst []int, m int) []int {
 		dst = append(dst[:0], dim-1)
-		row := s.states8()[m*n : (m+1)*n]
+		row := s.States()[m*n : (m+1)*n]
 		for j, b := range row {
 			if j != i && b > 0 {
 				dst = append(dst, ref(j, int(b)))
@@ -463,7 +463,7 @@ func waldOneHot(s *Samples, i int, tasks []engine.Task, ws [][]float64, design f
 	// resid[m*k+b] is the score s_m of row m in the pair of its own value
 	// of z_i and b: a row enters only the k-1 pairs of its value, so this
 	// keeps N·k numbers, not one a row for each of the k(k-1)/2 pairs.
-	resid := make([]float64, s.rows*k)
+	resid := make([]float64, s.Count*k)
 	var act []int
 	u := make([]float64, 0)
 	uc := make([]float64, n*k)
@@ -473,9 +473,9 @@ func waldOneHot(s *Samples, i int, tasks []engine.Task, ws [][]float64, design f
 		rows := len(task.Y)
 		total := engine.WeightSum(task.C, rows)
 		totals[t] = total
-		hc1[t] = hc1Factor(total, float64(dim))
+		hc1[t] = HC1Factor(total, float64(dim))
 		dof := total - float64(dim)
-		if !enoughEvents(minorityWeight(task), float64(dim)) {
+		if !EnoughEvents(minorityWeight(task), float64(dim)) {
 			dof = 0 // too few of the rarer value: the test cannot use it
 		}
 		df[task.Alpha] = math.Min(df[task.Alpha], dof)
@@ -498,7 +498,7 @@ func waldOneHot(s *Samples, i int, tasks []engine.Task, ws [][]float64, design f
 			sm := -y * sgy
 			m := int(task.Rows[r])
 			other := task.Beta
-			if int(s.states8()[m*n+i]) == task.Beta {
+			if int(s.States()[m*n+i]) == task.Beta {
 				other = task.Alpha
 			}
 			resid[m*k+other] = sm
@@ -551,13 +551,13 @@ func waldOneHot(s *Samples, i int, tasks []engine.Task, ws [][]float64, design f
 	inf := make([]float64, n*kk)
 	q := make([]float64, dim)
 	all := 0.0
-	for m := 0; m < s.rows; m++ {
+	for m := 0; m < s.Count; m++ {
 		c := s.Weight(m)
 		if c == 0 {
 			continue
 		}
 		all += c
-		a := int(s.states8()[m*n+i])
+		a := int(s.States()[m*n+i])
 		act = active(act, m)
 		clear(inf)
 		touched := false

@@ -1,27 +1,27 @@
-package pairwise
+package selection
 
 import (
 	"math"
 	"sort"
 )
 
-// mixture is the fitted two-group model of EdgeMixture, whose fields it
+// Mixture is the fitted two-group model of EdgeMixture, whose fields it
 // shares.
-type mixture struct {
+type Mixture struct {
 	EdgeShare      float64
 	LogMean, LogSD float64
 	Iterations     int
 }
 
 const (
-	// mixtureMinLogSD is the floor of the lognormal's LogSD: with one or
+	// MixtureMinLogSD is the floor of the lognormal's LogSD: with one or
 	// two edges the maximum-likelihood spread would otherwise collapse
 	// onto them. On the log scale 0.1 is a tenth of an e-fold, narrower
 	// than the spread of any study's edge statistics.
-	mixtureMinLogSD = 0.1
-	// mixtureMaxIter bounds the EM iterations; the fits of the study
+	MixtureMinLogSD = 0.1
+	// MixtureMaxIter bounds the EM iterations; the fits of the study
 	// converge in tens to a few hundred.
-	mixtureMaxIter = 2000
+	MixtureMaxIter = 2000
 	// mixtureTol is the change of (π₁, LogMean, LogSD) below which EM
 	// stops.
 	mixtureTol = 1e-10
@@ -53,7 +53,7 @@ var halfLog2Pi = 0.5 * math.Log(2*math.Pi)
 // Posterior returns the probability under the mixture that a pair with
 // statistic z is an edge: 0 for z ≤ 0 (the lognormal has no mass there),
 // 1 for z = +Inf, NaN for NaN.
-func (m *mixture) Posterior(z float64) float64 {
+func (m *Mixture) Posterior(z float64) float64 {
 	switch {
 	case math.IsNaN(z):
 		return math.NaN()
@@ -67,12 +67,12 @@ func (m *mixture) Posterior(z float64) float64 {
 	return 1 / (1 + math.Exp(-lo))
 }
 
-// fitEdgeMixture fits the EdgeMixture to the finite, positive-or-zero
+// FitEdgeMixture fits the EdgeMixture to the finite, positive-or-zero
 // statistics z by maximum likelihood with EM (Dempster, Laird and Rubin
 // 1977), starting from the split at init: the statistics ≥ init as edges.
 // Non-finite statistics take no part. It reports false when no finite
 // statistic reaches init or the fit loses every edge.
-func fitEdgeMixture(z []float64, init float64) (mixture, bool) {
+func FitEdgeMixture(z []float64, init float64) (Mixture, bool) {
 	zs := make([]float64, 0, len(z))
 	for _, v := range z {
 		if !math.IsNaN(v) && !math.IsInf(v, 0) && v >= 0 {
@@ -95,18 +95,18 @@ func fitEdgeMixture(z []float64, init float64) (mixture, bool) {
 		}
 	}
 	if n1 == 0 {
-		return mixture{}, false
+		return Mixture{}, false
 	}
 	// share keeps π₁ inside (0, 1) so that both groups stay in the model
 	// (with every statistic an edge, as with one pair, π₁ = 1 − 1/(2m)).
 	share := func(p float64) float64 { return math.Min(math.Max(p, 1/(2*m)), 1-1/(2*m)) }
 	mu := s1 / n1
-	fit := mixture{
+	fit := Mixture{
 		EdgeShare: share(n1 / m),
 		LogMean:   mu,
-		LogSD:     math.Max(math.Sqrt(math.Max(s2/n1-mu*mu, 0)), mixtureMinLogSD),
+		LogSD:     math.Max(math.Sqrt(math.Max(s2/n1-mu*mu, 0)), MixtureMinLogSD),
 	}
-	for fit.Iterations < mixtureMaxIter {
+	for fit.Iterations < MixtureMaxIter {
 		fit.Iterations++
 		lp1, lp0 := math.Log(fit.EdgeShare), math.Log1p(-fit.EdgeShare)
 		logSD := math.Log(fit.LogSD)
@@ -125,10 +125,10 @@ func fitEdgeMixture(z []float64, init float64) (mixture, bool) {
 			return fit, false
 		}
 		mu := r1 / r0
-		next := mixture{
+		next := Mixture{
 			EdgeShare:  share(r0 / m),
 			LogMean:    mu,
-			LogSD:      math.Max(math.Sqrt(math.Max(r2/r0-mu*mu, 0)), mixtureMinLogSD),
+			LogSD:      math.Max(math.Sqrt(math.Max(r2/r0-mu*mu, 0)), MixtureMinLogSD),
 			Iterations: fit.Iterations,
 		}
 		change := math.Abs(next.EdgeShare-fit.EdgeShare) + math.Abs(next.LogMean-fit.LogMean) + math.Abs(next.LogSD-fit.LogSD)
@@ -140,12 +140,12 @@ func fitEdgeMixture(z []float64, init float64) (mixture, bool) {
 	return fit, true
 }
 
-// mixtureThreshold returns the smallest statistic of the run of largest
+// MixtureThreshold returns the smallest statistic of the run of largest
 // statistics below the level below whose posterior under fit exceeds 1/2:
 // scanning the statistics under below in decreasing order, it stops at the
 // first pair more likely null than edge. It returns below when the first
 // is already more likely null.
-func mixtureThreshold(z []float64, fit *mixture, below float64) float64 {
+func MixtureThreshold(z []float64, fit *Mixture, below float64) float64 {
 	zs := make([]float64, 0, len(z))
 	for _, v := range z {
 		if v < below { // NaN is not
@@ -163,9 +163,9 @@ func mixtureThreshold(z []float64, fit *mixture, below float64) float64 {
 	return t
 }
 
-// logLikelihood returns the log-likelihood of the finite non-negative
+// LogLikelihood returns the log-likelihood of the finite non-negative
 // statistics z under the mixture (for tests).
-func (m *mixture) logLikelihood(z []float64) float64 {
+func (m *Mixture) LogLikelihood(z []float64) float64 {
 	var ll float64
 	for _, v := range z {
 		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
@@ -195,7 +195,7 @@ func (m *mixture) logLikelihood(z []float64) float64 {
 // (docs/tuning).
 const mixtureMinEdges = 5
 
-// mixtureCut returns the threshold of the Ising edge test under
+// MixtureCut returns the threshold of the Ising edge test under
 // WithEdgeMixture, the fitted mixture and true, or critical (z*(α)), nil
 // and false when the mixture does not decide: when fewer than
 // mixtureMinEdges of the statistics reach z*(α) (with none, the graph is
@@ -203,7 +203,7 @@ const mixtureMinEdges = 5
 // significant at the family-wise rate α is an edge whatever the fit says,
 // and the mixture decides only below it. The mixture is fitted to
 // mixScores from the split at lowest.
-func mixtureCut(critical float64, scores, mixScores []float64, lowest float64) (float64, *mixture, bool) {
+func MixtureCut(critical float64, scores, mixScores []float64, lowest float64) (float64, *Mixture, bool) {
 	sure := 0
 	for _, z := range scores {
 		if z >= critical {
@@ -213,9 +213,9 @@ func mixtureCut(critical float64, scores, mixScores []float64, lowest float64) (
 	if sure < mixtureMinEdges {
 		return critical, nil, false
 	}
-	fit, ok := fitEdgeMixture(mixScores, lowest)
+	fit, ok := FitEdgeMixture(mixScores, lowest)
 	if !ok {
 		return critical, nil, false
 	}
-	return mixtureThreshold(mixScores, &fit, critical), &fit, true
+	return MixtureThreshold(mixScores, &fit, critical), &fit, true
 }
