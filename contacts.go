@@ -7,6 +7,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/mrfkit/pairwise/internal/dca"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -87,65 +88,13 @@ func ContactScores(m *Model, opts ...ContactOption) (*mat.SymDense, error) {
 				continue
 			}
 			w := m.coupling(i, j)
-			s.SetSym(i, j, centredNorm(w, k, first, row, col))
+			s.SetSym(i, j, dca.CentredNorm(w, k, first, row, col))
 		}
 	}
 	if cfg.apc {
-		applyAPC(s)
+		dca.APC(s)
 	}
 	return s, nil
-}
-
-// centredNorm returns the Frobenius norm, over states first..k-1, of the
-// k×k row-major block w with its rows and columns centred over all k
-// states. row and col are scratch of length k.
-func centredNorm(w []float64, k, first int, row, col []float64) float64 {
-	g := blockSums(w, k, row, col)
-	fk := float64(k)
-	g /= fk * fk
-	for a := range row {
-		row[a] /= fk
-		col[a] /= fk
-	}
-	sum := 0.0
-	for a := first; a < k; a++ {
-		for b := first; b < k; b++ {
-			v := w[a*k+b] - row[a] - col[b] + g
-			sum += v * v
-		}
-	}
-	return math.Sqrt(sum)
-}
-
-// applyAPC replaces the off-diagonal scores by their average product
-// corrected values, in place.
-func applyAPC(s *mat.SymDense) {
-	n := s.SymmetricDim()
-	if n < 3 {
-		return
-	}
-	mean := make([]float64, n)
-	total := 0.0
-	for i := 0; i < n; i++ {
-		for j := i + 1; j < n; j++ {
-			v := s.At(i, j)
-			mean[i] += v
-			mean[j] += v
-			total += v
-		}
-	}
-	if total == 0 {
-		return
-	}
-	all := total / float64(n*(n-1)/2)
-	for i := range mean {
-		mean[i] /= float64(n - 1)
-	}
-	for i := 0; i < n; i++ {
-		for j := i + 1; j < n; j++ {
-			s.SetSym(i, j, s.At(i, j)-mean[i]*mean[j]/all)
-		}
-	}
 }
 
 // Contact is a pair of variables I < J with a score, an entry of a ranked
@@ -277,21 +226,4 @@ func MutationEffects(m *Model, z []int) (*mat.Dense, error) {
 		out.SetRow(i, row)
 	}
 	return out, nil
-}
-
-// blockSums sets row[a] and col[b] to the row and column sums of the k×k
-// row-major block w and returns the sum of all its entries.
-func blockSums(w []float64, k int, row, col []float64) float64 {
-	clear(row)
-	clear(col)
-	g := 0.0
-	for a := 0; a < k; a++ {
-		for b := 0; b < k; b++ {
-			v := w[a*k+b]
-			row[a] += v
-			col[b] += v
-			g += v
-		}
-	}
-	return g
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mrfkit/pairwise/internal/dca"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -122,7 +123,7 @@ func TestLearnContactsMatchesLearnPairwise(t *testing.T) {
 		for j := i + 1; j < n; j++ {
 			eij := res.Estimate(i, j) // node i's Ŵ_ij
 			eji := res.Estimate(j, i)
-			want := (zeroSumNorm(eij.RawMatrix().Data, k, 0, row, col) + zeroSumNorm(eji.RawMatrix().Data, k, 0, row, col)) / 2
+			want := (dca.ZeroSumNorm(eij.RawMatrix().Data, k, 0, row, col) + dca.ZeroSumNorm(eji.RawMatrix().Data, k, 0, row, col)) / 2
 			if got := cm.Raw.At(i, j); math.Abs(got-want) > 1e-5*(1+want) {
 				t.Errorf("raw score (%d, %d) = %v, LearnPairwise's estimates give %v", i, j, got, want)
 			}
