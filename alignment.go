@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/mrfkit/pairwise/internal/lines"
 )
 
 // Alphabets of sequence alignments. The first letter of an alphabet is the
@@ -518,7 +520,7 @@ func ReadAlignment(r io.Reader, opts ...AlignmentOption) (*Alignment, error) {
 	if len(cfg.alphabetErrs) > 0 {
 		return nil, fmt.Errorf("pairwise: ReadAlignment: %w", errors.Join(cfg.alphabetErrs...))
 	}
-	lr := &lineReader{br: bufio.NewReaderSize(r, 1<<16)}
+	lr := lines.NewReader(bufio.NewReaderSize(r, 1<<16))
 	seqs, format, err := parseAlignment(lr, cfg.format)
 	if err != nil {
 		return nil, err
@@ -529,18 +531,18 @@ func ReadAlignment(r io.Reader, opts ...AlignmentOption) (*Alignment, error) {
 // parseAlignment reads the sequences of r in the given format (detected for
 // FormatAuto) and checks that they have the same length; it returns the
 // format read.
-func parseAlignment(lr *lineReader, format AlignmentFormat) ([]rawSeq, AlignmentFormat, error) {
+func parseAlignment(lr *lines.Reader, format AlignmentFormat) ([]rawSeq, AlignmentFormat, error) {
 	// The first line that is not blank tells the format.
 	var first []byte
 	for {
-		line, ok, err := lr.next()
+		line, ok, err := lr.Next()
 		if err != nil {
-			return nil, format, &AlignmentError{Line: lr.line, Msg: "reading: " + err.Error(), Err: err}
+			return nil, format, &AlignmentError{Line: lr.Line(), Msg: "reading: " + err.Error(), Err: err}
 		}
 		if !ok {
 			return nil, format, &AlignmentError{Msg: "no sequences in input"}
 		}
-		if lr.line == 1 {
+		if lr.Line() == 1 {
 			line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf"))
 		}
 		if len(bytes.TrimSpace(line)) > 0 {
@@ -557,15 +559,15 @@ func parseAlignment(lr *lineReader, format AlignmentFormat) ([]rawSeq, Alignment
 			format = FormatStockholm
 		case fasta:
 		default:
-			return nil, format, &AlignmentError{Line: lr.line, Msg: fmt.Sprintf("unknown format: %q starts neither FASTA ('>') nor Stockholm (\"# STOCKHOLM 1.0\")", clip(first))}
+			return nil, format, &AlignmentError{Line: lr.Line(), Msg: fmt.Sprintf("unknown format: %q starts neither FASTA ('>') nor Stockholm (\"# STOCKHOLM 1.0\")", clip(first))}
 		}
 	case FormatFASTA, FormatA2M:
 		if !fasta {
-			return nil, format, &AlignmentError{Line: lr.line, Msg: fmt.Sprintf("%q: want a '>' name line to start %s", clip(first), format)}
+			return nil, format, &AlignmentError{Line: lr.Line(), Msg: fmt.Sprintf("%q: want a '>' name line to start %s", clip(first), format)}
 		}
 	case FormatStockholm:
 		if !stockholm {
-			return nil, format, &AlignmentError{Line: lr.line, Msg: fmt.Sprintf("%q: want the header \"# STOCKHOLM 1.0\"", clip(first))}
+			return nil, format, &AlignmentError{Line: lr.Line(), Msg: fmt.Sprintf("%q: want the header \"# STOCKHOLM 1.0\"", clip(first))}
 		}
 	}
 	if format == FormatStockholm {
@@ -630,7 +632,7 @@ func clip(b []byte) string {
 
 // parseFASTA reads FASTA records; first is the first line that is not blank,
 // a name line.
-func parseFASTA(lr *lineReader, first []byte) ([]rawSeq, error) {
+func parseFASTA(lr *lines.Reader, first []byte) ([]rawSeq, error) {
 	var seqs []rawSeq
 	var cur *rawSeq
 	line := first
@@ -641,9 +643,9 @@ func parseFASTA(lr *lineReader, first []byte) ([]rawSeq, error) {
 			}
 			name := string(bytes.TrimSpace(line[1:]))
 			if name == "" {
-				return nil, &AlignmentError{Line: lr.line, Msg: "empty name after '>'"}
+				return nil, &AlignmentError{Line: lr.Line(), Msg: "empty name after '>'"}
 			}
-			seqs = append(seqs, rawSeq{name: name, line: lr.line})
+			seqs = append(seqs, rawSeq{name: name, line: lr.Line()})
 			cur = &seqs[len(seqs)-1]
 		} else {
 			for _, c := range line {
@@ -654,9 +656,9 @@ func parseFASTA(lr *lineReader, first []byte) ([]rawSeq, error) {
 		}
 		var ok bool
 		var err error
-		line, ok, err = lr.next()
+		line, ok, err = lr.Next()
 		if err != nil {
-			return nil, &AlignmentError{Line: lr.line, Msg: "reading: " + err.Error(), Err: err}
+			return nil, &AlignmentError{Line: lr.Line(), Msg: "reading: " + err.Error(), Err: err}
 		}
 		if !ok {
 			break
@@ -678,16 +680,16 @@ func endFASTA(s *rawSeq) error {
 
 // parseStockholm reads the body of a Stockholm file after its header, up to
 // "//".
-func parseStockholm(lr *lineReader) ([]rawSeq, error) {
+func parseStockholm(lr *lines.Reader) ([]rawSeq, error) {
 	var seqs []rawSeq
 	index := make(map[string]int)
 	for {
-		line, ok, err := lr.next()
+		line, ok, err := lr.Next()
 		if err != nil {
-			return nil, &AlignmentError{Line: lr.line, Msg: "reading: " + err.Error(), Err: err}
+			return nil, &AlignmentError{Line: lr.Line(), Msg: "reading: " + err.Error(), Err: err}
 		}
 		if !ok {
-			return nil, &AlignmentError{Line: lr.line, Msg: "no \"//\" at the end of the Stockholm alignment (truncated file?)"}
+			return nil, &AlignmentError{Line: lr.Line(), Msg: "no \"//\" at the end of the Stockholm alignment (truncated file?)"}
 		}
 		t := bytes.TrimSpace(line)
 		switch {
@@ -695,20 +697,20 @@ func parseStockholm(lr *lineReader) ([]rawSeq, error) {
 			continue
 		case bytes.Equal(t, []byte("//")):
 			if len(seqs) == 0 {
-				return nil, &AlignmentError{Line: lr.line, Msg: "no sequences in input"}
+				return nil, &AlignmentError{Line: lr.Line(), Msg: "no sequences in input"}
 			}
 			return seqs, nil
 		}
 		fields := bytes.Fields(t)
 		name := string(fields[0])
 		if len(fields) < 2 {
-			return nil, &AlignmentError{Line: lr.line, Sequence: name, Msg: "name without sequence"}
+			return nil, &AlignmentError{Line: lr.Line(), Sequence: name, Msg: "name without sequence"}
 		}
 		x, seen := index[name]
 		if !seen {
 			x = len(seqs)
 			index[name] = x
-			seqs = append(seqs, rawSeq{name: name, line: lr.line})
+			seqs = append(seqs, rawSeq{name: name, line: lr.Line()})
 		}
 		for _, f := range fields[1:] {
 			seqs[x].letters = append(seqs[x].letters, f...)
