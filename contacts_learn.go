@@ -85,8 +85,8 @@ const (
 // pair of columns.
 type ContactMap struct {
 	// Scores holds the APC-corrected scores S_ij - S_i· S_j· / S_··
-	// (see ContactScores), Raw the scores before the correction. Rank
-	// them with RankContacts.
+	// (see protein.ContactScores), Raw the scores before the correction.
+	// Rank them with protein.RankContacts.
 	Scores, Raw *mat.SymDense
 	// Nodes holds each node's fit: regressions solved, iterations, the
 	// largest certificate.
@@ -105,9 +105,10 @@ func LearnContacts(s *Samples, opts ...Option) (*ContactMap, error) {
 }
 
 // LearnContactsContext learns the coupling scores that predict contacts
-// from the samples of a sequence alignment (Alignment.Samples with the
-// weights of Reweight), the estimator of direct coupling analysis built on
-// Algorithm 2's nodewise value-pair regressions, and never builds a Model.
+// from the samples of a sequence alignment (protein's Alignment.Samples
+// with the weights of protein.Reweight), the estimator of direct coupling
+// analysis built on Algorithm 2's nodewise value-pair regressions, and
+// never builds a Model.
 //
 // For every node i it solves Algorithm 2's logistic regressions (equation
 // (8)) of value pairs of z_i, with a ridge term beside the l2,1 constraint

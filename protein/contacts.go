@@ -1,4 +1,4 @@
-package pairwise
+package protein
 
 import (
 	"errors"
@@ -7,6 +7,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/mrfkit/pairwise"
 	"github.com/mrfkit/pairwise/internal/dca"
 	"gonum.org/v1/gonum/mat"
 )
@@ -47,7 +48,7 @@ func ContactAPC(on bool) ContactOption {
 //	S_ij = ‖W'_ij‖_F,   W'_ij(a, b) = W_ij(a, b) - r_a - c_b + g,
 //
 // with r, c and g the row, column and grand means of W_ij over all k
-// states (as Model.Centered centres it), the sums running over the states
+// states (as pairwise.Model.Centered centres it), the sums running over the states
 // 1..k-1 only with ContactIgnoreGap. The zero-sum gauge makes the score
 // depend on the distribution only: constants added to a row or a column of
 // a block and taken out of a field leave it unchanged. Then, unless
@@ -62,8 +63,8 @@ func ContactAPC(on bool) ContactOption {
 // removes everything.
 //
 // ContactScores returns an error for a nil model. Scores are finite for
-// any Model (its couplings are finite).
-func ContactScores(m *Model, opts ...ContactOption) (*mat.SymDense, error) {
+// any pairwise.Model (its couplings are finite).
+func ContactScores(m *pairwise.Model, opts ...ContactOption) (*mat.SymDense, error) {
 	if m == nil {
 		return nil, errors.New("pairwise: ContactScores: nil model")
 	}
@@ -74,7 +75,7 @@ func ContactScores(m *Model, opts ...ContactOption) (*mat.SymDense, error) {
 		}
 		o.applyContact(&cfg)
 	}
-	n, k := m.n, m.k
+	n, k := m.Vars(), m.Alphabet()
 	s := mat.NewSymDense(n, nil)
 	row := make([]float64, k)
 	col := make([]float64, k)
@@ -87,7 +88,7 @@ func ContactScores(m *Model, opts ...ContactOption) (*mat.SymDense, error) {
 			if j <= i {
 				continue
 			}
-			w := m.coupling(i, j)
+			w := m.Coupling(i, j).RawMatrix().Data
 			s.SetSym(i, j, dca.CentredNorm(w, k, first, row, col))
 		}
 	}
@@ -189,17 +190,17 @@ func ContactPrecision(ranked []Contact, top int, isContact func(i, j int) bool) 
 // MutationEffects returns the n×k matrix of the effects of every single
 // substitution of the sequence z under m: entry (i, a) is
 //
-//	LogWeight(z with z_i = a) - LogWeight(z)
+//	m.LogWeight(z with z_i = a) - m.LogWeight(z)
 //	  = θ_i(a) - θ_i(z_i) + Σ_{j≠i} (W_ij(a, z_j) - W_ij(z_i, z_j)),
 //
 // the log-odds of the mutant against z (the normalising constant cancels),
 // which is zero at a = z_i. It returns an error for a nil model, len(z) ≠ n
 // or a state outside [0, k). z is not modified.
-func MutationEffects(m *Model, z []int) (*mat.Dense, error) {
+func MutationEffects(m *pairwise.Model, z []int) (*mat.Dense, error) {
 	if m == nil {
 		return nil, errors.New("pairwise: MutationEffects: nil model")
 	}
-	n, k := m.n, m.k
+	n, k := m.Vars(), m.Alphabet()
 	if len(z) != n {
 		return nil, fmt.Errorf("pairwise: MutationEffects: len(z) = %d, want n = %d", len(z), n)
 	}
@@ -211,11 +212,11 @@ func MutationEffects(m *Model, z []int) (*mat.Dense, error) {
 	out := mat.NewDense(n, k, nil)
 	row := make([]float64, k)
 	for i := 0; i < n; i++ {
-		copy(row, m.theta[i*k:(i+1)*k])
-		for _, nb := range m.adj[i] {
-			zj := z[nb.j]
+		copy(row, m.Field(i))
+		for _, j := range m.Neighbors(i) {
+			w, zj := m.Coupling(i, j).RawMatrix().Data, z[j]
 			for a := 0; a < k; a++ {
-				row[a] += nb.w[a*k+zj]
+				row[a] += w[a*k+zj]
 			}
 		}
 		ref := row[z[i]]

@@ -1,4 +1,4 @@
-package pairwise
+package protein
 
 import (
 	"context"

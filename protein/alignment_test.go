@@ -1,4 +1,4 @@
-package pairwise
+package protein
 
 import (
 	"errors"
@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-// The toy family of testdata/align in its three formats; all read to the
+// The toy family of ../testdata/align in its three formats; all read to the
 // same alignment.
 var toyFiles = []struct {
 	file   string
@@ -40,7 +40,7 @@ func TestReadAlignmentToy(t *testing.T) {
 			if explicit {
 				opts = append(opts, AlignFormat(f.format))
 			}
-			a, err := ReadAlignmentFile(filepath.Join("testdata", "align", f.file), opts...)
+			a, err := ReadAlignmentFile(filepath.Join("..", "testdata", "align", f.file), opts...)
 			if err != nil {
 				t.Fatalf("%s: %v", f.file, err)
 			}
@@ -82,7 +82,7 @@ func TestReadAlignmentToy(t *testing.T) {
 
 func TestReadAlignmentFocus(t *testing.T) {
 	for _, f := range toyFiles {
-		a, err := ReadAlignmentFile(filepath.Join("testdata", "align", f.file), AlignFocus("FOCUS_TOY"))
+		a, err := ReadAlignmentFile(filepath.Join("..", "testdata", "align", f.file), AlignFocus("FOCUS_TOY"))
 		if err != nil {
 			t.Fatalf("%s: %v", f.file, err)
 		}
@@ -387,7 +387,7 @@ func TestReadAlignmentPlmcExamples(t *testing.T) {
 // a panic.
 func FuzzReadAlignment(f *testing.F) {
 	for _, tf := range toyFiles {
-		b, err := os.ReadFile(filepath.Join("testdata", "align", tf.file))
+		b, err := os.ReadFile(filepath.Join("..", "testdata", "align", tf.file))
 		if err != nil {
 			f.Fatal(err)
 		}

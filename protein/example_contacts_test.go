@@ -1,4 +1,4 @@
-package pairwise_test
+package protein_test
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mrfkit/pairwise"
+	"github.com/mrfkit/pairwise/protein"
 )
 
 // Predict contacts from an RNA alignment: read it, reweight the sequences,
@@ -32,11 +33,11 @@ func ExampleLearnContacts() {
 		fmt.Fprintf(&fasta, ">seq%d\n%s\n", s, row)
 	}
 
-	a, err := pairwise.ReadAlignment(strings.NewReader(fasta.String()), pairwise.AlignAlphabet(pairwise.RNAAlphabet))
+	a, err := protein.ReadAlignment(strings.NewReader(fasta.String()), protein.AlignAlphabet(protein.RNAAlphabet))
 	if err != nil {
 		log.Fatal(err)
 	}
-	w, err := pairwise.Reweight(a) // 1/(neighbours at ≥ 80% identity)
+	w, err := protein.Reweight(a) // 1/(neighbours at ≥ 80% identity)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -49,7 +50,7 @@ func ExampleLearnContacts() {
 		log.Fatal(err)
 	}
 	names := a.VarNames()
-	for _, c := range pairwise.RankContacts(cm.Scores, 1)[:3] {
+	for _, c := range protein.RankContacts(cm.Scores, 1)[:3] {
 		fmt.Printf("%s %s %.2f\n", names[c.I], names[c.J], c.Score)
 	}
 	// Output:

@@ -1,4 +1,4 @@
-package pairwise
+package protein
 
 import (
 	"bufio"
@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mrfkit/pairwise"
 	"github.com/mrfkit/pairwise/internal/lines"
 )
 
@@ -434,24 +435,47 @@ func (a *Alignment) Report() AlignmentReport {
 	return r
 }
 
-// Samples returns the alignment as samples over the alphabet, one row a
-// sequence, named by VarNames. weights, one per sequence (for example
-// Reweight's), make weighted samples by NewWeightedSamples; nil weights make
-// unweighted samples. It returns the errors of NewWeightedSamples for bad
-// weights.
-func (a *Alignment) Samples(weights []float64) (*Samples, error) {
-	k := len(a.alphabet)
-	if weights != nil && len(weights) != a.n {
-		return nil, fmt.Errorf("pairwise: Alignment.Samples: %d weights for %d sequences", len(weights), a.n)
-	}
-	s := newSamplesBuffer(a.l, k, a.n)
-	copy(s.b8, a.codes)
+// Samples returns the alignment as samples of package pairwise over its
+// alphabet (k = len(Alphabet())), one row a sequence at one byte a state
+// (pairwise.NewSamplesBytes), named by VarNames. weights, one per sequence
+// (for example Reweight's), make weighted samples as
+// pairwise.NewWeightedSamples does; nil weights make unweighted samples.
+// It returns an error for weights that are not one per sequence, naming
+// the sequence of a NaN, infinite or negative weight, and for weights that
+// do not sum to a positive finite total. weights is copied.
+func (a *Alignment) Samples(weights []float64) (*pairwise.Samples, error) {
 	if weights != nil {
-		if err := s.setWeights("Alignment.Samples", weights); err != nil {
-			return nil, err
+		if err := checkWeights(weights, a.n); err != nil {
+			return nil, fmt.Errorf("pairwise: Alignment.Samples: %v", err)
 		}
 	}
+	s, err := pairwise.NewSamplesBytes(len(a.alphabet), a.l, a.codes, weights)
+	if err != nil {
+		return nil, err
+	}
 	return s.WithNames(a.VarNames())
+}
+
+// checkWeights checks n sequence weights as pairwise.NewWeightedSamples
+// does, naming the sequence of a bad one.
+func checkWeights(weights []float64, n int) error {
+	if len(weights) != n {
+		return fmt.Errorf("%d weights for %d sequences", len(weights), n)
+	}
+	total := 0.0
+	for s, c := range weights {
+		if math.IsNaN(c) || math.IsInf(c, 0) {
+			return fmt.Errorf("sequence %d: weight %v, want a finite number", s, c)
+		}
+		if c < 0 {
+			return fmt.Errorf("sequence %d: weight %v is negative", s, c)
+		}
+		total += c
+	}
+	if !(total > 0) || math.IsInf(total, 0) {
+		return fmt.Errorf("the weights sum to %v, want a positive finite total", total)
+	}
+	return nil
 }
 
 // rawSeq is one sequence as read: its name, line and letters.
