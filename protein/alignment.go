@@ -233,11 +233,11 @@ type AlignmentError struct {
 // Unwrap returns Err.
 func (e *AlignmentError) Unwrap() error { return e.Err }
 
-// Error returns "pairwise: ReadAlignment: file: line N: sequence "name": msg",
+// Error returns "protein: ReadAlignment: file: line N: sequence "name": msg",
 // leaving out the parts that are not known.
 func (e *AlignmentError) Error() string {
 	var b strings.Builder
-	b.WriteString("pairwise: ReadAlignment: ")
+	b.WriteString("protein: ReadAlignment: ")
 	if e.File != "" {
 		b.WriteString(e.File)
 		b.WriteString(": ")
@@ -346,7 +346,7 @@ func (a *Alignment) Focus() int { return a.focus }
 // out of range.
 func (a *Alignment) At(s, i int) int {
 	if s < 0 || s >= a.n || i < 0 || i >= a.l {
-		panic(fmt.Sprintf("pairwise: Alignment.At(%d, %d) out of range [0, %d)×[0, %d)", s, i, a.n, a.l))
+		panic(fmt.Sprintf("protein: Alignment.At(%d, %d) out of range [0, %d)×[0, %d)", s, i, a.n, a.l))
 	}
 	return int(a.codes[s*a.l+i])
 }
@@ -355,7 +355,7 @@ func (a *Alignment) At(s, i int) int {
 // returns it. It panics if s is out of range.
 func (a *Alignment) Row(dst []int, s int) []int {
 	if s < 0 || s >= a.n {
-		panic(fmt.Sprintf("pairwise: Alignment.Row(%d) out of range [0, %d)", s, a.n))
+		panic(fmt.Sprintf("protein: Alignment.Row(%d) out of range [0, %d)", s, a.n))
 	}
 	if cap(dst) < a.l {
 		dst = make([]int, a.l)
@@ -372,7 +372,7 @@ func (a *Alignment) Row(dst []int, s int) []int {
 // states they were read as). It panics if s is out of range.
 func (a *Alignment) Sequence(s int) string {
 	if s < 0 || s >= a.n {
-		panic(fmt.Sprintf("pairwise: Alignment.Sequence(%d) out of range [0, %d)", s, a.n))
+		panic(fmt.Sprintf("protein: Alignment.Sequence(%d) out of range [0, %d)", s, a.n))
 	}
 	b := make([]byte, a.l)
 	for i, v := range a.codes[s*a.l : (s+1)*a.l] {
@@ -446,7 +446,7 @@ func (a *Alignment) Report() AlignmentReport {
 func (a *Alignment) Samples(weights []float64) (*pairwise.Samples, error) {
 	if weights != nil {
 		if err := checkWeights(weights, a.n); err != nil {
-			return nil, fmt.Errorf("pairwise: Alignment.Samples: %v", err)
+			return nil, fmt.Errorf("protein: Alignment.Samples: %v", err)
 		}
 	}
 	s, err := pairwise.NewSamplesBytes(len(a.alphabet), a.l, a.codes, weights)
@@ -491,7 +491,7 @@ type rawSeq struct {
 func ReadAlignmentFile(name string, opts ...AlignmentOption) (*Alignment, error) {
 	f, err := os.Open(name)
 	if err != nil {
-		return nil, fmt.Errorf("pairwise: ReadAlignmentFile: %w", err)
+		return nil, fmt.Errorf("protein: ReadAlignmentFile: %w", err)
 	}
 	defer f.Close()
 	a, err := ReadAlignment(f, opts...)
@@ -537,12 +537,12 @@ func ReadAlignment(r io.Reader, opts ...AlignmentOption) (*Alignment, error) {
 	cfg := alignConfig{alphabet: ProteinAlphabet, maxColGaps: 1, maxSeqGaps: 1}
 	for x, o := range opts {
 		if o == nil {
-			return nil, fmt.Errorf("pairwise: ReadAlignment: option %d is nil", x)
+			return nil, fmt.Errorf("protein: ReadAlignment: option %d is nil", x)
 		}
 		o.applyAlignment(&cfg)
 	}
 	if len(cfg.alphabetErrs) > 0 {
-		return nil, fmt.Errorf("pairwise: ReadAlignment: %w", errors.Join(cfg.alphabetErrs...))
+		return nil, fmt.Errorf("protein: ReadAlignment: %w", errors.Join(cfg.alphabetErrs...))
 	}
 	lr := lines.NewReader(bufio.NewReaderSize(r, 1<<16))
 	seqs, format, err := parseAlignment(lr, cfg.format)

@@ -286,7 +286,7 @@ func TestReadAlignmentErrors(t *testing.T) {
 			t.Errorf("%s: no error, read %d sequences", test.name, a.Len())
 			continue
 		}
-		if !strings.HasPrefix(err.Error(), "pairwise: ReadAlignment: ") || !strings.Contains(err.Error(), test.want) {
+		if !strings.HasPrefix(err.Error(), "protein: ReadAlignment: ") || !strings.Contains(err.Error(), test.want) {
 			t.Errorf("%s: error %q, want it to contain %q", test.name, err, test.want)
 		}
 	}
@@ -302,7 +302,7 @@ func TestReadAlignmentErrors(t *testing.T) {
 	if !errors.As(err, &ae) || ae.File != name || ae.Line != 3 || ae.Sequence != "b" || !strings.Contains(err.Error(), name+": line 3") {
 		t.Errorf("file error %v (%+v)", err, ae)
 	}
-	if _, err := ReadAlignmentFile(filepath.Join(dir, "missing.fasta")); err == nil || !strings.HasPrefix(err.Error(), "pairwise: ") {
+	if _, err := ReadAlignmentFile(filepath.Join(dir, "missing.fasta")); err == nil || !strings.HasPrefix(err.Error(), "protein: ") {
 		t.Errorf("missing file: %v", err)
 	}
 }
@@ -423,7 +423,7 @@ func FuzzReadAlignment(f *testing.F) {
 		}
 		a, err := ReadAlignment(strings.NewReader(string(in)), opts...)
 		if err != nil {
-			if !strings.HasPrefix(err.Error(), "pairwise: ReadAlignment: ") {
+			if !strings.HasPrefix(err.Error(), "protein: ReadAlignment: ") {
 				t.Fatalf("error without prefix: %v", err)
 			}
 			return

@@ -66,12 +66,12 @@ func ContactAPC(on bool) ContactOption {
 // any pairwise.Model (its couplings are finite).
 func ContactScores(m *pairwise.Model, opts ...ContactOption) (*mat.SymDense, error) {
 	if m == nil {
-		return nil, errors.New("pairwise: ContactScores: nil model")
+		return nil, errors.New("protein: ContactScores: nil model")
 	}
 	cfg := contactConfig{apc: true}
 	for x, o := range opts {
 		if o == nil {
-			return nil, fmt.Errorf("pairwise: ContactScores: option %d is nil", x)
+			return nil, fmt.Errorf("protein: ContactScores: option %d is nil", x)
 		}
 		o.applyContact(&cfg)
 	}
@@ -144,7 +144,7 @@ func RankContacts(scores mat.Symmetric, minSeparation int) []Contact {
 func WritePlmcCouplings(w io.Writer, a *Alignment, scores mat.Symmetric) error {
 	n := scores.SymmetricDim()
 	if n != a.Vars() {
-		return fmt.Errorf("pairwise: WritePlmcCouplings: %d×%d scores for %d columns", n, n, a.Vars())
+		return fmt.Errorf("protein: WritePlmcCouplings: %d×%d scores for %d columns", n, n, a.Vars())
 	}
 	num := a.Columns()
 	letter := func(i int) string {
@@ -198,15 +198,15 @@ func ContactPrecision(ranked []Contact, top int, isContact func(i, j int) bool) 
 // or a state outside [0, k). z is not modified.
 func MutationEffects(m *pairwise.Model, z []int) (*mat.Dense, error) {
 	if m == nil {
-		return nil, errors.New("pairwise: MutationEffects: nil model")
+		return nil, errors.New("protein: MutationEffects: nil model")
 	}
 	n, k := m.Vars(), m.Alphabet()
 	if len(z) != n {
-		return nil, fmt.Errorf("pairwise: MutationEffects: len(z) = %d, want n = %d", len(z), n)
+		return nil, fmt.Errorf("protein: MutationEffects: len(z) = %d, want n = %d", len(z), n)
 	}
 	for i, v := range z {
 		if v < 0 || v >= k {
-			return nil, fmt.Errorf("pairwise: MutationEffects: z[%d] = %d outside [0, %d)", i, v, k)
+			return nil, fmt.Errorf("protein: MutationEffects: z[%d] = %d outside [0, %d)", i, v, k)
 		}
 	}
 	out := mat.NewDense(n, k, nil)

@@ -51,7 +51,7 @@ MRIAVATGN
 	// hit2       MRIVATGN
 	// hit3       -KVL-TGD
 	// A2M/A3M: 4 sequences, 9 columns read; 1 insert letters removed; unknown letters X×1 in 1 sequences; focus QUERY/5-13 the focus (line 1): 1 columns dropped
-	// pairwise: ReadAlignment: line 3: sequence "b": ragged alignment: 2 letters, want 3 as sequence "a" (line 1)
+	// protein: ReadAlignment: line 3: sequence "b": ragged alignment: 2 letters, want 3 as sequence "a" (line 1)
 }
 
 // Weight sequences by the inverse size of their neighbourhood at 80%
