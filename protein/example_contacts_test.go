@@ -10,13 +10,14 @@ import (
 	"github.com/mrfkit/pairwise/protein"
 )
 
-// Predict contacts from an RNA alignment: read it, reweight the sequences,
-// learn the coupling scores, and rank the pairs. The alignment is made up
-// here: in each sequence, columns 2 and 7 pair as Watson–Crick partners
-// most of the time, and so do columns 4 and 9; the other columns are
-// random. With a real family, read the file with ReadAlignmentFile (FASTA,
-// A2M/A3M or Stockholm) and give the focus sequence with AlignFocus.
-func ExampleLearnContacts() {
+// Predict contacts from an RNA alignment (RNAAlphabet): read it, reweight
+// the sequences, learn the coupling scores with pairwise.LearnContacts, and
+// rank the pairs. The alignment is made up here: in each sequence, columns
+// 2 and 7 pair as Watson–Crick partners most of the time, and so do
+// columns 4 and 9; the other columns are random. With a real family, read
+// the file with ReadAlignmentFile (FASTA, A2M/A3M or Stockholm) and give
+// the focus sequence with AlignFocus.
+func Example_rna() {
 	r := rand.New(rand.NewPCG(1, 2))
 	pair := map[byte]byte{'A': 'U', 'U': 'A', 'G': 'C', 'C': 'G'}
 	var fasta strings.Builder
