@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/mrfkit/pairwise/internal/dca"
 	"github.com/mrfkit/pairwise/internal/engine"
 	"gonum.org/v1/gonum/mat"
 )
@@ -84,8 +85,8 @@ const (
 // pair of columns.
 type ContactMap struct {
 	// Scores holds the APC-corrected scores S_ij - S_i· S_j· / S_··
-	// (see ContactScores), Raw the scores before the correction. Rank
-	// them with RankContacts.
+	// (see protein.ContactScores), Raw the scores before the correction.
+	// Rank them with protein.RankContacts.
 	Scores, Raw *mat.SymDense
 	// Nodes holds each node's fit: regressions solved, iterations, the
 	// largest certificate.
@@ -104,9 +105,10 @@ func LearnContacts(s *Samples, opts ...Option) (*ContactMap, error) {
 }
 
 // LearnContactsContext learns the coupling scores that predict contacts
-// from the samples of a sequence alignment (Alignment.Samples with the
-// weights of Reweight), the estimator of direct coupling analysis built on
-// Algorithm 2's nodewise value-pair regressions, and never builds a Model.
+// from the samples of a sequence alignment (protein's Alignment.Samples
+// with the weights of protein.Reweight), the estimator of direct coupling
+// analysis built on Algorithm 2's nodewise value-pair regressions, and
+// never builds a Model.
 //
 // For every node i it solves Algorithm 2's logistic regressions (equation
 // (8)) of value pairs of z_i, with a ridge term beside the l2,1 constraint
@@ -227,7 +229,7 @@ func LearnContactsContext(ctx context.Context, s *Samples, opts ...Option) (*Con
 			for x := range block {
 				block[x] = sumU[j*kk+x] / states
 			}
-			raw[i*n+j] = zeroSumNorm(block, k, first, row, col)
+			raw[i*n+j] = dca.ZeroSumNorm(block, k, first, row, col)
 		}
 		return nil
 	})
@@ -242,39 +244,11 @@ func LearnContactsContext(ctx context.Context, s *Samples, opts ...Option) (*Con
 	}
 	scores := mat.NewSymDense(n, nil)
 	scores.CopySym(rawSym)
-	applyAPC(scores)
+	dca.APC(scores)
 	return &ContactMap{
 		Scores: scores, Raw: rawSym, Nodes: nodes,
 		Ridge: r.cfg.ridge, Width: r.cfg.lambda, Neff: s.total, IgnoreGap: ignoreGap,
 	}, nil
-}
-
-// zeroSumNorm returns the Frobenius norm of the k×k block w (row-major)
-// restricted to the states first..k-1 and centred over them: w(a, b) −
-// r_a − c_b + g with the row, column and grand means over those states.
-// row and col are scratch of length k.
-func zeroSumNorm(w []float64, k, first int, row, col []float64) float64 {
-	q := float64(k - first)
-	clear(row)
-	clear(col)
-	g := 0.0
-	for a := first; a < k; a++ {
-		for b := first; b < k; b++ {
-			v := w[a*k+b]
-			row[a] += v
-			col[b] += v
-			g += v
-		}
-	}
-	g /= q * q
-	s := 0.0
-	for a := first; a < k; a++ {
-		for b := first; b < k; b++ {
-			v := w[a*k+b] - row[a]/q - col[b]/q + g
-			s += v * v
-		}
-	}
-	return math.Sqrt(s)
 }
 
 // contactNodeRef is node i of LearnContacts with WithReferencePairs: the
@@ -331,7 +305,7 @@ func contactNodeRef(ctx context.Context, e *engine.Driver, i, n, k, first int, s
 		if j == i {
 			continue
 		}
-		raw[i*n+j] = zeroSumNorm(u[j*kk:(j+1)*kk], k, first, row, col)
+		raw[i*n+j] = dca.ZeroSumNorm(u[j*kk:(j+1)*kk], k, first, row, col)
 	}
 	return nil
 }

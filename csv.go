@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/mrfkit/pairwise/internal/lines"
 )
 
 // ReadCSV reads unweighted samples from r, one sample a line of n
@@ -319,17 +321,17 @@ func readCSVOpts(r io.Reader, fn string, o CSVOptions) (*Samples, error) {
 	// an input too short to hold bitMinValues values (each takes at least
 	// two bytes, "0,").
 	p.store.bits = p.k <= 2 && (p.store.remaining == nil || p.store.remaining()/2+1 >= int64(bitMinValues))
-	lr := lineReader{br: bufio.NewReader(r)}
+	lr := lines.NewReader(bufio.NewReader(r))
 	blank := 0 // line number of the first blank line not yet followed by data
 	for {
-		line, ok, err := lr.next()
+		line, ok, err := lr.Next()
 		if err != nil {
-			return nil, fmt.Errorf("pairwise: %s: line %d: %w", fn, lr.line, err)
+			return nil, fmt.Errorf("pairwise: %s: line %d: %w", fn, lr.Line(), err)
 		}
 		if !ok {
 			break
 		}
-		p.lineNo = lr.line
+		p.lineNo = lr.Line()
 		if p.lineNo == 1 {
 			line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf"))
 		}
@@ -671,47 +673,4 @@ func remainingBytes(r io.Reader) func() int64 {
 		}
 	}
 	return nil
-}
-
-// lineReader returns the lines of a bufio.Reader of any length, without the
-// "\n" or "\r\n" ending.
-type lineReader struct {
-	br   *bufio.Reader
-	buf  []byte
-	line int // number of the line last returned
-	eof  bool
-}
-
-// next returns the next line, valid until the following call; ok is false at
-// the end of the input.
-func (lr *lineReader) next() (line []byte, ok bool, err error) {
-	if lr.eof {
-		return nil, false, nil
-	}
-	lr.buf = lr.buf[:0]
-	for {
-		chunk, err := lr.br.ReadSlice('\n')
-		switch err {
-		case bufio.ErrBufferFull:
-			lr.buf = append(lr.buf, chunk...)
-			continue
-		case nil:
-		case io.EOF:
-			lr.eof = true
-			if len(chunk) == 0 && len(lr.buf) == 0 {
-				return nil, false, nil
-			}
-		default:
-			lr.line++
-			return nil, false, err
-		}
-		lr.line++
-		if len(lr.buf) > 0 {
-			lr.buf = append(lr.buf, chunk...)
-			chunk = lr.buf
-		}
-		chunk = bytes.TrimSuffix(chunk, []byte{'\n'})
-		chunk = bytes.TrimSuffix(chunk, []byte{'\r'})
-		return chunk, true, nil
-	}
 }

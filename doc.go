@@ -133,15 +133,16 @@
 //
 // # Sequence alignments
 //
-// ReadAlignment reads a protein or RNA family (FASTA, A2M/A3M, Stockholm)
-// into an Alignment over an alphabet whose state 0 is the gap
-// (ProteinAlphabet, k = 21, by default), with plmc's focus mode and gap
-// filters. Reweight gives each sequence the weight 1/(its neighbours at
-// ≥ 80% identity), plmc's weights exactly, and Neff; Alignment.Samples
-// turns both into weighted Samples. From a learned model, ContactScores
-// gives the APC-corrected Frobenius norms that rank contacts (RankContacts,
-// ContactPrecision), and MutationEffects the log-odds of every single
-// substitution of a sequence. LearnContacts goes from the weighted samples
+// Package protein (github.com/mrfkit/pairwise/protein) holds the
+// workflow of sequence families: protein.ReadAlignment reads a protein or
+// RNA family (FASTA, A2M/A3M, Stockholm) into an Alignment whose state 0
+// is the gap, with plmc's focus mode and gap filters; protein.Reweight
+// gives each sequence the weight 1/(its neighbours at ≥ 80% identity),
+// plmc's weights exactly, and Neff; Alignment.Samples turns both into
+// weighted Samples. From a learned model, protein.ContactScores gives the
+// APC-corrected Frobenius norms that rank contacts, and
+// protein.MutationEffects the log-odds of every single substitution of a
+// sequence. LearnContacts goes from the weighted samples
 // straight to the scores at alignment scale: Algorithm 2's value-pair
 // regressions with a ridge term (WithRidge) beside the constraint, the gap
 // ignored, node by node, without building a model or running the edge test

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/mrfkit/pairwise/internal/dca"
 	"github.com/mrfkit/pairwise/internal/estimates"
 )
 
@@ -471,7 +472,7 @@ func centreBlock(w []float64, k int) {
 		return
 	}
 	row, col := make([]float64, k), make([]float64, k)
-	g := blockSums(w, k, row, col) // contacts.go
+	g := dca.BlockSums(w, k, row, col)
 	fk := float64(k)
 	for a := 0; a < k; a++ {
 		for b := 0; b < k; b++ {

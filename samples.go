@@ -83,6 +83,60 @@ func NewWeightedSamples(k int, rows [][]int, weights []float64) (*Samples, error
 	return newSamples("NewWeightedSamples", k, rows, weights)
 }
 
+// NewSamplesBytes returns samples over the alphabet 0..k-1 from z, which
+// holds N = len(z)/n observations z^1..z^N of n variables one after another
+// (row-major, one byte a state: z[m*n+i] is the state of variable i in row
+// m), the form in which a reader of large data such as a sequence alignment
+// already holds them, at one byte a value where the rows of NewSamples take
+// eight. weights, one per row, make weighted samples as NewWeightedSamples
+// does; nil weights make unweighted samples. z and weights are copied and
+// not modified.
+//
+// It returns an *AlphabetError for k outside [2, MaxAlphabet], an error
+// matching ErrNoSamples for an empty z, an error for n < 1 or a length of z
+// that is not a multiple of n, an error naming the row and column of a
+// state ≥ k, and the errors of NewWeightedSamples for bad weights.
+func NewSamplesBytes(k, n int, z []byte, weights []float64) (*Samples, error) {
+	const fn = "NewSamplesBytes"
+	if k < 2 || k > MaxAlphabet {
+		return nil, &AlphabetError{Func: fn, K: k, Min: 2, Max: MaxAlphabet}
+	}
+	if n < 1 {
+		return nil, fmt.Errorf("pairwise: %s: n = %d variables, want at least 1", fn, n)
+	}
+	if len(z) == 0 {
+		return nil, errorOf(ErrNoSamples, "pairwise: %s: no rows", fn)
+	}
+	if len(z)%n != 0 {
+		return nil, fmt.Errorf("pairwise: %s: %d states are not rows of n = %d", fn, len(z), n)
+	}
+	rows := len(z) / n
+	if weights != nil && len(weights) != rows {
+		return nil, fmt.Errorf("pairwise: %s: %d weights for %d rows", fn, len(weights), rows)
+	}
+	if k <= 255 {
+		for x, v := range z {
+			if int(v) >= k {
+				return nil, fmt.Errorf("pairwise: %s: row %d, column %d: value %d outside [0, %d)", fn, x/n, x%n, v, k)
+			}
+		}
+	}
+	s := newSamplesBuffer(n, k, rows)
+	if s.b8 != nil {
+		copy(s.b8, z)
+	} else {
+		for x, v := range z {
+			s.b16[x] = uint16(v)
+		}
+	}
+	if weights != nil {
+		if err := s.setWeights(fn, weights); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
 func newSamples(fn string, k int, rows [][]int, weights []float64) (*Samples, error) {
 	if k < 2 || k > MaxAlphabet {
 		return nil, &AlphabetError{Func: fn, K: k, Min: 2, Max: MaxAlphabet}

@@ -106,6 +106,41 @@ func TestNewSamplesErrors(t *testing.T) {
 			make: func() (*Samples, error) { return NewWeightedSamples(2, [][]int{{0}, {2}}, []float64{-1, 1}) },
 			want: []string{"row 1, column 0: value 2 outside [0, 2)"},
 		},
+		{
+			name: "bytes k 1",
+			make: func() (*Samples, error) { return NewSamplesBytes(1, 1, []byte{0}, nil) },
+			want: []string{"pairwise: NewSamplesBytes:", "k = 1, want at least 2"},
+		},
+		{
+			name: "bytes no rows",
+			make: func() (*Samples, error) { return NewSamplesBytes(2, 3, nil, nil) },
+			want: []string{"pairwise: NewSamplesBytes: no rows"},
+		},
+		{
+			name: "bytes n 0",
+			make: func() (*Samples, error) { return NewSamplesBytes(2, 0, []byte{0}, nil) },
+			want: []string{"n = 0 variables"},
+		},
+		{
+			name: "bytes ragged",
+			make: func() (*Samples, error) { return NewSamplesBytes(2, 2, []byte{0, 1, 1}, nil) },
+			want: []string{"3 states are not rows of n = 2"},
+		},
+		{
+			name: "bytes value",
+			make: func() (*Samples, error) { return NewSamplesBytes(3, 2, []byte{0, 1, 2, 3}, nil) },
+			want: []string{"row 1, column 1: value 3 outside [0, 3)"},
+		},
+		{
+			name: "bytes weights length",
+			make: func() (*Samples, error) { return NewSamplesBytes(2, 1, []byte{0, 1}, []float64{1}) },
+			want: []string{"1 weights for 2 rows"},
+		},
+		{
+			name: "bytes NaN weight",
+			make: func() (*Samples, error) { return NewSamplesBytes(2, 1, []byte{0, 1}, []float64{1, math.NaN()}) },
+			want: []string{"pairwise: NewSamplesBytes: row 1: weight NaN"},
+		},
 	} {
 		t.Run(test.name, func(t *testing.T) {
 			s, err := test.make()
@@ -292,5 +327,36 @@ func TestSamplesNamesCopy(t *testing.T) {
 	s.Names()[0] = "changed"
 	if got := s.Names(); !reflect.DeepEqual(got, []string{"a", "b"}) {
 		t.Errorf("Names() = %q after changing a returned copy, want [a b]", got)
+	}
+}
+
+// TestNewSamplesBytes checks that states given as bytes make the same
+// samples as the same rows given to NewSamples and NewWeightedSamples, and
+// that z and the weights are copied.
+func TestNewSamplesBytes(t *testing.T) {
+	rows := [][]int{{0, 2, 1}, {1, 1, 0}, {2, 0, 2}, {0, 0, 1}}
+	z := []byte{0, 2, 1, 1, 1, 0, 2, 0, 2, 0, 0, 1}
+	w := []float64{1, 0.5, 2, 0.25}
+	for _, k := range []int{3, 300} { // one byte a state, and two
+		want, err := NewWeightedSamples(k, rows, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := NewSamplesBytes(k, 3, z, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		z[0], w[0] = 2, 9 // the samples hold copies
+		if !reflect.DeepEqual(got.Rows(), want.Rows()) || got.Alphabet() != k || got.TotalWeight() != want.TotalWeight() || got.Weight(0) != 1 {
+			t.Errorf("k = %d: rows %v, k %d, total %v; want %v, %d, %v", k, got.Rows(), got.Alphabet(), got.TotalWeight(), want.Rows(), k, want.TotalWeight())
+		}
+		z[0], w[0] = 0, 1
+		plain, err := NewSamplesBytes(k, 3, z, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if plain.TotalWeight() != 4 || plain.Weight(2) != 1 {
+			t.Errorf("k = %d without weights: total %v, weight %v; want 4 and 1", k, plain.TotalWeight(), plain.Weight(2))
+		}
 	}
 }

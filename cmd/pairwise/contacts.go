@@ -9,6 +9,7 @@ import (
 	"github.com/mrfkit/pairwise"
 	"github.com/mrfkit/pairwise/internal/cli"
 	"github.com/mrfkit/pairwise/internal/draw"
+	"github.com/mrfkit/pairwise/protein"
 )
 
 // contactsUsage is the help of "pairwise contacts".
@@ -40,13 +41,13 @@ Examples:
 `
 
 // alignFormats are the values of contacts' -format.
-var alignFormats = map[string]pairwise.AlignmentFormat{
-	"auto": pairwise.FormatAuto, "fasta": pairwise.FormatFASTA, "a2m": pairwise.FormatA2M, "a3m": pairwise.FormatA2M,
-	"stockholm": pairwise.FormatStockholm, "sto": pairwise.FormatStockholm,
+var alignFormats = map[string]protein.AlignmentFormat{
+	"auto": protein.FormatAuto, "fasta": protein.FormatFASTA, "a2m": protein.FormatA2M, "a3m": protein.FormatA2M,
+	"stockholm": protein.FormatStockholm, "sto": protein.FormatStockholm,
 }
 
 // alphabets are the named values of contacts' -alphabet.
-var alphabets = map[string]string{"protein": pairwise.ProteinAlphabet, "rna": pairwise.RNAAlphabet, "dna": pairwise.DNAAlphabet}
+var alphabets = map[string]string{"protein": protein.ProteinAlphabet, "rna": protein.RNAAlphabet, "dna": protein.DNAAlphabet}
 
 // runContacts is the contacts subcommand.
 func runContacts(args []string, stdout, stderr io.Writer) error {
@@ -54,7 +55,7 @@ func runContacts(args []string, stdout, stderr io.Writer) error {
 	format := fs.String("format", "auto", "alignment format: auto, fasta, a2m (also A3M) or stockholm")
 	alphabet := fs.String("alphabet", "protein", "alphabet: protein, rna, dna, or the letters themselves with the gap first (e.g. -ACGU)")
 	focus := fs.String("focus", "", "focus sequence: keep its uppercase, non-gap columns and number them by its residues")
-	theta := fs.Float64("theta", pairwise.DefaultIdentity, "identity threshold of the sequence reweighting, in (0, 1]; 0 for no reweighting")
+	theta := fs.Float64("theta", protein.DefaultIdentity, "identity threshold of the sequence reweighting, in (0, 1]; 0 for no reweighting")
 	maxSeqGaps := fs.Float64("max-seq-gaps", 1, "drop sequences with more than this fraction of gaps")
 	maxColGaps := fs.Float64("max-col-gaps", 1, "drop columns with more than this fraction of gaps")
 	ignoreGap := fs.Bool("ignore-gap", true, "leave the gap state out of the fits and the scores (as plmc -g)")
@@ -92,16 +93,16 @@ func runContacts(args []string, stdout, stderr io.Writer) error {
 	if !ok {
 		letters = *alphabet
 	}
-	aopts := []pairwise.AlignmentOption{pairwise.AlignFormat(alignFormat), pairwise.AlignAlphabet(letters),
-		pairwise.AlignMaxSequenceGaps(*maxSeqGaps), pairwise.AlignMaxColumnGaps(*maxColGaps)}
+	aopts := []protein.AlignmentOption{protein.AlignFormat(alignFormat), protein.AlignAlphabet(letters),
+		protein.AlignMaxSequenceGaps(*maxSeqGaps), protein.AlignMaxColumnGaps(*maxColGaps)}
 	if *focus != "" {
-		aopts = append(aopts, pairwise.AlignFocus(*focus))
+		aopts = append(aopts, protein.AlignFocus(*focus))
 	}
 	in, err := cli.Open(fs.Arg(0), stdin)
 	if err != nil {
 		return err
 	}
-	a, err := pairwise.ReadAlignment(in.R, aopts...)
+	a, err := protein.ReadAlignment(in.R, aopts...)
 	in.Close()
 	if err != nil {
 		return cli.FileError(in.Name, err)
@@ -114,7 +115,7 @@ func runContacts(args []string, stdout, stderr io.Writer) error {
 	if err := cli.During(stderr, "contacts", a.Vars(), *quiet, func(ctx context.Context, progress func(int, int)) error {
 		var weights []float64
 		if *theta > 0 {
-			w, err := pairwise.ReweightContext(ctx, a, pairwise.ReweightIdentity(*theta))
+			w, err := protein.ReweightContext(ctx, a, protein.ReweightIdentity(*theta))
 			if err != nil {
 				return err
 			}
@@ -145,7 +146,7 @@ func runContacts(args []string, stdout, stderr io.Writer) error {
 	if !*quiet {
 		fmt.Fprintf(stderr, "%s: %d sequences, %d columns, k = %d, Neff = %.1f\n", in.Name, a.Len(), a.Vars(), len(a.Alphabet()), neff)
 	}
-	ranked := pairwise.RankContacts(scores, *minSep)
+	ranked := protein.RankContacts(scores, *minSep)
 	if *png != "" {
 		marks := min(len(ranked), a.Vars())
 		if *top > 0 {
@@ -159,7 +160,7 @@ func runContacts(args []string, stdout, stderr io.Writer) error {
 	}
 	return cli.WriteFile(*out, stdout, func(w io.Writer) error {
 		if *layout == "plmc" {
-			return pairwise.WritePlmcCouplings(w, a, scores)
+			return protein.WritePlmcCouplings(w, a, scores)
 		}
 		if *top > 0 && *top < len(ranked) {
 			ranked = ranked[:*top]

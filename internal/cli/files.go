@@ -239,10 +239,11 @@ func WriteFile(path string, stdout io.Writer, write func(w io.Writer) error) err
 	return nil
 }
 
-// libPrefixes matches "pairwise: " and "pairwise: Function: " at the start
-// of every line of a (joined) error.
-var libPrefixes = regexp.MustCompile(`(?m)^pairwise: ([A-Za-z.]+: )?`)
+// libPrefixes matches "pairwise: " and "pairwise: Function: " (or
+// "protein: ...") at the start of every line of a (joined) error.
+var libPrefixes = regexp.MustCompile(`(?m)^(pairwise|protein): ([A-Za-z.]+: )?`)
 
 // StripPrefixes returns an error message of the library without the
-// "pairwise: " and "pairwise: Function: " at the start of its lines.
+// "pairwise: " and "pairwise: Function: " (or "protein: ...") at the start
+// of its lines.
 func StripPrefixes(msg string) string { return libPrefixes.ReplaceAllString(msg, "") }

@@ -94,3 +94,19 @@ func TestInterrupted(t *testing.T) {
 		t.Errorf("nil: %v", err)
 	}
 }
+
+// TestStripPrefixes: the command's errors lose the prefixes of package
+// pairwise and package protein on every line, and keep other text.
+func TestStripPrefixes(t *testing.T) {
+	for in, want := range map[string]string{
+		"pairwise: ReadCSV: line 3: bad":                    "line 3: bad",
+		"protein: ReadAlignment: line 3: ragged alignment":  "line 3: ragged alignment",
+		"protein: Reweight: a\npairwise: b":                 "a\nb",
+		"protein: Alignment.Samples: sequence 2: weight -1": "sequence 2: weight -1",
+		"proteins: x": "proteins: x",
+	} {
+		if got := StripPrefixes(in); got != want {
+			t.Errorf("StripPrefixes(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

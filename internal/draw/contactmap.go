@@ -6,7 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/mrfkit/pairwise"
+	"github.com/mrfkit/pairwise/protein"
 )
 
 // ContactMap draws the score matrix s of 'pairwise contacts' as a heat
@@ -15,7 +15,7 @@ import (
 // zero, possible after APC, and NaN draw white), with the pairs of marks
 // filled red in the upper triangle only, so that the lower triangle shows
 // the scores unmarked.
-func ContactMap(s mat.Symmetric, marks []pairwise.Contact) Drawing {
+func ContactMap(s mat.Symmetric, marks []protein.Contact) Drawing {
 	n := s.SymmetricDim()
 	cell := max(1, 600/max(n, 1))
 	hi := 0.0

@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/mrfkit/pairwise"
+	"github.com/mrfkit/pairwise/protein"
 )
 
 // TestFont: the glyph table parses into distinct glyphs for the digits and
@@ -275,7 +276,7 @@ func TestContactMap(t *testing.T) {
 		1, -1, 0,
 	})
 	var b bytes.Buffer
-	if err := WritePicture(&b, ContactMap(s, []pairwise.Contact{{I: 0, J: 2}}), "png"); err != nil {
+	if err := WritePicture(&b, ContactMap(s, []protein.Contact{{I: 0, J: 2}}), "png"); err != nil {
 		t.Fatal(err)
 	}
 	img, err := png.Decode(&b)

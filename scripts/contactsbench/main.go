@@ -32,6 +32,7 @@ import (
 	"strings"
 
 	"github.com/mrfkit/pairwise"
+	"github.com/mrfkit/pairwise/protein"
 )
 
 func main() {
@@ -58,23 +59,23 @@ func main() {
 
 func synth(args []string) error {
 	fs := flag.NewFlagSet("synth", flag.ExitOnError)
-	alphabet := fs.String("alphabet", pairwise.ProteinAlphabet, "alphabet, gap first")
+	alphabet := fs.String("alphabet", protein.ProteinAlphabet, "alphabet, gap first")
 	focus := fs.String("focus", "", "focus sequence")
 	seed := fs.Uint64("seed", 1, "seed of the sampler")
 	out := fs.String("out", "synth", "output prefix")
 	keepGap := fs.Bool("keep-gap", false, "state 0 is a state, not a gap")
 	ridge := fs.Float64("ridge", 4, "ridge ρ of the generating model's fit (docs/contacts used 4)")
 	fs.Parse(args)
-	var aopts []pairwise.AlignmentOption
-	aopts = append(aopts, pairwise.AlignAlphabet(*alphabet))
+	var aopts []protein.AlignmentOption
+	aopts = append(aopts, protein.AlignAlphabet(*alphabet))
 	if *focus != "" {
-		aopts = append(aopts, pairwise.AlignFocus(*focus))
+		aopts = append(aopts, protein.AlignFocus(*focus))
 	}
-	a, err := pairwise.ReadAlignmentFile(fs.Arg(0), aopts...)
+	a, err := protein.ReadAlignmentFile(fs.Arg(0), aopts...)
 	if err != nil {
 		return err
 	}
-	w, err := pairwise.Reweight(a)
+	w, err := protein.Reweight(a)
 	if err != nil {
 		return err
 	}
@@ -88,11 +89,11 @@ func synth(args []string) error {
 		return err
 	}
 	n, k := a.Vars(), len(*alphabet)
-	sc, err := pairwise.ContactScores(res.Model, pairwise.ContactIgnoreGap(!*keepGap), pairwise.ContactAPC(false))
+	sc, err := protein.ContactScores(res.Model, protein.ContactIgnoreGap(!*keepGap), protein.ContactAPC(false))
 	if err != nil {
 		return err
 	}
-	ranked := pairwise.RankContacts(sc, 1)
+	ranked := protein.RankContacts(sc, 1)
 	truth := ranked[:n]
 	m, err := pairwise.NewModel(n, k)
 	if err != nil {

@@ -1,6 +1,7 @@
-package pairwise
+package protein
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -8,13 +9,15 @@ import (
 
 	"gonum.org/v1/gonum/floats/scalar"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/mrfkit/pairwise"
 )
 
 // randomPotts returns a model on n variables with k states whose pairs are
 // each coupled with probability p, entries uniform in [-1, 1).
-func randomPotts(t *testing.T, rng *rand.Rand, n, k int, p float64) *Model {
+func randomPotts(t *testing.T, rng *rand.Rand, n, k int, p float64) *pairwise.Model {
 	t.Helper()
-	m, err := NewModel(n, k)
+	m, err := pairwise.NewModel(n, k)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +50,7 @@ func randomPotts(t *testing.T, rng *rand.Rand, n, k int, p float64) *Model {
 // refScores is the reference: the centred block as H W H with the
 // centring matrix H = I - 11ᵀ/k, its norm over the kept states, and the APC
 // written out pair by pair.
-func refScores(m *Model, ignoreGap, apc bool) *mat.Dense {
+func refScores(m *pairwise.Model, ignoreGap, apc bool) *mat.Dense {
 	n, k := m.Vars(), m.Alphabet()
 	h := mat.NewDense(k, k, nil)
 	for a := 0; a < k; a++ {
@@ -103,7 +106,7 @@ func TestContactScoresClosedForm(t *testing.T) {
 	// k = 2, W_01 = [[c, 0], [0, 0]]: centred it is c/4·[[1, -1], [-1, 1]],
 	// of Frobenius norm c/2, and c/4 without the gap (state 0).
 	const c = 3.0
-	m, _ := NewModel(3, 2)
+	m, _ := pairwise.NewModel(3, 2)
 	if err := m.SetCoupling(0, 1, mat.NewDense(2, 2, []float64{c, 0, 0, 0})); err != nil {
 		t.Fatal(err)
 	}
@@ -232,7 +235,7 @@ func TestContactScoresEdgeCases(t *testing.T) {
 	if _, err := ContactScores(nil); err == nil {
 		t.Error("nil model: no error")
 	}
-	m, _ := NewModel(4, 3)
+	m, _ := pairwise.NewModel(4, 3)
 	s, err := ContactScores(m)
 	if err != nil {
 		t.Fatal(err)
@@ -240,7 +243,7 @@ func TestContactScoresEdgeCases(t *testing.T) {
 	if !mat.Equal(s, mat.NewSymDense(4, nil)) {
 		t.Errorf("no couplings: scores %v, want zeros", mat.Formatted(s))
 	}
-	one, _ := NewModel(1, 2)
+	one, _ := pairwise.NewModel(1, 2)
 	if s, err := ContactScores(one); err != nil || s.SymmetricDim() != 1 || s.At(0, 0) != 0 {
 		t.Errorf("n = 1: %v, %v", s, err)
 	}
@@ -345,3 +348,8 @@ func TestWritePlmcCouplings(t *testing.T) {
 		t.Errorf("failing writer: %v", err)
 	}
 }
+
+// failWriter fails every write.
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }

@@ -1,4 +1,4 @@
-package pairwise
+package protein
 
 import (
 	"context"
@@ -177,7 +177,7 @@ func TestReweightErrors(t *testing.T) {
 		{[]ReweightOption{nil}, "option 0 is nil"},
 	} {
 		_, err := Reweight(a, test.opts...)
-		if err == nil || !strings.Contains(err.Error(), test.want) || !strings.HasPrefix(err.Error(), "pairwise: ") {
+		if err == nil || !strings.Contains(err.Error(), test.want) || !strings.HasPrefix(err.Error(), "protein: ") {
 			t.Errorf("error %v, want one containing %q", err, test.want)
 		}
 	}

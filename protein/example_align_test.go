@@ -1,4 +1,4 @@
-package pairwise_test
+package protein_test
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/mrfkit/pairwise"
+	"github.com/mrfkit/pairwise/protein"
 )
 
 // Read a small A3M alignment with a focus sequence: lowercase letters are
@@ -26,7 +27,7 @@ MRIAVATGN
 >hit3
 -KV-LXTGD
 `
-	a, err := pairwise.ReadAlignment(strings.NewReader(a3m), pairwise.AlignFocus("QUERY"))
+	a, err := protein.ReadAlignment(strings.NewReader(a3m), protein.AlignFocus("QUERY"))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -39,7 +40,7 @@ MRIAVATGN
 	fmt.Println(a.Report())
 
 	// Errors name the line and the sequence.
-	_, err = pairwise.ReadAlignment(strings.NewReader(">a\nMKV\n>b\nMK\n"))
+	_, err = protein.ReadAlignment(strings.NewReader(">a\nMKV\n>b\nMK\n"))
 	fmt.Println(err)
 	// Output:
 	// 4 sequences, 8 columns
@@ -50,7 +51,7 @@ MRIAVATGN
 	// hit2       MRIVATGN
 	// hit3       -KVL-TGD
 	// A2M/A3M: 4 sequences, 9 columns read; 1 insert letters removed; unknown letters X×1 in 1 sequences; focus QUERY/5-13 the focus (line 1): 1 columns dropped
-	// pairwise: ReadAlignment: line 3: sequence "b": ragged alignment: 2 letters, want 3 as sequence "a" (line 1)
+	// protein: ReadAlignment: line 3: sequence "b": ragged alignment: 2 letters, want 3 as sequence "a" (line 1)
 }
 
 // Weight sequences by the inverse size of their neighbourhood at 80%
@@ -66,11 +67,11 @@ MKVLSTGDEH
 >s4
 MRIAVSGNKW
 `
-	a, err := pairwise.ReadAlignment(strings.NewReader(fasta))
+	a, err := protein.ReadAlignment(strings.NewReader(fasta))
 	if err != nil {
 		log.Fatal(err)
 	}
-	w, err := pairwise.Reweight(a, pairwise.ReweightIdentity(0.8))
+	w, err := protein.Reweight(a, protein.ReweightIdentity(0.8))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -115,19 +116,19 @@ func ExampleContactScores() {
 	couple(0, 4, 1.5)
 	couple(1, 3, 1.0)
 	couple(0, 2, 0.3)
-	s, err := pairwise.ContactScores(m, pairwise.ContactIgnoreGap(true))
+	s, err := protein.ContactScores(m, protein.ContactIgnoreGap(true))
 	if err != nil {
 		log.Fatal(err)
 	}
 	fmt.Printf("%.3f\n", mat.Formatted(s, mat.Squeeze()))
 
-	ranked := pairwise.RankContacts(s, 2) // pairs at least 2 apart
+	ranked := protein.RankContacts(s, 2) // pairs at least 2 apart
 	for _, c := range ranked[:3] {
 		fmt.Printf("%d-%d %.3f\n", c.I, c.J, c.Score)
 	}
 	truth := map[[2]int]bool{{0, 4}: true, {1, 3}: true}
 	isContact := func(i, j int) bool { return truth[[2]int{i, j}] }
-	fmt.Println("top-2 precision:", pairwise.ContactPrecision(ranked, 2, isContact))
+	fmt.Println("top-2 precision:", protein.ContactPrecision(ranked, 2, isContact))
 	// Output:
 	// ⎡ 0.000  -0.804   0.359  -0.804   1.795⎤
 	// ⎢-0.804   0.000  -0.134   1.554  -0.670⎥
@@ -154,7 +155,7 @@ func ExampleMutationEffects() {
 	if err := m.SetField(0, []float64{0, 0.5, 0}); err != nil {
 		log.Fatal(err)
 	}
-	e, err := pairwise.MutationEffects(m, []int{1, 2})
+	e, err := protein.MutationEffects(m, []int{1, 2})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -169,7 +170,7 @@ func ExampleMutationEffects() {
 // NaN score is written 0.
 func ExampleWritePlmcCouplings() {
 	const fasta = ">QUERY/5-8\nMKVL\n>hit\nMRVL\n"
-	a, err := pairwise.ReadAlignment(strings.NewReader(fasta), pairwise.AlignFocus("QUERY"))
+	a, err := protein.ReadAlignment(strings.NewReader(fasta), protein.AlignFocus("QUERY"))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -179,7 +180,7 @@ func ExampleWritePlmcCouplings() {
 		0.25, math.NaN(), 0, 1,
 		0, 0.125, 1, 0,
 	})
-	if err := pairwise.WritePlmcCouplings(os.Stdout, a, scores); err != nil {
+	if err := protein.WritePlmcCouplings(os.Stdout, a, scores); err != nil {
 		log.Fatal(err)
 	}
 	// Output:

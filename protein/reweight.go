@@ -1,4 +1,4 @@
-package pairwise
+package protein
 
 import (
 	"context"
@@ -123,17 +123,17 @@ func Reweight(a *Alignment, opts ...ReweightOption) (*SequenceWeights, error) {
 func ReweightContext(ctx context.Context, a *Alignment, opts ...ReweightOption) (*SequenceWeights, error) {
 	const fn = "Reweight"
 	if a == nil {
-		return nil, errors.New("pairwise: Reweight: nil alignment")
+		return nil, errors.New("protein: Reweight: nil alignment")
 	}
 	cfg := reweightConfig{theta: DefaultIdentity, workers: runtime.GOMAXPROCS(0)}
 	for x, o := range opts {
 		if o == nil {
-			return nil, fmt.Errorf("pairwise: %s: option %d is nil", fn, x)
+			return nil, fmt.Errorf("protein: %s: option %d is nil", fn, x)
 		}
 		o.applyReweight(&cfg)
 	}
 	if len(cfg.errs) > 0 {
-		return nil, fmt.Errorf("pairwise: %s: %w", fn, errors.Join(cfg.errs...))
+		return nil, fmt.Errorf("protein: %s: %w", fn, errors.Join(cfg.errs...))
 	}
 	minID := int(math.Ceil(cfg.theta*float64(a.l) - 1e-9))
 	if minID < 0 {
@@ -141,7 +141,7 @@ func ReweightContext(ctx context.Context, a *Alignment, opts ...ReweightOption) 
 	}
 	counts, err := countNeighbors(ctx, a.codes, a.n, a.l, len(a.alphabet), minID, cfg.workers, cfg.progress)
 	if err != nil {
-		return nil, fmt.Errorf("pairwise: %s: %w", fn, err)
+		return nil, fmt.Errorf("protein: %s: %w", fn, err)
 	}
 	w := &SequenceWeights{
 		Weights:      make([]float64, a.n),

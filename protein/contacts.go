@@ -1,4 +1,4 @@
-package pairwise
+package protein
 
 import (
 	"errors"
@@ -7,6 +7,8 @@ import (
 	"math"
 	"sort"
 
+	"github.com/mrfkit/pairwise"
+	"github.com/mrfkit/pairwise/internal/dca"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -46,7 +48,7 @@ func ContactAPC(on bool) ContactOption {
 //	S_ij = ‖W'_ij‖_F,   W'_ij(a, b) = W_ij(a, b) - r_a - c_b + g,
 //
 // with r, c and g the row, column and grand means of W_ij over all k
-// states (as Model.Centered centres it), the sums running over the states
+// states (as pairwise.Model.Centered centres it), the sums running over the states
 // 1..k-1 only with ContactIgnoreGap. The zero-sum gauge makes the score
 // depend on the distribution only: constants added to a row or a column of
 // a block and taken out of a field leave it unchanged. Then, unless
@@ -61,19 +63,19 @@ func ContactAPC(on bool) ContactOption {
 // removes everything.
 //
 // ContactScores returns an error for a nil model. Scores are finite for
-// any Model (its couplings are finite).
-func ContactScores(m *Model, opts ...ContactOption) (*mat.SymDense, error) {
+// any pairwise.Model (its couplings are finite).
+func ContactScores(m *pairwise.Model, opts ...ContactOption) (*mat.SymDense, error) {
 	if m == nil {
-		return nil, errors.New("pairwise: ContactScores: nil model")
+		return nil, errors.New("protein: ContactScores: nil model")
 	}
 	cfg := contactConfig{apc: true}
 	for x, o := range opts {
 		if o == nil {
-			return nil, fmt.Errorf("pairwise: ContactScores: option %d is nil", x)
+			return nil, fmt.Errorf("protein: ContactScores: option %d is nil", x)
 		}
 		o.applyContact(&cfg)
 	}
-	n, k := m.n, m.k
+	n, k := m.Vars(), m.Alphabet()
 	s := mat.NewSymDense(n, nil)
 	row := make([]float64, k)
 	col := make([]float64, k)
@@ -86,66 +88,14 @@ func ContactScores(m *Model, opts ...ContactOption) (*mat.SymDense, error) {
 			if j <= i {
 				continue
 			}
-			w := m.coupling(i, j)
-			s.SetSym(i, j, centredNorm(w, k, first, row, col))
+			w := m.Coupling(i, j).RawMatrix().Data
+			s.SetSym(i, j, dca.CentredNorm(w, k, first, row, col))
 		}
 	}
 	if cfg.apc {
-		applyAPC(s)
+		dca.APC(s)
 	}
 	return s, nil
-}
-
-// centredNorm returns the Frobenius norm, over states first..k-1, of the
-// k×k row-major block w with its rows and columns centred over all k
-// states. row and col are scratch of length k.
-func centredNorm(w []float64, k, first int, row, col []float64) float64 {
-	g := blockSums(w, k, row, col)
-	fk := float64(k)
-	g /= fk * fk
-	for a := range row {
-		row[a] /= fk
-		col[a] /= fk
-	}
-	sum := 0.0
-	for a := first; a < k; a++ {
-		for b := first; b < k; b++ {
-			v := w[a*k+b] - row[a] - col[b] + g
-			sum += v * v
-		}
-	}
-	return math.Sqrt(sum)
-}
-
-// applyAPC replaces the off-diagonal scores by their average product
-// corrected values, in place.
-func applyAPC(s *mat.SymDense) {
-	n := s.SymmetricDim()
-	if n < 3 {
-		return
-	}
-	mean := make([]float64, n)
-	total := 0.0
-	for i := 0; i < n; i++ {
-		for j := i + 1; j < n; j++ {
-			v := s.At(i, j)
-			mean[i] += v
-			mean[j] += v
-			total += v
-		}
-	}
-	if total == 0 {
-		return
-	}
-	all := total / float64(n*(n-1)/2)
-	for i := range mean {
-		mean[i] /= float64(n - 1)
-	}
-	for i := 0; i < n; i++ {
-		for j := i + 1; j < n; j++ {
-			s.SetSym(i, j, s.At(i, j)-mean[i]*mean[j]/all)
-		}
-	}
 }
 
 // Contact is a pair of variables I < J with a score, an entry of a ranked
@@ -194,7 +144,7 @@ func RankContacts(scores mat.Symmetric, minSeparation int) []Contact {
 func WritePlmcCouplings(w io.Writer, a *Alignment, scores mat.Symmetric) error {
 	n := scores.SymmetricDim()
 	if n != a.Vars() {
-		return fmt.Errorf("pairwise: WritePlmcCouplings: %d×%d scores for %d columns", n, n, a.Vars())
+		return fmt.Errorf("protein: WritePlmcCouplings: %d×%d scores for %d columns", n, n, a.Vars())
 	}
 	num := a.Columns()
 	letter := func(i int) string {
@@ -240,33 +190,33 @@ func ContactPrecision(ranked []Contact, top int, isContact func(i, j int) bool) 
 // MutationEffects returns the n×k matrix of the effects of every single
 // substitution of the sequence z under m: entry (i, a) is
 //
-//	LogWeight(z with z_i = a) - LogWeight(z)
+//	m.LogWeight(z with z_i = a) - m.LogWeight(z)
 //	  = θ_i(a) - θ_i(z_i) + Σ_{j≠i} (W_ij(a, z_j) - W_ij(z_i, z_j)),
 //
 // the log-odds of the mutant against z (the normalising constant cancels),
 // which is zero at a = z_i. It returns an error for a nil model, len(z) ≠ n
 // or a state outside [0, k). z is not modified.
-func MutationEffects(m *Model, z []int) (*mat.Dense, error) {
+func MutationEffects(m *pairwise.Model, z []int) (*mat.Dense, error) {
 	if m == nil {
-		return nil, errors.New("pairwise: MutationEffects: nil model")
+		return nil, errors.New("protein: MutationEffects: nil model")
 	}
-	n, k := m.n, m.k
+	n, k := m.Vars(), m.Alphabet()
 	if len(z) != n {
-		return nil, fmt.Errorf("pairwise: MutationEffects: len(z) = %d, want n = %d", len(z), n)
+		return nil, fmt.Errorf("protein: MutationEffects: len(z) = %d, want n = %d", len(z), n)
 	}
 	for i, v := range z {
 		if v < 0 || v >= k {
-			return nil, fmt.Errorf("pairwise: MutationEffects: z[%d] = %d outside [0, %d)", i, v, k)
+			return nil, fmt.Errorf("protein: MutationEffects: z[%d] = %d outside [0, %d)", i, v, k)
 		}
 	}
 	out := mat.NewDense(n, k, nil)
 	row := make([]float64, k)
 	for i := 0; i < n; i++ {
-		copy(row, m.theta[i*k:(i+1)*k])
-		for _, nb := range m.adj[i] {
-			zj := z[nb.j]
+		copy(row, m.Field(i))
+		for _, j := range m.Neighbors(i) {
+			w, zj := m.Coupling(i, j).RawMatrix().Data, z[j]
 			for a := 0; a < k; a++ {
-				row[a] += nb.w[a*k+zj]
+				row[a] += w[a*k+zj]
 			}
 		}
 		ref := row[z[i]]
@@ -277,21 +227,4 @@ func MutationEffects(m *Model, z []int) (*mat.Dense, error) {
 		out.SetRow(i, row)
 	}
 	return out, nil
-}
-
-// blockSums sets row[a] and col[b] to the row and column sums of the k×k
-// row-major block w and returns the sum of all its entries.
-func blockSums(w []float64, k int, row, col []float64) float64 {
-	clear(row)
-	clear(col)
-	g := 0.0
-	for a := 0; a < k; a++ {
-		for b := 0; b < k; b++ {
-			v := w[a*k+b]
-			row[a] += v
-			col[b] += v
-			g += v
-		}
-	}
-	return g
 }

@@ -1,4 +1,4 @@
-package pairwise_test
+package protein_test
 
 import (
 	"fmt"
@@ -7,15 +7,17 @@ import (
 	"strings"
 
 	"github.com/mrfkit/pairwise"
+	"github.com/mrfkit/pairwise/protein"
 )
 
-// Predict contacts from an RNA alignment: read it, reweight the sequences,
-// learn the coupling scores, and rank the pairs. The alignment is made up
-// here: in each sequence, columns 2 and 7 pair as Watson–Crick partners
-// most of the time, and so do columns 4 and 9; the other columns are
-// random. With a real family, read the file with ReadAlignmentFile (FASTA,
-// A2M/A3M or Stockholm) and give the focus sequence with AlignFocus.
-func ExampleLearnContacts() {
+// Predict contacts from an RNA alignment (RNAAlphabet): read it, reweight
+// the sequences, learn the coupling scores with pairwise.LearnContacts, and
+// rank the pairs. The alignment is made up here: in each sequence, columns
+// 2 and 7 pair as Watson–Crick partners most of the time, and so do
+// columns 4 and 9; the other columns are random. With a real family, read
+// the file with ReadAlignmentFile (FASTA, A2M/A3M or Stockholm) and give
+// the focus sequence with AlignFocus.
+func Example_rna() {
 	r := rand.New(rand.NewPCG(1, 2))
 	pair := map[byte]byte{'A': 'U', 'U': 'A', 'G': 'C', 'C': 'G'}
 	var fasta strings.Builder
@@ -32,11 +34,11 @@ func ExampleLearnContacts() {
 		fmt.Fprintf(&fasta, ">seq%d\n%s\n", s, row)
 	}
 
-	a, err := pairwise.ReadAlignment(strings.NewReader(fasta.String()), pairwise.AlignAlphabet(pairwise.RNAAlphabet))
+	a, err := protein.ReadAlignment(strings.NewReader(fasta.String()), protein.AlignAlphabet(protein.RNAAlphabet))
 	if err != nil {
 		log.Fatal(err)
 	}
-	w, err := pairwise.Reweight(a) // 1/(neighbours at ≥ 80% identity)
+	w, err := protein.Reweight(a) // 1/(neighbours at ≥ 80% identity)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -49,7 +51,7 @@ func ExampleLearnContacts() {
 		log.Fatal(err)
 	}
 	names := a.VarNames()
-	for _, c := range pairwise.RankContacts(cm.Scores, 1)[:3] {
+	for _, c := range protein.RankContacts(cm.Scores, 1)[:3] {
 		fmt.Printf("%s %s %.2f\n", names[c.I], names[c.J], c.Score)
 	}
 	// Output:

@@ -1,4 +1,4 @@
-package pairwise
+package protein
 
 import (
 	"errors"
@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-// The toy family of testdata/align in its three formats; all read to the
+// The toy family of ../testdata/align in its three formats; all read to the
 // same alignment.
 var toyFiles = []struct {
 	file   string
@@ -40,7 +40,7 @@ func TestReadAlignmentToy(t *testing.T) {
 			if explicit {
 				opts = append(opts, AlignFormat(f.format))
 			}
-			a, err := ReadAlignmentFile(filepath.Join("testdata", "align", f.file), opts...)
+			a, err := ReadAlignmentFile(filepath.Join("..", "testdata", "align", f.file), opts...)
 			if err != nil {
 				t.Fatalf("%s: %v", f.file, err)
 			}
@@ -82,7 +82,7 @@ func TestReadAlignmentToy(t *testing.T) {
 
 func TestReadAlignmentFocus(t *testing.T) {
 	for _, f := range toyFiles {
-		a, err := ReadAlignmentFile(filepath.Join("testdata", "align", f.file), AlignFocus("FOCUS_TOY"))
+		a, err := ReadAlignmentFile(filepath.Join("..", "testdata", "align", f.file), AlignFocus("FOCUS_TOY"))
 		if err != nil {
 			t.Fatalf("%s: %v", f.file, err)
 		}
@@ -286,7 +286,7 @@ func TestReadAlignmentErrors(t *testing.T) {
 			t.Errorf("%s: no error, read %d sequences", test.name, a.Len())
 			continue
 		}
-		if !strings.HasPrefix(err.Error(), "pairwise: ReadAlignment: ") || !strings.Contains(err.Error(), test.want) {
+		if !strings.HasPrefix(err.Error(), "protein: ReadAlignment: ") || !strings.Contains(err.Error(), test.want) {
 			t.Errorf("%s: error %q, want it to contain %q", test.name, err, test.want)
 		}
 	}
@@ -302,7 +302,7 @@ func TestReadAlignmentErrors(t *testing.T) {
 	if !errors.As(err, &ae) || ae.File != name || ae.Line != 3 || ae.Sequence != "b" || !strings.Contains(err.Error(), name+": line 3") {
 		t.Errorf("file error %v (%+v)", err, ae)
 	}
-	if _, err := ReadAlignmentFile(filepath.Join(dir, "missing.fasta")); err == nil || !strings.HasPrefix(err.Error(), "pairwise: ") {
+	if _, err := ReadAlignmentFile(filepath.Join(dir, "missing.fasta")); err == nil || !strings.HasPrefix(err.Error(), "protein: ") {
 		t.Errorf("missing file: %v", err)
 	}
 }
@@ -387,7 +387,7 @@ func TestReadAlignmentPlmcExamples(t *testing.T) {
 // a panic.
 func FuzzReadAlignment(f *testing.F) {
 	for _, tf := range toyFiles {
-		b, err := os.ReadFile(filepath.Join("testdata", "align", tf.file))
+		b, err := os.ReadFile(filepath.Join("..", "testdata", "align", tf.file))
 		if err != nil {
 			f.Fatal(err)
 		}
@@ -423,7 +423,7 @@ func FuzzReadAlignment(f *testing.F) {
 		}
 		a, err := ReadAlignment(strings.NewReader(string(in)), opts...)
 		if err != nil {
-			if !strings.HasPrefix(err.Error(), "pairwise: ReadAlignment: ") {
+			if !strings.HasPrefix(err.Error(), "protein: ReadAlignment: ") {
 				t.Fatalf("error without prefix: %v", err)
 			}
 			return

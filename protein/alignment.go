@@ -1,4 +1,4 @@
-package pairwise
+package protein
 
 import (
 	"bufio"
@@ -11,6 +11,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/mrfkit/pairwise"
+	"github.com/mrfkit/pairwise/internal/lines"
 )
 
 // Alphabets of sequence alignments. The first letter of an alphabet is the
@@ -230,11 +233,11 @@ type AlignmentError struct {
 // Unwrap returns Err.
 func (e *AlignmentError) Unwrap() error { return e.Err }
 
-// Error returns "pairwise: ReadAlignment: file: line N: sequence "name": msg",
+// Error returns "protein: ReadAlignment: file: line N: sequence "name": msg",
 // leaving out the parts that are not known.
 func (e *AlignmentError) Error() string {
 	var b strings.Builder
-	b.WriteString("pairwise: ReadAlignment: ")
+	b.WriteString("protein: ReadAlignment: ")
 	if e.File != "" {
 		b.WriteString(e.File)
 		b.WriteString(": ")
@@ -343,7 +346,7 @@ func (a *Alignment) Focus() int { return a.focus }
 // out of range.
 func (a *Alignment) At(s, i int) int {
 	if s < 0 || s >= a.n || i < 0 || i >= a.l {
-		panic(fmt.Sprintf("pairwise: Alignment.At(%d, %d) out of range [0, %d)×[0, %d)", s, i, a.n, a.l))
+		panic(fmt.Sprintf("protein: Alignment.At(%d, %d) out of range [0, %d)×[0, %d)", s, i, a.n, a.l))
 	}
 	return int(a.codes[s*a.l+i])
 }
@@ -352,7 +355,7 @@ func (a *Alignment) At(s, i int) int {
 // returns it. It panics if s is out of range.
 func (a *Alignment) Row(dst []int, s int) []int {
 	if s < 0 || s >= a.n {
-		panic(fmt.Sprintf("pairwise: Alignment.Row(%d) out of range [0, %d)", s, a.n))
+		panic(fmt.Sprintf("protein: Alignment.Row(%d) out of range [0, %d)", s, a.n))
 	}
 	if cap(dst) < a.l {
 		dst = make([]int, a.l)
@@ -369,7 +372,7 @@ func (a *Alignment) Row(dst []int, s int) []int {
 // states they were read as). It panics if s is out of range.
 func (a *Alignment) Sequence(s int) string {
 	if s < 0 || s >= a.n {
-		panic(fmt.Sprintf("pairwise: Alignment.Sequence(%d) out of range [0, %d)", s, a.n))
+		panic(fmt.Sprintf("protein: Alignment.Sequence(%d) out of range [0, %d)", s, a.n))
 	}
 	b := make([]byte, a.l)
 	for i, v := range a.codes[s*a.l : (s+1)*a.l] {
@@ -432,24 +435,47 @@ func (a *Alignment) Report() AlignmentReport {
 	return r
 }
 
-// Samples returns the alignment as samples over the alphabet, one row a
-// sequence, named by VarNames. weights, one per sequence (for example
-// Reweight's), make weighted samples by NewWeightedSamples; nil weights make
-// unweighted samples. It returns the errors of NewWeightedSamples for bad
-// weights.
-func (a *Alignment) Samples(weights []float64) (*Samples, error) {
-	k := len(a.alphabet)
-	if weights != nil && len(weights) != a.n {
-		return nil, fmt.Errorf("pairwise: Alignment.Samples: %d weights for %d sequences", len(weights), a.n)
-	}
-	s := newSamplesBuffer(a.l, k, a.n)
-	copy(s.b8, a.codes)
+// Samples returns the alignment as samples of package pairwise over its
+// alphabet (k = len(Alphabet())), one row a sequence at one byte a state
+// (pairwise.NewSamplesBytes), named by VarNames. weights, one per sequence
+// (for example Reweight's), make weighted samples as
+// pairwise.NewWeightedSamples does; nil weights make unweighted samples.
+// It returns an error for weights that are not one per sequence, naming
+// the sequence of a NaN, infinite or negative weight, and for weights that
+// do not sum to a positive finite total. weights is copied.
+func (a *Alignment) Samples(weights []float64) (*pairwise.Samples, error) {
 	if weights != nil {
-		if err := s.setWeights("Alignment.Samples", weights); err != nil {
-			return nil, err
+		if err := checkWeights(weights, a.n); err != nil {
+			return nil, fmt.Errorf("protein: Alignment.Samples: %v", err)
 		}
 	}
+	s, err := pairwise.NewSamplesBytes(len(a.alphabet), a.l, a.codes, weights)
+	if err != nil {
+		return nil, err
+	}
 	return s.WithNames(a.VarNames())
+}
+
+// checkWeights checks n sequence weights as pairwise.NewWeightedSamples
+// does, naming the sequence of a bad one.
+func checkWeights(weights []float64, n int) error {
+	if len(weights) != n {
+		return fmt.Errorf("%d weights for %d sequences", len(weights), n)
+	}
+	total := 0.0
+	for s, c := range weights {
+		if math.IsNaN(c) || math.IsInf(c, 0) {
+			return fmt.Errorf("sequence %d: weight %v, want a finite number", s, c)
+		}
+		if c < 0 {
+			return fmt.Errorf("sequence %d: weight %v is negative", s, c)
+		}
+		total += c
+	}
+	if !(total > 0) || math.IsInf(total, 0) {
+		return fmt.Errorf("the weights sum to %v, want a positive finite total", total)
+	}
+	return nil
 }
 
 // rawSeq is one sequence as read: its name, line and letters.
@@ -465,7 +491,7 @@ type rawSeq struct {
 func ReadAlignmentFile(name string, opts ...AlignmentOption) (*Alignment, error) {
 	f, err := os.Open(name)
 	if err != nil {
-		return nil, fmt.Errorf("pairwise: ReadAlignmentFile: %w", err)
+		return nil, fmt.Errorf("protein: ReadAlignmentFile: %w", err)
 	}
 	defer f.Close()
 	a, err := ReadAlignment(f, opts...)
@@ -511,14 +537,14 @@ func ReadAlignment(r io.Reader, opts ...AlignmentOption) (*Alignment, error) {
 	cfg := alignConfig{alphabet: ProteinAlphabet, maxColGaps: 1, maxSeqGaps: 1}
 	for x, o := range opts {
 		if o == nil {
-			return nil, fmt.Errorf("pairwise: ReadAlignment: option %d is nil", x)
+			return nil, fmt.Errorf("protein: ReadAlignment: option %d is nil", x)
 		}
 		o.applyAlignment(&cfg)
 	}
 	if len(cfg.alphabetErrs) > 0 {
-		return nil, fmt.Errorf("pairwise: ReadAlignment: %w", errors.Join(cfg.alphabetErrs...))
+		return nil, fmt.Errorf("protein: ReadAlignment: %w", errors.Join(cfg.alphabetErrs...))
 	}
-	lr := &lineReader{br: bufio.NewReaderSize(r, 1<<16)}
+	lr := lines.NewReader(bufio.NewReaderSize(r, 1<<16))
 	seqs, format, err := parseAlignment(lr, cfg.format)
 	if err != nil {
 		return nil, err
@@ -529,18 +555,18 @@ func ReadAlignment(r io.Reader, opts ...AlignmentOption) (*Alignment, error) {
 // parseAlignment reads the sequences of r in the given format (detected for
 // FormatAuto) and checks that they have the same length; it returns the
 // format read.
-func parseAlignment(lr *lineReader, format AlignmentFormat) ([]rawSeq, AlignmentFormat, error) {
+func parseAlignment(lr *lines.Reader, format AlignmentFormat) ([]rawSeq, AlignmentFormat, error) {
 	// The first line that is not blank tells the format.
 	var first []byte
 	for {
-		line, ok, err := lr.next()
+		line, ok, err := lr.Next()
 		if err != nil {
-			return nil, format, &AlignmentError{Line: lr.line, Msg: "reading: " + err.Error(), Err: err}
+			return nil, format, &AlignmentError{Line: lr.Line(), Msg: "reading: " + err.Error(), Err: err}
 		}
 		if !ok {
 			return nil, format, &AlignmentError{Msg: "no sequences in input"}
 		}
-		if lr.line == 1 {
+		if lr.Line() == 1 {
 			line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf"))
 		}
 		if len(bytes.TrimSpace(line)) > 0 {
@@ -557,15 +583,15 @@ func parseAlignment(lr *lineReader, format AlignmentFormat) ([]rawSeq, Alignment
 			format = FormatStockholm
 		case fasta:
 		default:
-			return nil, format, &AlignmentError{Line: lr.line, Msg: fmt.Sprintf("unknown format: %q starts neither FASTA ('>') nor Stockholm (\"# STOCKHOLM 1.0\")", clip(first))}
+			return nil, format, &AlignmentError{Line: lr.Line(), Msg: fmt.Sprintf("unknown format: %q starts neither FASTA ('>') nor Stockholm (\"# STOCKHOLM 1.0\")", clip(first))}
 		}
 	case FormatFASTA, FormatA2M:
 		if !fasta {
-			return nil, format, &AlignmentError{Line: lr.line, Msg: fmt.Sprintf("%q: want a '>' name line to start %s", clip(first), format)}
+			return nil, format, &AlignmentError{Line: lr.Line(), Msg: fmt.Sprintf("%q: want a '>' name line to start %s", clip(first), format)}
 		}
 	case FormatStockholm:
 		if !stockholm {
-			return nil, format, &AlignmentError{Line: lr.line, Msg: fmt.Sprintf("%q: want the header \"# STOCKHOLM 1.0\"", clip(first))}
+			return nil, format, &AlignmentError{Line: lr.Line(), Msg: fmt.Sprintf("%q: want the header \"# STOCKHOLM 1.0\"", clip(first))}
 		}
 	}
 	if format == FormatStockholm {
@@ -630,7 +656,7 @@ func clip(b []byte) string {
 
 // parseFASTA reads FASTA records; first is the first line that is not blank,
 // a name line.
-func parseFASTA(lr *lineReader, first []byte) ([]rawSeq, error) {
+func parseFASTA(lr *lines.Reader, first []byte) ([]rawSeq, error) {
 	var seqs []rawSeq
 	var cur *rawSeq
 	line := first
@@ -641,9 +667,9 @@ func parseFASTA(lr *lineReader, first []byte) ([]rawSeq, error) {
 			}
 			name := string(bytes.TrimSpace(line[1:]))
 			if name == "" {
-				return nil, &AlignmentError{Line: lr.line, Msg: "empty name after '>'"}
+				return nil, &AlignmentError{Line: lr.Line(), Msg: "empty name after '>'"}
 			}
-			seqs = append(seqs, rawSeq{name: name, line: lr.line})
+			seqs = append(seqs, rawSeq{name: name, line: lr.Line()})
 			cur = &seqs[len(seqs)-1]
 		} else {
 			for _, c := range line {
@@ -654,9 +680,9 @@ func parseFASTA(lr *lineReader, first []byte) ([]rawSeq, error) {
 		}
 		var ok bool
 		var err error
-		line, ok, err = lr.next()
+		line, ok, err = lr.Next()
 		if err != nil {
-			return nil, &AlignmentError{Line: lr.line, Msg: "reading: " + err.Error(), Err: err}
+			return nil, &AlignmentError{Line: lr.Line(), Msg: "reading: " + err.Error(), Err: err}
 		}
 		if !ok {
 			break
@@ -678,16 +704,16 @@ func endFASTA(s *rawSeq) error {
 
 // parseStockholm reads the body of a Stockholm file after its header, up to
 // "//".
-func parseStockholm(lr *lineReader) ([]rawSeq, error) {
+func parseStockholm(lr *lines.Reader) ([]rawSeq, error) {
 	var seqs []rawSeq
 	index := make(map[string]int)
 	for {
-		line, ok, err := lr.next()
+		line, ok, err := lr.Next()
 		if err != nil {
-			return nil, &AlignmentError{Line: lr.line, Msg: "reading: " + err.Error(), Err: err}
+			return nil, &AlignmentError{Line: lr.Line(), Msg: "reading: " + err.Error(), Err: err}
 		}
 		if !ok {
-			return nil, &AlignmentError{Line: lr.line, Msg: "no \"//\" at the end of the Stockholm alignment (truncated file?)"}
+			return nil, &AlignmentError{Line: lr.Line(), Msg: "no \"//\" at the end of the Stockholm alignment (truncated file?)"}
 		}
 		t := bytes.TrimSpace(line)
 		switch {
@@ -695,20 +721,20 @@ func parseStockholm(lr *lineReader) ([]rawSeq, error) {
 			continue
 		case bytes.Equal(t, []byte("//")):
 			if len(seqs) == 0 {
-				return nil, &AlignmentError{Line: lr.line, Msg: "no sequences in input"}
+				return nil, &AlignmentError{Line: lr.Line(), Msg: "no sequences in input"}
 			}
 			return seqs, nil
 		}
 		fields := bytes.Fields(t)
 		name := string(fields[0])
 		if len(fields) < 2 {
-			return nil, &AlignmentError{Line: lr.line, Sequence: name, Msg: "name without sequence"}
+			return nil, &AlignmentError{Line: lr.Line(), Sequence: name, Msg: "name without sequence"}
 		}
 		x, seen := index[name]
 		if !seen {
 			x = len(seqs)
 			index[name] = x
-			seqs = append(seqs, rawSeq{name: name, line: lr.line})
+			seqs = append(seqs, rawSeq{name: name, line: lr.Line()})
 		}
 		for _, f := range fields[1:] {
 			seqs[x].letters = append(seqs[x].letters, f...)
