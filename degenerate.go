@@ -6,17 +6,6 @@ import (
 	"github.com/mrfkit/pairwise/internal/estimates"
 )
 
-// MaxLearnEntries is the largest number n·n·k² of float64 entries that the
-// learners' dense arrays may take, 8 GiB at the limit (n ≤ 16384 for k = 2,
-// 1560 for k = 21, 128 for k = 256): without η (WithMinEdgeWeight) the edge
-// test keeps debiased estimates and standard errors for every pair, and
-// Learn, LearnIsing, LearnPairwise and LearnShard return an error for
-// larger samples before fitting anything, rather than fail with an
-// out-of-memory crash after hours of work. With η given the estimates are
-// sparse (the blocks each node's fit lists), and n is bounded only as a
-// Model is (MaxModelEntries) and by the samples' size.
-const MaxLearnEntries = 1 << 30
-
 // checkLearnSize returns an error when n variables with k states exceed
 // MaxLearnEntries (called when η is not given).
 func checkLearnSize(fn string, n, k int) error {

@@ -206,3 +206,80 @@ func entropicPoint(w, v []float64, w1 float64) {
 		w[j] = w1 * (v[j] - v[d+j])
 	}
 }
+
+// entropicGeometry is the map of Algorithm 3: the negative entropy on the
+// simplex Δ_{2d+1}, reached from the l1 ball of radius R by the doubling trick
+// w = R·(v_{1:d} − v_{d+1:2d}). The state is kept as log v (see
+// entropicPaper), so the mirror steps never underflow.
+type entropicGeometry struct {
+	d      int
+	r      float64
+	lv, ln []float64 // log v of z and of the candidate (normalised)
+}
+
+func newEntropicGeometry(w []float64, r float64) *entropicGeometry {
+	d := len(w)
+	nv := 2*d + 1
+	e := &entropicGeometry{d: d, r: r, lv: make([]float64, nv), ln: make([]float64, nv)}
+	// The warm start enters as in entropicPaper.
+	entropicStart(e.lv, w, r)
+	for i, x := range e.lv {
+		e.lv[i] = math.Log(x)
+	}
+	return e
+}
+
+func (e *entropicGeometry) size() int { return 2*e.d + 1 }
+
+func (e *entropicGeometry) linear(dst []float64) {
+	for i, x := range e.lv {
+		dst[i] = math.Exp(x)
+	}
+}
+
+func (e *entropicGeometry) setLinear(src []float64) {
+	sum := 0.0
+	for _, x := range src {
+		sum += x
+	}
+	for i, x := range src {
+		// A convex combination of positive points is positive; the
+		// floor only guards against underflow.
+		e.lv[i] = math.Log(max(x/sum, math.SmallestNonzeroFloat64))
+	}
+}
+
+func (e *entropicGeometry) toW(w, v []float64) {
+	d := e.d
+	for j := range w {
+		w[j] = e.r * (v[j] - v[d+j])
+	}
+}
+
+// propose is lines 8–9 of Algorithm 3 with step γ: log v' = log v − γ·ĝ with
+// ĝ = R·[g, −g, 0], normalised; the divergence is KL(v'‖v).
+func (e *entropicGeometry) propose(lin, g []float64, gamma float64) float64 {
+	d := e.d
+	top := math.Inf(-1)
+	for j, gj := range g {
+		e.ln[j] = e.lv[j] - gamma*e.r*gj
+		e.ln[d+j] = e.lv[d+j] + gamma*e.r*gj
+		top = max(top, e.ln[j], e.ln[d+j])
+	}
+	e.ln[2*d] = e.lv[2*d]
+	top = max(top, e.ln[2*d])
+	sum := 0.0
+	for _, x := range e.ln {
+		sum += math.Exp(x - top)
+	}
+	shift := top + math.Log(sum)
+	kl := 0.0
+	for i := range e.ln {
+		e.ln[i] -= shift
+		lin[i] = math.Exp(e.ln[i])
+		kl += lin[i] * (e.ln[i] - e.lv[i])
+	}
+	return max(kl, 0)
+}
+
+func (e *entropicGeometry) accept() { e.lv, e.ln = e.ln, e.lv }

@@ -300,3 +300,74 @@ func groupPaper[F solve.Layout](ctx context.Context, p *solve.Problem[F], w []fl
 	gap := solve.Gap(g, w, gs, p.Radius)
 	return solve.Stats{Iterations: steps, Loss: loss, Gap: gap, Converged: gap <= p.Tol}, nil
 }
+
+// groupGeometry is the map of Algorithm 4: Φ(u) = (c/p)·Σ_j ‖u_j‖^p on the
+// unit l2,1 ball, w = R·u (groupMap; groups of size one give the l1 ball).
+type groupGeometry struct {
+	gm         groupMap
+	gs         int
+	r          float64
+	u, un      []float64
+	grad, th   []float64
+	scratch    []float64
+	phiU, phiN float64
+}
+
+func newGroupGeometry(w []float64, gs int, r float64) *groupGeometry {
+	d := len(w)
+	g := &groupGeometry{
+		gm: newGroupMap(d / gs), gs: gs, r: r,
+		u: make([]float64, d), un: make([]float64, d),
+		grad: make([]float64, d), th: make([]float64, d), scratch: make([]float64, d/gs),
+	}
+	for j, x := range w {
+		g.u[j] = x / r
+	}
+	g.phiU = g.phi(g.u)
+	return g
+}
+
+func (g *groupGeometry) phi(u []float64) float64 {
+	s := 0.0
+	for j := 0; j < len(u); j += g.gs {
+		ss := 0.0
+		for _, x := range u[j : j+g.gs] {
+			ss += x * x
+		}
+		s += math.Pow(ss, g.gm.p/2)
+	}
+	return g.gm.c / g.gm.p * s
+}
+
+func (g *groupGeometry) size() int               { return len(g.u) }
+func (g *groupGeometry) linear(dst []float64)    { copy(dst, g.u) }
+func (g *groupGeometry) setLinear(src []float64) { copy(g.u, src); g.phiU = g.phi(g.u) }
+
+func (g *groupGeometry) toW(w, u []float64) {
+	for j, x := range u {
+		w[j] = g.r * x
+	}
+}
+
+// propose is line 8 of Algorithm 4 with step γ: the exact
+// argmin_{‖u'‖_{2,1} ≤ 1} Φ(u') − ⟨∇Φ(u) − γ·R·g, u'⟩ of groupMirrorStep;
+// the divergence is D_Φ(u', u) = Φ(u') − Φ(u) − ⟨∇Φ(u), u' − u⟩.
+func (g *groupGeometry) propose(lin, grad []float64, gamma float64) float64 {
+	g.gm.gradient(g.grad, g.u, g.gs)
+	for j := range g.th {
+		g.th[j] = g.grad[j] - gamma*g.r*grad[j]
+	}
+	g.gm.groupMirrorStep(g.un, g.th, g.gs, g.scratch)
+	g.phiN = g.phi(g.un)
+	div := g.phiN - g.phiU
+	for j := range g.un {
+		div -= g.grad[j] * (g.un[j] - g.u[j])
+	}
+	copy(lin, g.un)
+	return max(div, 0)
+}
+
+func (g *groupGeometry) accept() {
+	g.u, g.un = g.un, g.u
+	g.phiU = g.phiN
+}

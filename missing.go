@@ -480,10 +480,3 @@ func centreBlock(w []float64, k int) {
 		}
 	}
 }
-
-// MaxLearnAlphabet is the largest alphabet size k the learners take
-// (Learn, LearnPairwise), and the largest that the CSV readers read unless
-// the alphabet is stated (CSVOptions.Alphabet): a value above 255 in a file
-// is an error at its line and column rather than a fit that fails later.
-// Samples and Model themselves hold up to MaxAlphabet states.
-const MaxLearnAlphabet = 256

@@ -60,15 +60,6 @@ func NewModel(n, k int) (*Model, error) {
 	return &Model{n: n, k: k, theta: make([]float64, n*k), adj: make([][]neighbor, n)}, nil
 }
 
-// MaxModelEntries is the largest number of float64 entries that the model
-// constructors (NewModel, NewIsing, ReadModel, and those of package models)
-// build: the n·k fields plus 2·k² for every coupled pair (a Model stores
-// W_ij and W_ji). At 8 bytes an entry that is 2 GiB. Beyond it they return
-// an error before allocating, rather than fail with an out-of-memory crash:
-// NewModel(1<<40, 2) is an error. SetCoupling does not check it (the
-// caller's matrix is already in memory).
-const MaxModelEntries = 1 << 28
-
 // checkModelSize returns an error when a model of n variables, k states and
 // the given number of coupled pairs would hold more than MaxModelEntries
 // entries. It computes in float64, so that no product overflows.
@@ -80,10 +71,6 @@ func checkModelSize(fn string, n, k, pairs int) error {
 	}
 	return nil
 }
-
-// MaxAlphabet is the largest alphabet size k that Model and Samples accept.
-// Samples with k <= 256 store one byte a value; larger alphabets use two.
-const MaxAlphabet = 1 << 16
 
 // NewIsing returns the Ising model D(A, θ) of Definition 1 as a pairwise model
 // with k = 2, following the paper's Remark: spin -1 is state 0 and +1 is state

@@ -25,18 +25,6 @@ var (
 	_ Sampler = (*GibbsSampler)(nil)
 )
 
-// Limits of the exact sampler. A float64 entry takes 8 bytes, so the largest
-// table takes at most 128 MiB and all tables together at most 512 MiB.
-const (
-	// MaxExactTable is the largest conditional table, in entries, that
-	// NewExactSampler builds: eliminating a variable with a separator of s
-	// variables needs a table of k^(s+1) entries.
-	MaxExactTable = 1 << 24
-	// MaxExactTotal bounds the entries of all conditional tables of one
-	// ExactSampler together; there is one table per variable.
-	MaxExactTotal = 1 << 26
-)
-
 // ExactSampler draws exact independent samples from a Model by variable
 // elimination. It is the sampler to use whenever the model is small or thin
 // enough: chains, trees, the diamond graph of any size, Ising grids up to
@@ -328,12 +316,6 @@ func (e *ExactSampler) width() int {
 	}
 	return w
 }
-
-// MaxSampleValues is the largest number of values, count·n, that one call of
-// a sampler's Sample method returns: 4 GiB at one byte a value (k ≤ 256).
-// A larger count is an error before anything is allocated; draw the samples
-// in batches instead.
-const MaxSampleValues = 1 << 32
 
 // checkSampleArgs validates the arguments of a Sample method.
 func checkSampleArgs(typ string, src rand.Source, count, n int) error {
