@@ -394,3 +394,18 @@ func withWarmStarts(ws [][]taskSolution) Option {
 func withRecordSolutions(dst *[][]taskSolution) Option {
 	return optionFunc(func(c *config) { c.record = dst })
 }
+
+// WithMissing sets how the learners handle missing values in the samples
+// (see Missing); it has no effect on complete samples. Without it, Learn
+// and LearnIsing use AvailableCase on binary data (k = 2), and
+// MissingAsState otherwise (k > 2, or LearnPairwise). Repeating it keeps
+// the last rule; a rule that is not one of the three is an OptionError.
+func WithMissing(rule MissingRule) Option {
+	return optionFunc(func(c *config) {
+		if rule != MissingAsState && rule != ListwiseDeletion && rule != AvailableCase {
+			c.optionError("WithMissing", rule, "want MissingAsState, ListwiseDeletion or AvailableCase")
+			return
+		}
+		c.missing, c.missingSet = rule, true
+	})
+}

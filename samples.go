@@ -3,6 +3,7 @@ package pairwise
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"sync"
 
 	"github.com/mrfkit/pairwise/internal/selection"
@@ -381,3 +382,129 @@ func (s *Samples) Weights() []float64 {
 	}
 	return out
 }
+
+// WithNames returns samples with the same rows and weights as s, sharing
+// its storage (Samples are immutable), whose variables are called names:
+// WriteCSV writes them as a header line and Names returns them. A nil names
+// removes the names. It returns an error unless there is one name a
+// variable and every name can stand in a CSV header that ReadCSV reads back
+// (non-empty, not an integer, without commas, double quotes, line breaks or
+// surrounding white space), and names are distinct.
+func (s *Samples) WithNames(names []string) (*Samples, error) {
+	c := *s
+	if names == nil {
+		c.names = nil
+		return &c, nil
+	}
+	if err := checkNames("WithNames", names, s.n); err != nil {
+		return nil, err
+	}
+	c.names = append([]string(nil), names...)
+	return &c, nil
+}
+
+// StateNotes returns the states of the alphabet that look like mistakes:
+//
+//   - a state that never occurs in any variable (a Likert scale written
+//     1..6 reads as k = 7 with state 0 empty, which changes the learned
+//     graph: its value pairs have no rows and the constraint grows with
+//     √k); and
+//   - a state with fewer than five values in all, in data where a state
+//     has on average at least twenty times more (a "2" typed in a file of
+//     0s and 1s, which turns k = 2 into k = 3 and the Ising path into the
+//     pairwise one).
+//
+// Nothing is changed: the notes say what to look at. When the alphabet is
+// right, ignore them; when a state is empty because of how the file codes
+// its values, read it with CSVOptions.States (or recode it); when a value
+// is a typo, correct it, or mark it missing. When the alphabet was stated
+// to the reader (CSVOptions.Alphabet or States), there is nothing to
+// report and StateNotes returns nil. For samples read from a file the
+// places are the file's; otherwise they are rows and variables. Missing
+// values do not count. The notes are in order of state.
+func (s *Samples) StateNotes() []StateNote {
+	if s.hasNotes {
+		return append([]StateNote(nil), s.notes...)
+	}
+	counts := make([]int, s.k)
+	first := make([][]Place, s.k)
+	cells := 0
+	for m := 0; m < s.rows; m++ {
+		if s.weights != nil && s.weights[m] == 0 {
+			continue
+		}
+		for i := 0; i < s.n; i++ {
+			v := s.At(m, i)
+			if v == Missing {
+				continue
+			}
+			counts[v]++
+			cells++
+			if len(first[v]) < rareCount-1 {
+				first[v] = append(first[v], Place{Line: m + 1, Column: i + 1})
+			}
+		}
+	}
+	return notesFrom(counts, cells, func(v int) (string, []Place) {
+		return strconv.Itoa(v), first[v]
+	})
+}
+
+// Missing is the value that At, Row and Rows return for a missing value,
+// and that NewIncompleteSamples takes in a row.
+//
+// A survey has unanswered questions, an alignment has gaps that are not a
+// state, a log has fields that were not recorded. Samples can hold such
+// missing values: the CSV readers read the markers "NA" and the empty field
+// as missing (CSVOptions.Missing changes the markers), NewIncompleteSamples
+// takes Missing (-1) in a row, and At and Row return Missing for them.
+// Samples store a missing value as the state k, one past the alphabet, so
+// that complete samples cost nothing more, and a missing value never reads
+// as a real state.
+//
+// The learners (Learn, LearnIsing, LearnPairwise) take incomplete samples
+// and handle them by a MissingRule (WithMissing):
+//
+//   - AvailableCase, the default for binary data (k = 2) in Learn and
+//     LearnIsing: the Ising path (Algorithm 1) with each node's regression
+//     on the rows that observe that node, a missing neighbour entering as
+//     the spin 0, the value that says nothing on the ±1 scale. The edge
+//     test uses the same rows: the Wald statistics those of each node's
+//     fit; the refit those that observe the node, a missing screened
+//     neighbour j entering as its expected value under node j's own fit,
+//     tanh(θ̂_j + Σ_k Â_jk x_k) without node i, and the neighbours whose
+//     refit statistic falls below the screen dropped backwards; the EBIC
+//     graph's comparison the rows that observe the node and both graphs'
+//     neighbours, its global test those that observe both variables of a
+//     pair. A node keeps about as many rows as it has observed values.
+//     The price: where a neighbour j of i is missing, j's own neighbours
+//     tell about z_i, a dependence that the first stage's 0 does not
+//     remove; with a large missing share and large N that can put pairs
+//     two steps apart through the screen, and the refit's expected values
+//     and backward drops remove most but not all of them. docs/missing
+//     compares it with the complete data and the other rules.
+//   - MissingAsState, the default for k > 2 and in LearnPairwise: a
+//     missing value is a state of its own, k, while the learner runs.
+//     Every node's regressions keep every row: a predictor's missing value
+//     enters as its own indicator, so the rows where some other variable
+//     is missing still inform node i. The learner is Algorithm 2 on the
+//     alphabet k+1 (for k = 2 too, so binary data with missing values take
+//     the pairwise path), and the result is the restriction to the k real
+//     states: the couplings W_ij(a, b) and the fields θ_i(a) for a, b < k,
+//     centred again. It keeps every row in every regression; listwise
+//     deletion keeps only the complete rows, (1-p)^n of them for a share p
+//     of values missing at random (0.9^49 = 0.6% of the rows of a 7×7 grid
+//     at p = 0.1). The price: the pairs of values (a, missing) are
+//     regressions too, the edge test looks at the couplings of the missing
+//     state as well, and when whether a value is missing depends on
+//     another variable (data not missing at random) that dependence can
+//     show as an edge.
+//   - ListwiseDeletion: the rows with a missing value are dropped
+//     (DropIncomplete) and the complete rows are learned as usual.
+//
+// See docs/missing for the study that compares the rules. Result.Missing
+// reports the rule, the number of missing values and the rows dropped.
+// Bootstrap and CompareGroups do not take incomplete samples: drop the
+// incomplete rows first, or resample the complete ones. LearnNodes and
+// LearnShard take them with AvailableCase only.
+const Missing = -1

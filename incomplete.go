@@ -1,0 +1,172 @@
+package pairwise
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/mrfkit/pairwise/internal/dca"
+	"github.com/mrfkit/pairwise/internal/estimates"
+)
+
+// learnIncomplete is the learners on incomplete samples: fn is the learner
+// called (its name for errors), learn the one that fits complete samples.
+func learnIncomplete(ctx context.Context, fn string, s *Samples, opts []Option) (*Result, error) {
+	cfg, err := prepare(fn, s, opts)
+	if err != nil {
+		return nil, err
+	}
+	if fn == "LearnIsing" && s.k != 2 {
+		return nil, &AlphabetError{Func: fn, K: s.k, Min: 2, Max: 2}
+	}
+	rule := cfg.missingRule(fn == "LearnPairwise", s.k)
+	rep := missingReport(s, rule)
+	if rule == AvailableCase {
+		switch {
+		case s.k != 2:
+			return nil, fmt.Errorf("pairwise: %s: WithMissing(AvailableCase) takes binary data (k = 2), not k = %d: use MissingAsState or ListwiseDeletion", fn, s.k)
+		case fn == "LearnPairwise":
+			return nil, fmt.Errorf("pairwise: %s: WithMissing(AvailableCase) runs the Ising path (Algorithm 1): use Learn or LearnIsing, or MissingAsState", fn)
+		}
+		f, err := fitIsing(ctx, fn, s, opts, nil)
+		if err != nil {
+			return nil, err
+		}
+		res, err := f.r.assemble(ctx, 2, f.est, f.fields, f.nodes, f.radius)
+		if err != nil {
+			return nil, err
+		}
+		res.Missing = rep
+		return res, nil
+	}
+	if rule == ListwiseDeletion {
+		c, _, err := s.DropIncomplete()
+		if err != nil {
+			return nil, fmt.Errorf("pairwise: %s: with ListwiseDeletion: %w", fn, err)
+		}
+		rep.Dropped = rep.Rows
+		var res *Result
+		switch fn {
+		case "LearnIsing":
+			res, err = LearnIsingContext(ctx, c, opts...)
+		case "LearnPairwise":
+			res, err = LearnPairwiseContext(ctx, c, opts...)
+		default:
+			res, err = LearnContext(ctx, c, opts...)
+		}
+		if err != nil {
+			return nil, err
+		}
+		res.Missing = rep
+		return res, nil
+	}
+	if s.k+1 > MaxLearnAlphabet {
+		return nil, fmt.Errorf("pairwise: %s: k = %d states and a missing state need %d states, more than the learners' %d: use WithMissing(ListwiseDeletion)", fn, s.k, s.k+1, MaxLearnAlphabet)
+	}
+	aug, err := LearnPairwiseContext(ctx, s.withMissingState(), opts...)
+	if err != nil {
+		return nil, err
+	}
+	res := restrictStates(aug, s.k)
+	res.Missing = rep
+	return res, nil
+}
+
+// missingRule returns the rule of WithMissing, or when it was not given
+// the default for incomplete samples with k states: AvailableCase for
+// binary data, unless the learner runs Algorithm 2 (algorithm2:
+// LearnPairwise), and MissingAsState for k > 2 (docs/missing has the
+// measurements).
+func (c *config) missingRule(algorithm2 bool, k int) MissingRule {
+	switch {
+	case c.missingSet:
+		return c.missing
+	case k == 2 && !algorithm2:
+		return AvailableCase
+	}
+	return MissingAsState
+}
+
+// restrictStates returns the result aug of a fit on the alphabet 0..k
+// (state k the missing state) restricted to the states 0..k-1: every
+// estimate and coupling keeps its k×k block, centred again, and every
+// field its first k entries, centred. The edges are aug's; their weights
+// are those of the restricted couplings. Tuning, when set, is aug's and
+// describes the test on the k+1 states.
+func restrictStates(aug *Result, k int) *Result {
+	n, ka := aug.n, aug.k
+	kk := k * k
+	res := *aug
+	res.n, res.k = n, k
+	res.est = make([]*estimates.Node, n)
+	restrict := func(src []float64) []float64 {
+		dst := make([]float64, kk)
+		for a := 0; a < k; a++ {
+			copy(dst[a*k:(a+1)*k], src[a*ka:a*ka+k])
+		}
+		centreBlock(dst, k)
+		return dst
+	}
+	for i, ae := range aug.est {
+		if ae == nil {
+			continue
+		}
+		// Every unlisted block is aug's fill, so restricting the fill
+		// once gives each of them.
+		e := estimates.New(k, restrict(ae.Fill))
+		for _, j := range ae.At {
+			e.Push(int(j), restrict(ae.Block(int(j))))
+		}
+		res.est[i] = e
+	}
+	m, _ := NewModel(n, k)
+	m.names = aug.Model.names
+	for i := 0; i < n; i++ {
+		f := aug.Model.theta[i*ka : i*ka+k]
+		mean := 0.0
+		for _, v := range f {
+			mean += v
+		}
+		mean /= float64(k)
+		for a, v := range f {
+			m.theta[i*k+a] = v - mean
+		}
+	}
+	res.Edges = make([]Edge, 0, len(aug.Edges))
+	for _, e := range aug.Edges {
+		src := aug.Model.coupling(e.I, e.J)
+		w := make([]float64, kk)
+		for a := 0; a < k; a++ {
+			copy(w[a*k:(a+1)*k], src[a*ka:a*ka+k])
+		}
+		centreBlock(w, k)
+		weight := estimates.MaxAbs(w)
+		if !(weight > 0) {
+			continue
+		}
+		m.setCoupling(e.I, e.J, w)
+		res.Edges = append(res.Edges, Edge{I: e.I, J: e.J, Weight: weight})
+	}
+	res.Model = m
+	return &res
+}
+
+// centreBlock centres the rows and columns of the k×k block w (the gauge
+// of a coupling whose other states were removed); for k = 2 it gives the
+// Ising form [[A, -A], [-A, A]].
+func centreBlock(w []float64, k int) {
+	if k == 2 {
+		// The centred 2×2 block is exactly [[A, -A], [-A, A]], with A
+		// the mean of the entries signed by the Ising form.
+		a := (w[0] - w[1] - w[2] + w[3]) / 4
+		w[0], w[1], w[2], w[3] = a, -a, -a, a
+		return
+	}
+	row, col := make([]float64, k), make([]float64, k)
+	g := dca.BlockSums(w, k, row, col)
+	fk := float64(k)
+	for a := 0; a < k; a++ {
+		for b := 0; b < k; b++ {
+			w[a*k+b] += g/(fk*fk) - row[a]/fk - col[b]/fk
+		}
+	}
+}
