@@ -313,20 +313,22 @@ func Bootstrap(ctx context.Context, s *Samples, src rand.Source, opts BootstrapO
 	}
 	if opts.FixTuning {
 		var fixed []Option
-		widths := fitRes.nodeWidths()
+		widths := make([]float64, len(fitRes.Nodes))
+		for i, f := range fitRes.Nodes {
+			widths[i] = f.Width
+		}
 		if len(widths) > 0 && !slices.Contains(widths, 0) {
 			fixed = append(fixed, WithNodeWidths(widths)) // each node's λ̂_i
 		} else if w := fitRes.Width; w > 0 && !math.IsInf(w, 0) {
 			fixed = append(fixed, WithWidth(w))
 		}
 		user = append(fixed, user...)
-		var sol [][]taskSolution
-		if fitRes, err = LearnContext(ctx, full, append(slices.Clip(user), WithWorkers(workers), WithProgress(nil), withRecordSolutions(&sol))...); err != nil {
+		if fitRes, err = LearnContext(ctx, full, append(slices.Clip(user), WithWorkers(workers), WithProgress(nil), WithKeepSolutions())...); err != nil {
 			return nil, err
 		}
 		// Every resample's regressions start from the full-data
 		// solutions at the same widths, a short way from their own.
-		user = append(user, withWarmStarts(sol))
+		user = append(user, WithWarmStart(fitRes))
 	}
 	out, err := bootstrapWith(ctx, tab, fitRes.SignedEdges(), src, opts, workers, learnerFit(user))
 	if err != nil {

@@ -264,18 +264,6 @@ func bootModel(t testing.TB) *Model {
 	return m
 }
 
-func bootSamples(t testing.TB, m *Model, N int, seed uint64) *Samples {
-	ex, err := NewExactSampler(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := ex.Sample(rand.NewPCG(seed, 99), N)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
 // TestBootstrapDeterministic runs the real learner: results depend on the
 // source, not on the number of workers.
 func TestBootstrapDeterministic(t *testing.T) {
@@ -403,36 +391,6 @@ func TestBootstrapErrors(t *testing.T) {
 	}
 }
 
-// questionnaireModel is a 25-item Ising model shaped like a personality
-// questionnaire: five scales of five items with positive within-scale
-// couplings (0.2 to 0.5 on the spin scale, where about 70% of the pairs of
-// a scale are edges) and a few weak negative couplings across scales.
-func questionnaireModel(t testing.TB, seed uint64) *Model {
-	r := rand.New(rand.NewPCG(seed, 7))
-	const n = 25
-	a := mat.NewSymDense(n, nil)
-	for i := 0; i < n; i++ {
-		for j := i + 1; j < n; j++ {
-			if i/5 == j/5 {
-				if r.Float64() < 0.7 {
-					a.SetSym(i, j, 0.2+0.3*r.Float64())
-				}
-			} else if r.Float64() < 0.04 {
-				a.SetSym(i, j, -(0.15 + 0.2*r.Float64()))
-			}
-		}
-	}
-	th := make([]float64, n)
-	for i := range th {
-		th[i] = 0.4 * (2*r.Float64() - 1)
-	}
-	m, err := NewIsing(a, th)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
-
 // TestBootstrapTiming is the measurement of the issue: 1000 nonparametric
 // and 1000 case-dropping resamples of a 25-item, 2500-person binary file.
 // It takes minutes, so it runs only with PAIRWISE_LONG=1 (and not under
@@ -515,8 +473,8 @@ func BenchmarkBootstrap(b *testing.B) {
 		// FixTuning: the full data's widths, warm-started from the
 		// full-data solutions.
 		widths := fullDataWidths(b, s)
-		var sol [][]taskSolution
-		if _, err := Learn(s, WithWorkers(1), WithNodeWidths(widths), withRecordSolutions(&sol)); err != nil {
+		full, err := Learn(s, WithWorkers(1), WithNodeWidths(widths), WithKeepSolutions())
+		if err != nil {
 			b.Fatal(err)
 		}
 		tab, err := newObsTable("bench", s)
@@ -524,17 +482,6 @@ func BenchmarkBootstrap(b *testing.B) {
 			b.Fatal(err)
 		}
 		rs := tab.samples(tab.resampleCounts(rand.New(rand.NewPCG(1, 2)), 0, s.Len(), s.Len()))
-		benchLearn(b, rs, Learn, WithWorkers(1), WithNodeWidths(widths), withWarmStarts(sol))
+		benchLearn(b, rs, Learn, WithWorkers(1), WithNodeWidths(widths), WithWarmStart(full))
 	})
-}
-
-// fullDataWidths returns the width λ̂_i the default chooses for each node
-// of s, as Bootstrap fixes them with FixTuning.
-func fullDataWidths(tb testing.TB, s *Samples) []float64 {
-	tb.Helper()
-	full, err := Learn(s, WithWorkers(1))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return full.nodeWidths()
 }

@@ -90,8 +90,8 @@ func BenchmarkWaldChunk(b *testing.B) {
 	}
 }
 
-// TestWarmStartWithinTolerance checks Bootstrap's warm starts
-// (withWarmStarts): on resamples of the questionnaire truth (N = 1000) at
+// TestWarmStartWithinTolerance checks the warm starts of WithWarmStart, as
+// the bootstrap's resamples at fixed widths use them: on resamples of the questionnaire truth (N = 1000) at
 // the full data's widths, the fits started from the full-data solutions and
 // the cold fits are both certified (every node's duality gap ≤ the
 // tolerance) and each node's coefficients differ by no more than the
@@ -104,26 +104,22 @@ func TestWarmStartWithinTolerance(t *testing.T) {
 	m := questionnaireModel(t, 1)
 	s := bootSamples(t, m, 1000, 4)
 	widths := fullDataWidths(t, s)
-	var sol [][]taskSolution
-	if _, err := Learn(s, WithWorkers(1), WithNodeWidths(widths), withRecordSolutions(&sol)); err != nil {
-		t.Fatal(err)
-	}
-	if len(sol) != s.n || len(sol[0]) != 1 || len(sol[0][0].w) != s.n {
-		t.Fatalf("recorded solutions: %d nodes", len(sol))
-	}
-	tab, err := newObsTable("test", s)
+	full, err := Learn(s, WithWorkers(1), WithNodeWidths(widths), WithKeepSolutions())
 	if err != nil {
 		t.Fatal(err)
+	}
+	if sol := full.solutions; len(sol) != s.n || len(sol[0]) != 1 || len(sol[0][0].w) != s.n {
+		t.Fatalf("kept solutions: %d nodes", len(sol))
 	}
 	rng := rand.New(rand.NewPCG(3, 4))
 	n := s.n
 	for r := 0; r < 3; r++ {
-		rs := tab.samples(tab.resampleCounts(rng, 0, s.Len(), s.Len()))
+		rs := resampleOf(t, s, rng, s.Len())
 		cold, err := Learn(rs, WithWorkers(1), WithNodeWidths(widths))
 		if err != nil {
 			t.Fatal(err)
 		}
-		warm, err := Learn(rs, WithWorkers(1), WithNodeWidths(widths), withWarmStarts(sol))
+		warm, err := Learn(rs, WithWorkers(1), WithNodeWidths(widths), WithWarmStart(full))
 		if err != nil {
 			t.Fatal(err)
 		}
