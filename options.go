@@ -48,7 +48,7 @@ type config struct {
 	refPairs   int     // contacts_learn.go: WithReferencePairs
 	// warm and keep: the regressions' solutions of another fit to start
 	// from, and whether to keep this fit's in its Result (WithWarmStart,
-	// WithKeepSolutions: psych.Bootstrap's resamples at fixed widths).
+	// WithKeepSolutions: the bootstrap's resamples at fixed widths).
 	warm [][]taskSolution
 	keep bool
 

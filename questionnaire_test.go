@@ -54,7 +54,7 @@ func bootSamples(t testing.TB, m *Model, N int, seed uint64) *Samples {
 }
 
 // fullDataWidths returns the width λ̂_i the default chooses for each node
-// of s, as Bootstrap fixes them with FixTuning.
+// of s, as the bootstrap fixes them with FixTuning.
 func fullDataWidths(tb testing.TB, s *Samples) []float64 {
 	tb.Helper()
 	full, err := Learn(s, WithWorkers(1))
@@ -68,7 +68,7 @@ func fullDataWidths(tb testing.TB, s *Samples) []float64 {
 	return widths
 }
 
-// resampleOf draws a nonparametric resample of s as psych.Bootstrap draws
+// resampleOf draws a nonparametric resample of s as the bootstrap draws
 // one: the distinct rows of s in order of first appearance, each unit of
 // weight an observation, and size draws with replacement from the first
 // size observations, given as the rows weighted by their counts.

@@ -1,4 +1,4 @@
-package pairwise
+package psych
 
 import (
 	"cmp"
@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/mrfkit/pairwise"
 )
 
 // Centrality holds the node centrality indices of a weighted network, one
@@ -81,26 +83,27 @@ func (c *Centrality) index(i int) []float64 {
 
 // NewCentrality returns the centrality indices (see Centrality) of the
 // network on nodes 0..n-1 with the given edges. Weights may be signed, such
-// as those of SignedEdges, or unsigned, such as Result.Edges (max |W_ij|);
-// an edge of weight 0 is no edge, as in qgraph. The edges are not modified.
+// as those of pairwise.SignedEdges, or unsigned, such as
+// pairwise.Result.Edges (max |W_ij|); an edge of weight 0 is no edge, as in
+// qgraph. The edges are not modified.
 //
 // It returns an error for n < 1, an edge with I or J outside [0, n) or I == J,
 // a pair given twice (in either order), or a NaN or infinite weight.
-func NewCentrality(n int, edges []Edge) (*Centrality, error) {
+func NewCentrality(n int, edges []pairwise.Edge) (*Centrality, error) {
 	if n < 1 {
-		return nil, fmt.Errorf("pairwise: NewCentrality: n = %d nodes, want at least 1", n)
+		return nil, fmt.Errorf("psych: NewCentrality: n = %d nodes, want at least 1", n)
 	}
 	seen := make(map[[2]int]bool, len(edges))
 	for e, ed := range edges {
 		if ed.I < 0 || ed.I >= n || ed.J < 0 || ed.J >= n || ed.I == ed.J {
-			return nil, fmt.Errorf("pairwise: NewCentrality: edge %d joins %d and %d, want two distinct nodes in [0, %d)", e, ed.I, ed.J, n)
+			return nil, fmt.Errorf("psych: NewCentrality: edge %d joins %d and %d, want two distinct nodes in [0, %d)", e, ed.I, ed.J, n)
 		}
 		if math.IsNaN(ed.Weight) || math.IsInf(ed.Weight, 0) {
-			return nil, fmt.Errorf("pairwise: NewCentrality: edge %d (%d, %d) has weight %v", e, ed.I, ed.J, ed.Weight)
+			return nil, fmt.Errorf("psych: NewCentrality: edge %d (%d, %d) has weight %v", e, ed.I, ed.J, ed.Weight)
 		}
 		key := [2]int{min(ed.I, ed.J), max(ed.I, ed.J)}
 		if seen[key] {
-			return nil, fmt.Errorf("pairwise: NewCentrality: edge %d repeats the pair (%d, %d)", e, key[0], key[1])
+			return nil, fmt.Errorf("psych: NewCentrality: edge %d repeats the pair (%d, %d)", e, key[0], key[1])
 		}
 		seen[key] = true
 	}
@@ -108,7 +111,7 @@ func NewCentrality(n int, edges []Edge) (*Centrality, error) {
 }
 
 // centrality computes the indices of valid edges.
-func centrality(n int, edges []Edge) *Centrality {
+func centrality(n int, edges []pairwise.Edge) *Centrality {
 	c := &Centrality{
 		Strength:          make([]float64, n),
 		ExpectedInfluence: make([]float64, n),
@@ -147,13 +150,14 @@ func centrality(n int, edges []Edge) *Centrality {
 	return c
 }
 
-// Centrality returns the centrality indices of the learned graph with the
-// signed weights of SignedEdges (see Centrality): for k = 2 the Ising
-// couplings Â_IJ, for k > 2 the linear-by-linear summary of each block.
-// For the unsigned weights max |Ŵ_IJ| call NewCentrality with r.Edges.
-func (r *Result) Centrality() (*Centrality, error) {
+// CentralityOf returns the centrality indices of the graph r learned, with
+// the signed weights of pairwise.Result.SignedEdges (see Centrality): for
+// k = 2 the Ising couplings Â_IJ, for k > 2 the linear-by-linear summary of
+// each block. For the unsigned weights max |Ŵ_IJ| call NewCentrality with
+// r.Edges. It returns an error for a nil r or one without a model.
+func CentralityOf(r *pairwise.Result) (*Centrality, error) {
 	if r == nil || r.Model == nil {
-		return nil, fmt.Errorf("pairwise: Result.Centrality: no learned model")
+		return nil, fmt.Errorf("psych: CentralityOf: no learned model")
 	}
 	return NewCentrality(r.Model.Vars(), r.SignedEdges())
 }
@@ -194,7 +198,7 @@ func marshalNaN(v any) ([]byte, error) { return json.Marshal(v) }
 // network, 3% of a resample of `pairwise bootstrap -fix` (profile of 200 +
 // 200 resamples of the psych study's 2500-person file), where the matrix
 // takes microseconds.
-func shortestPaths(n int, edges []Edge) [][]float64 {
+func shortestPaths(n int, edges []pairwise.Edge) [][]float64 {
 	inf := math.Inf(1)
 	length := make([]float64, n*n)
 	for x := range length {
@@ -243,7 +247,7 @@ func shortestPaths(n int, edges []Edge) [][]float64 {
 // predecessors u with dist(s,u) + ℓ(u,v) = dist(s,v), and the dependencies
 // δ_s(v) = Σ_{w: v precedes w} σ_s(v)/σ_s(w)·(1 + δ_s(w)) are added in order
 // of decreasing distance.
-func brandes(n int, edges []Edge, dist [][]float64, betw []float64) {
+func brandes(n int, edges []pairwise.Edge, dist [][]float64, betw []float64) {
 	type arc struct {
 		to  int
 		len float64

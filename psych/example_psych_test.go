@@ -1,4 +1,4 @@
-package pairwise_test
+package psych_test
 
 import (
 	"context"
@@ -9,13 +9,14 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/mrfkit/pairwise"
+	"github.com/mrfkit/pairwise/psych"
 )
 
 // The centrality indices of a triangle with one negative edge: the edge
 // 0-2 is weak (length 1/0.2 = 5), so the shortest path from 0 to 2 runs
 // through 1 (length 2 + 2).
 func ExampleNewCentrality() {
-	c, err := pairwise.NewCentrality(3, []pairwise.Edge{{I: 0, J: 1, Weight: 0.5}, {I: 1, J: 2, Weight: 0.5}, {I: 0, J: 2, Weight: -0.2}})
+	c, err := psych.NewCentrality(3, []pairwise.Edge{{I: 0, J: 1, Weight: 0.5}, {I: 1, J: 2, Weight: 0.5}, {I: 0, J: 2, Weight: -0.2}})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -57,7 +58,7 @@ func ExampleBootstrap() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	res, err := pairwise.Bootstrap(context.Background(), s, rand.NewPCG(3, 4), pairwise.BootstrapOptions{Resamples: 40, CaseDrops: 40})
+	res, err := psych.Bootstrap(context.Background(), s, rand.NewPCG(3, 4), psych.BootstrapOptions{Resamples: 40, CaseDrops: 40})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -105,7 +106,7 @@ func ExampleCompareGroups() {
 			log.Fatal(err)
 		}
 	}
-	c, err := pairwise.CompareGroups(context.Background(), groups[0], groups[1], rand.NewPCG(6, 7), pairwise.CompareOptions{Permutations: 119})
+	c, err := psych.CompareGroups(context.Background(), groups[0], groups[1], rand.NewPCG(6, 7), psych.CompareOptions{Permutations: 119})
 	if err != nil {
 		log.Fatal(err)
 	}

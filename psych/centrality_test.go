@@ -1,4 +1,4 @@
-package pairwise
+package psych
 
 import (
 	"encoding/json"
@@ -9,6 +9,8 @@ import (
 
 	"gonum.org/v1/gonum/graph/path"
 	"gonum.org/v1/gonum/graph/simple"
+
+	"github.com/mrfkit/pairwise"
 )
 
 func checkVec(t *testing.T, name string, got, want []float64) {
@@ -31,14 +33,14 @@ func TestCentralityClosedForms(t *testing.T) {
 	for _, tc := range []struct {
 		name               string
 		n                  int
-		edges              []Edge
+		edges              []pairwise.Edge
 		str, ei, clo, betw []float64
 	}{
 		{
 			// Path 0 -(0.5)- 1 -(-0.25)- 2: d01 = 2, d12 = 4, d02 = 6.
 			name:  "path",
 			n:     3,
-			edges: []Edge{{0, 1, 0.5}, {1, 2, -0.25}},
+			edges: []pairwise.Edge{{I: 0, J: 1, Weight: 0.5}, {I: 1, J: 2, Weight: -0.25}},
 			str:   []float64{0.5, 0.75, 0.25},
 			ei:    []float64{0.5, 0.25, -0.25},
 			clo:   []float64{1.0 / (2 + 6), 1.0 / (2 + 4), 1.0 / (6 + 4)},
@@ -52,7 +54,7 @@ func TestCentralityClosedForms(t *testing.T) {
 			// L = 8 the total length (the centre at ℓ_i).
 			name:  "star",
 			n:     5,
-			edges: []Edge{{0, 1, 1}, {0, 2, 0.5}, {0, 3, 0.25}, {0, 4, -1}},
+			edges: []pairwise.Edge{{I: 0, J: 1, Weight: 1}, {I: 0, J: 2, Weight: 0.5}, {I: 0, J: 3, Weight: 0.25}, {I: 0, J: 4, Weight: -1}},
 			str:   []float64{2.75, 1, 0.5, 0.25, 1},
 			ei:    []float64{0.75, 1, 0.5, 0.25, -1},
 			clo:   []float64{1.0 / 8, 1.0 / (3*1 + 8), 1.0 / (3*2 + 8), 1.0 / (3*4 + 8), 1.0 / (3*1 + 8)},
@@ -63,7 +65,7 @@ func TestCentralityClosedForms(t *testing.T) {
 			// w02 = -0.2 (length 5 > 2 + 2), so 0 and 2 are joined through 1.
 			name:  "triangle",
 			n:     3,
-			edges: []Edge{{0, 1, 0.5}, {1, 2, 0.5}, {0, 2, -0.2}},
+			edges: []pairwise.Edge{{I: 0, J: 1, Weight: 0.5}, {I: 1, J: 2, Weight: 0.5}, {I: 0, J: 2, Weight: -0.2}},
 			str:   []float64{0.7, 1, 0.7},
 			ei:    []float64{0.3, 1, 0.3},
 			clo:   []float64{1.0 / (2 + 4), 1.0 / (2 + 2), 1.0 / (2 + 4)},
@@ -74,7 +76,7 @@ func TestCentralityClosedForms(t *testing.T) {
 			// paths, one through each other corner, so every node has 1/2.
 			name:  "square ties",
 			n:     4,
-			edges: []Edge{{0, 1, 0.5}, {1, 2, 0.5}, {2, 3, 0.5}, {0, 3, 0.5}},
+			edges: []pairwise.Edge{{I: 0, J: 1, Weight: 0.5}, {I: 1, J: 2, Weight: 0.5}, {I: 2, J: 3, Weight: 0.5}, {I: 0, J: 3, Weight: 0.5}},
 			str:   []float64{1, 1, 1, 1},
 			ei:    []float64{1, 1, 1, 1},
 			clo:   []float64{1.0 / 8, 1.0 / 8, 1.0 / 8, 1.0 / 8},
@@ -86,7 +88,7 @@ func TestCentralityClosedForms(t *testing.T) {
 			// weights are no edges.
 			name:  "disconnected",
 			n:     6,
-			edges: []Edge{{0, 1, 0.5}, {1, 2, 1}, {4, 5, 0.25}, {2, 3, 0}},
+			edges: []pairwise.Edge{{I: 0, J: 1, Weight: 0.5}, {I: 1, J: 2, Weight: 1}, {I: 4, J: 5, Weight: 0.25}, {I: 2, J: 3, Weight: 0}},
 			str:   []float64{0.5, 1.5, 1, 0, 0.25, 0.25},
 			ei:    []float64{0.5, 1.5, 1, 0, 0.25, 0.25},
 			clo:   []float64{1.0 / (2 + 3), 1.0 / (2 + 1), 1.0 / (1 + 3), nan, 1.0 / 4, 1.0 / 4},
@@ -109,7 +111,7 @@ func TestCentralityClosedForms(t *testing.T) {
 // bruteCentrality computes closeness and betweenness independently of gonum:
 // Floyd-Warshall distances, then σ_st by counting over nodes in order of
 // distance, and σ_st(v) = σ_sv σ_vt when d(s,v) + d(v,t) = d(s,t).
-func bruteCentrality(n int, edges []Edge) (clo, betw []float64) {
+func bruteCentrality(n int, edges []pairwise.Edge) (clo, betw []float64) {
 	inf := math.Inf(1)
 	d := make([][]float64, n)
 	for i := range d {
@@ -200,7 +202,7 @@ func TestCentralityBruteForce(t *testing.T) {
 	for trial := 0; trial < 200; trial++ {
 		n := 2 + rng.IntN(11)
 		p := 0.15 + 0.6*rng.Float64()
-		var edges []Edge
+		var edges []pairwise.Edge
 		for i := 0; i < n; i++ {
 			for j := i + 1; j < n; j++ {
 				if rng.Float64() < p {
@@ -211,7 +213,7 @@ func TestCentralityBruteForce(t *testing.T) {
 					if rng.IntN(4) == 0 {
 						w = -w
 					}
-					edges = append(edges, Edge{I: i, J: j, Weight: w})
+					edges = append(edges, pairwise.Edge{I: i, J: j, Weight: w})
 				}
 			}
 		}
@@ -232,28 +234,28 @@ func TestCentralityBruteForce(t *testing.T) {
 func TestCentralityErrors(t *testing.T) {
 	for _, tc := range []struct {
 		n     int
-		edges []Edge
+		edges []pairwise.Edge
 		want  string
 	}{
 		{0, nil, "n = 0"},
-		{3, []Edge{{0, 3, 1}}, "edge 0 joins 0 and 3"},
-		{3, []Edge{{1, 1, 1}}, "two distinct nodes"},
-		{3, []Edge{{0, 1, math.NaN()}}, "weight NaN"},
-		{3, []Edge{{0, 1, math.Inf(-1)}}, "weight -Inf"},
-		{3, []Edge{{0, 1, 1}, {1, 0, 2}}, "repeats the pair (0, 1)"},
+		{3, []pairwise.Edge{{I: 0, J: 3, Weight: 1}}, "edge 0 joins 0 and 3"},
+		{3, []pairwise.Edge{{I: 1, J: 1, Weight: 1}}, "two distinct nodes"},
+		{3, []pairwise.Edge{{I: 0, J: 1, Weight: math.NaN()}}, "weight NaN"},
+		{3, []pairwise.Edge{{I: 0, J: 1, Weight: math.Inf(-1)}}, "weight -Inf"},
+		{3, []pairwise.Edge{{I: 0, J: 1, Weight: 1}, {I: 1, J: 0, Weight: 2}}, "repeats the pair (0, 1)"},
 	} {
 		_, err := NewCentrality(tc.n, tc.edges)
-		if err == nil || !strings.HasPrefix(err.Error(), "pairwise: ") || !strings.Contains(err.Error(), tc.want) {
+		if err == nil || !strings.HasPrefix(err.Error(), "psych: ") || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("NewCentrality(%d, %v): error %v, want one containing %q", tc.n, tc.edges, err, tc.want)
 		}
 	}
-	if _, err := (&Result{}).Centrality(); err == nil {
+	if _, err := CentralityOf(&pairwise.Result{}); err == nil {
 		t.Error("Centrality of an empty Result: no error")
 	}
 }
 
 func TestCentralityJSON(t *testing.T) {
-	c, err := NewCentrality(3, []Edge{{0, 1, 0.5}})
+	c, err := NewCentrality(3, []pairwise.Edge{{I: 0, J: 1, Weight: 0.5}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,7 +279,7 @@ func TestShortestPaths(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for trial := 0; trial < 200; trial++ {
 		n := 1 + rng.IntN(30)
-		var edges []Edge
+		var edges []pairwise.Edge
 		p := rng.Float64() * 0.4
 		for i := 0; i < n; i++ {
 			for j := i + 1; j < n; j++ {
@@ -286,7 +288,7 @@ func TestShortestPaths(t *testing.T) {
 					if trial%2 == 1 {
 						w = rng.NormFloat64()
 					}
-					edges = append(edges, Edge{I: i, J: j, Weight: w})
+					edges = append(edges, pairwise.Edge{I: i, J: j, Weight: w})
 				}
 			}
 		}
