@@ -1,10 +1,12 @@
 package psych_test
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log"
 	"math/rand/v2"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -44,6 +46,49 @@ func exampleModel() *pairwise.Model {
 		log.Fatal(err)
 	}
 	return m
+}
+
+// The workflow's first steps: learn the network of six binary items from
+// 1000 people's answers, print its signed edges, and rank the items by
+// strength (CentralityOf).
+func Example() {
+	ex, err := pairwise.NewExactSampler(exampleModel())
+	if err != nil {
+		log.Fatal(err)
+	}
+	s, err := ex.Sample(rand.NewPCG(1, 2), 1000)
+	if err != nil {
+		log.Fatal(err)
+	}
+	res, err := pairwise.Learn(s)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, e := range res.SignedEdges() {
+		fmt.Printf("%d-%d: %+.2f\n", e.I, e.J, e.Weight)
+	}
+	c, err := psych.CentralityOf(res)
+	if err != nil {
+		log.Fatal(err)
+	}
+	order := []int{0, 1, 2, 3, 4, 5}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(c.Strength[b], c.Strength[a]) })
+	for _, v := range order {
+		fmt.Printf("item %d: strength %.2f, expected influence %+.2f\n", v, c.Strength[v], c.ExpectedInfluence[v])
+	}
+	// Output:
+	// 0-1: +0.57
+	// 0-2: +0.30
+	// 1-2: +0.54
+	// 2-3: -0.33
+	// 3-4: +0.53
+	// 4-5: +0.45
+	// item 2: strength 1.16, expected influence +0.51
+	// item 1: strength 1.11, expected influence +1.11
+	// item 4: strength 0.97, expected influence +0.97
+	// item 0: strength 0.87, expected influence +0.87
+	// item 3: strength 0.85, expected influence +0.20
+	// item 5: strength 0.45, expected influence +0.45
 }
 
 // Bootstrap the network learned from 1000 answers to six binary items: 40
