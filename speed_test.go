@@ -2,9 +2,11 @@ package pairwise
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -138,6 +140,32 @@ func TestWarmStartWithinTolerance(t *testing.T) {
 			if math.Sqrt(d) > bound {
 				t.Errorf("resample %d, node %d: ‖w_warm − w_cold‖ = %.3g, more than the certificates allow (%.3g)", r, i, math.Sqrt(d), bound)
 			}
+		}
+	}
+}
+
+// TestWarmStartErrors: WithWarmStart refuses, as an OptionError, a nil
+// Result and one learned without WithKeepSolutions.
+func TestWarmStartErrors(t *testing.T) {
+	s := bootSamples(t, questionnaireModel(t, 1), 200, 5)
+	plain, err := Learn(s, WithWorkers(1), WithWidth(1), WithMinEdgeWeight(0.2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain.solutions != nil {
+		t.Error("solutions kept without WithKeepSolutions")
+	}
+	for _, tc := range []struct {
+		prev *Result
+		want string
+	}{
+		{nil, "no Result to start from"},
+		{plain, "learn it with WithKeepSolutions"},
+	} {
+		_, err := Learn(s, WithWidth(1), WithMinEdgeWeight(0.2), WithWarmStart(tc.prev))
+		var oe *OptionError
+		if !errors.As(err, &oe) || oe.Option != "WithWarmStart" || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("WithWarmStart: error %v, want an OptionError saying %q", err, tc.want)
 		}
 	}
 }
