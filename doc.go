@@ -59,9 +59,9 @@
 // the test's graph when a global test of independence rejects at α/2 and
 // the test found nothing or BIC prefers the union (the EBIC graph; WaldTest
 // says when). WaldTest's fields
-// turn each stage off. Result.Tuning reports what was chosen. IsingFit
-// returns the options of R's IsingFit rule instead (EBIC γ = 0.25, AND
-// rule, every nonzero coefficient an edge, no test), for users who must
+// turn each stage off. Result.Tuning reports what was chosen. Package
+// psych returns the options of R's IsingFit rule instead (EBIC γ = 0.25,
+// AND rule, every nonzero coefficient an edge, no test), for users who must
 // match a published analysis (docs/psych). These rules are ours, not the
 // paper's; docs/tuning in the repository measures them against the oracle
 // that knows λ and η. For k > 2 the test keeps an inverse Hessian

@@ -235,8 +235,8 @@ func TestEBICGraphPower(t *testing.T) {
 			if !(res.Tuning.GlobalP < DefaultFalseEdgeRate/2) {
 				t.Errorf("seed %d: EBIC graph chosen with the global test's p = %g", seed, res.Tuning.GlobalP)
 			}
-			if res.MinEdgeWeight != IsingFitMinEdgeWeight {
-				t.Errorf("seed %d: EBIC graph chosen, MinEdgeWeight %g, want IsingFitMinEdgeWeight", seed, res.MinEdgeWeight)
+			if res.MinEdgeWeight != nonzeroMinEdgeWeight {
+				t.Errorf("seed %d: EBIC graph chosen, MinEdgeWeight %g, want nonzeroMinEdgeWeight", seed, res.MinEdgeWeight)
 			}
 		}
 		if !math.IsNaN(old.Tuning.GlobalP) || old.Tuning.EBICGraph {

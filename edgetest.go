@@ -109,8 +109,9 @@ import (
 // runs; as N grows the test finds most of G_A's true pairs and step 3
 // leaves its graph alone. The pairs the stage adds are not tested and
 // carry no false-edge rate (Tuning.EBICGraph says when it chose the graph,
-// and Result.MinEdgeWeight is then IsingFitMinEdgeWeight). On the psych
-// study's questionnaire-shaped networks of 25 items (held-out seeds) it
+// and Result.MinEdgeWeight is then about 1e-323, which every nonzero
+// estimate passes, as in IsingFit's rule). On the psych study's
+// questionnaire-shaped networks of 25 items (held-out seeds) it
 // chose the graph in 20 of 20 runs at N = 100 and 14 of 20 at N = 250,
 // never from N = 500 on; on the models of docs/tuning, never; on
 // independent data it added an edge in 0.29% of 10,800 runs (n ≤ 30,
@@ -410,10 +411,18 @@ func (t WaldTest) run(ctx context.Context, s *Samples, res *Result, tun *Tuning,
 	if tun.EBICGraph {
 		// The EBIC graph's pairs pass no threshold: as in IsingFit, every
 		// nonzero estimate the And rule keeps is an edge.
-		res.MinEdgeWeight = IsingFitMinEdgeWeight
+		res.MinEdgeWeight = nonzeroMinEdgeWeight
 	}
 	return nil
 }
+
+// nonzeroMinEdgeWeight is the minimum edge weight of a graph whose pairs
+// pass no threshold (the EBIC graph): twice the smallest positive float64,
+// so that η/2 is the smallest positive float64 and a pair passes it exactly
+// when its estimate is not zero. IsingFit's rule in psych gives the learner
+// the same η through WithMinEdgeWeight; the root keeps its own name for it
+// so that it never reaches up into the packages that use it.
+const nonzeroMinEdgeWeight = 2 * math.SmallestNonzeroFloat64
 
 // ebicStage reports whether the EBIC graph stage runs: the test does not
 // turn it off and the widths were chosen by EBIC.

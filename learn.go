@@ -116,6 +116,9 @@ type run struct {
 	// testDone reports the edge test's stage finished to WithProgress's
 	// function (see progressStages); nil when nothing is to report.
 	testDone func()
+	// solutions holds each node's regression solutions (WithKeepSolutions);
+	// nil when they are not kept.
+	solutions [][]taskSolution
 }
 
 // progressStages makes the progress that WithProgress reports cover the
@@ -160,8 +163,8 @@ func newRun(fn string, s *Samples, opts []Option, ising bool) (*run, error) {
 		return nil, &AlphabetError{Func: fn, K: s.k, Min: 2, Max: MaxLearnAlphabet}
 	}
 	r := &run{s: s, b: cfg.backend(), wantEta: math.IsNaN(cfg.eta), nodes: make([]nodeSelection, s.n)}
-	if cfg.record != nil {
-		*cfg.record = make([][]taskSolution, s.n) // one slot a node, written by its worker
+	if cfg.keep {
+		r.solutions = make([][]taskSolution, s.n) // one slot a node, written by its worker
 	}
 	if cfg.ridge > 0 && !r.b.Fast {
 		return nil, fmt.Errorf("pairwise: %s: WithRidge needs the Accelerated backend (the default)", fn)
@@ -315,12 +318,12 @@ func (r *run) fitNode(ctx context.Context, e *engine.Driver, i int, tasks []engi
 		fit.noteStats(st)
 		ws[t] = w
 	}
-	if rec := r.cfg.record; rec != nil {
+	if r.solutions != nil {
 		sol := make([]taskSolution, len(tasks))
 		for t := range tasks {
 			sol[t] = taskSolution{alpha: tasks[t].Alpha, beta: tasks[t].Beta, w: slices.Clone(ws[t])}
 		}
-		(*rec)[i] = sol
+		r.solutions[i] = sol
 	}
 	if r.wantEta && len(tasks) > 0 {
 		if err := ctx.Err(); err != nil {
@@ -339,7 +342,7 @@ func (r *run) fitNode(ctx context.Context, e *engine.Driver, i int, tasks []engi
 	return ws, nil
 }
 
-// warmStart returns the solution of withWarmStarts for node i's task of
+// warmStart returns the solution of WithWarmStart for node i's task of
 // dimension dim, or nil: none given, none of that value pair and length,
 // or the widths searched.
 func (r *run) warmStart(i int, task *engine.Task, dim int) []float64 {
@@ -389,6 +392,7 @@ func (r *run) assemble(ctx context.Context, k int, est []*estimates.Node, fields
 	}
 	res := symmetrise(n, k, est, fields, nodes, eta, sym)
 	res.Width, res.Radius, res.Tuning = lambda, radius, tun
+	res.solutions = r.solutions
 	if r.s != nil { // a merge of partials may come without the samples
 		res.Model.names = r.s.names                          // the samples' names, for WriteModel
 		res.Warnings = sampleWarnings(r.s, nodes, r.wantEta) // warnings.go

@@ -221,9 +221,6 @@ func TestIncompleteSamples(t *testing.T) {
 	if _, err := NewIncompleteSamples(2, [][]int{{0, -2}}, nil); err == nil {
 		t.Error("value -2 accepted")
 	}
-	if _, err := Bootstrap(t.Context(), s, rand.NewPCG(1, 2), BootstrapOptions{Resamples: 2}); err == nil || !strings.Contains(err.Error(), "DropIncomplete") {
-		t.Errorf("Bootstrap of incomplete samples: %v", err)
-	}
 }
 
 // removeAtRandom returns s (unweighted) with each value missing with

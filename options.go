@@ -47,11 +47,11 @@ type config struct {
 	ridge      float64 // ρ of WithRidge; 0 for none
 	gap        int     // contacts_learn.go: WithIgnoreGap
 	refPairs   int     // contacts_learn.go: WithReferencePairs
-	// warm and record: the regressions' solutions of another fit to start
-	// from, and where to record this fit's (withWarmStarts,
-	// withRecordSolutions: Bootstrap's resamples at fixed widths).
-	warm   [][]taskSolution
-	record *[][]taskSolution
+	// warm and keep: the regressions' solutions of another fit to start
+	// from, and whether to keep this fit's in its Result (WithWarmStart,
+	// WithKeepSolutions: the bootstrap's resamples at fixed widths).
+	warm [][]taskSolution
+	keep bool
 
 	errs []error // problems found while applying options
 }
@@ -374,25 +374,42 @@ type taskSolution struct {
 	w           []float64
 }
 
-// withWarmStarts starts every regression at a given width from the
-// solution of the same regression in ws (ws[i] for node i; a regression
-// with no solution of its length there starts as usual), in place of the
-// learner's own start. ws is read, not copied or changed, so that fits on
-// many goroutines can share it. The solutions are those of a fit at the
-// same widths on related data (Bootstrap's full-data fit, for its
-// resamples): every regression is still solved to the tolerance, so the
-// estimates differ from a cold start's by no more than the tolerance
-// allows; only the iterations change. It has no effect where the
-// widths are searched (the search warm-starts along its own path).
-func withWarmStarts(ws [][]taskSolution) Option {
-	return optionFunc(func(c *config) { c.warm = ws })
+// WithKeepSolutions makes the learner keep in the Result the solution ŵ
+// of every regression at the final widths (n numbers for each node of the
+// Ising path; n·k for each of a node's k(k−1)/2 value pairs on the pairwise
+// path), so that a later fit on related data can start from them with
+// WithWarmStart; they are not shown otherwise. Off by default, for they
+// cost memory (n² numbers for k = 2). Given more than once, it is the same
+// as once.
+func WithKeepSolutions() Option {
+	return optionFunc(func(c *config) { c.keep = true })
 }
 
-// withRecordSolutions makes the learner store in *dst, one entry a node,
-// the solutions of its regressions at the final widths, for
-// withWarmStarts.
-func withRecordSolutions(dst *[][]taskSolution) Option {
-	return optionFunc(func(c *config) { c.record = dst })
+// WithWarmStart starts every regression at a given width from the solution
+// of the same regression in prev, a Result learned with WithKeepSolutions
+// (node i's regression of the same value pair and length; one without such
+// a solution starts as usual), in place of the learner's own start. prev
+// is read, not copied or changed, so that fits on many goroutines can share
+// it. The solutions are those of a fit at the same widths (WithNodeWidths
+// or WithWidth) on related data, such as a bootstrap's full-data fit for
+// its resamples: every regression is still solved to the tolerance, so
+// the estimates differ from a cold start's by no more than the tolerance
+// allows; only the iterations change. It has no effect where the widths
+// are searched (the search warm-starts along its own path). A nil prev or
+// one learned without WithKeepSolutions is an error (OptionError). By
+// default every regression starts from the learner's own start; given more
+// than once, the last one wins.
+func WithWarmStart(prev *Result) Option {
+	return optionFunc(func(c *config) {
+		switch {
+		case prev == nil:
+			c.optionError("WithWarmStart", prev, "no Result to start from")
+		case prev.solutions == nil:
+			c.optionError("WithWarmStart", "Result", "it holds no solutions: learn it with WithKeepSolutions")
+		default:
+			c.warm = prev.solutions
+		}
+	})
 }
 
 // WithMissing sets how the learners handle missing values in the samples

@@ -47,6 +47,9 @@ type Result struct {
 
 	n, k int
 	est  []*estimates.Node // est[i].Block(j)[a*k + b] = Ŵ_ij(a, b) from node i's regressions, sparse (internal/estimates)
+	// solutions holds each node's regression solutions when
+	// WithKeepSolutions was given, for WithWarmStart; nil otherwise.
+	solutions [][]taskSolution
 }
 
 // NodeFit describes the regressions of one node: one for the Ising path,
@@ -215,16 +218,6 @@ func statusRank(s solve.Status) int {
 		return 4
 	}
 	return 0
-}
-
-// nodeWidths returns each node's width λ_i (NodeFit.Width; 0 where the
-// node was not selected on its own).
-func (r *Result) nodeWidths() []float64 {
-	widths := make([]float64, len(r.Nodes))
-	for i, f := range r.Nodes {
-		widths[i] = f.Width
-	}
-	return widths
 }
 
 // symmetricBlock returns the symmetrised block of the pair (i, j), the

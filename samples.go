@@ -504,7 +504,8 @@ func (s *Samples) StateNotes() []StateNote {
 //
 // See docs/missing for the study that compares the rules. Result.Missing
 // reports the rule, the number of missing values and the rows dropped.
-// Bootstrap and CompareGroups do not take incomplete samples: drop the
-// incomplete rows first, or resample the complete ones. LearnNodes and
-// LearnShard take them with AvailableCase only.
+// The bootstrap and the group comparison of package psych do not take
+// incomplete samples: drop the incomplete rows first, or resample the
+// complete ones. LearnNodes and LearnShard take them with AvailableCase
+// only.
 const Missing = -1

@@ -231,7 +231,8 @@ func widthsString(w []float64) string {
 // is below η̂/2 in every entry can be an edge, the guarantee the paper's
 // rule gives for η/2; when the EBIC graph stage chose the graph
 // (EBICGraph), its pairs pass no threshold and Result.MinEdgeWeight is
-// IsingFitMinEdgeWeight, as with IsingFit's rule. Result.Model holds the
+// twice the smallest positive float64 (about 1e-323, which every nonzero
+// estimate passes), as with IsingFit's rule. Result.Model holds the
 // constrained (shrunk) estimates of the learned edges; Debiased gives the
 // debiased ones the test used.
 type Tuning struct {

@@ -2,9 +2,11 @@ package pairwise
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -91,8 +93,8 @@ func BenchmarkWaldChunk(b *testing.B) {
 	}
 }
 
-// TestWarmStartWithinTolerance checks Bootstrap's warm starts
-// (withWarmStarts): on resamples of the questionnaire truth (N = 1000) at
+// TestWarmStartWithinTolerance checks the warm starts of WithWarmStart, as
+// the bootstrap's resamples at fixed widths use them: on resamples of the questionnaire truth (N = 1000) at
 // the full data's widths, the fits started from the full-data solutions and
 // the cold fits are both certified (every node's duality gap ≤ the
 // tolerance) and each node's coefficients differ by no more than the
@@ -105,26 +107,22 @@ func TestWarmStartWithinTolerance(t *testing.T) {
 	m := questionnaireModel(t, 1)
 	s := bootSamples(t, m, 1000, 4)
 	widths := fullDataWidths(t, s)
-	var sol [][]taskSolution
-	if _, err := Learn(s, WithWorkers(1), WithNodeWidths(widths), withRecordSolutions(&sol)); err != nil {
-		t.Fatal(err)
-	}
-	if len(sol) != s.n || len(sol[0]) != 1 || len(sol[0][0].w) != s.n {
-		t.Fatalf("recorded solutions: %d nodes", len(sol))
-	}
-	tab, err := newObsTable("test", s)
+	full, err := Learn(s, WithWorkers(1), WithNodeWidths(widths), WithKeepSolutions())
 	if err != nil {
 		t.Fatal(err)
+	}
+	if sol := full.solutions; len(sol) != s.n || len(sol[0]) != 1 || len(sol[0][0].w) != s.n {
+		t.Fatalf("kept solutions: %d nodes", len(sol))
 	}
 	rng := rand.New(rand.NewPCG(3, 4))
 	n := s.n
 	for r := 0; r < 3; r++ {
-		rs := tab.samples(tab.resampleCounts(rng, 0, s.Len(), s.Len()))
+		rs := resampleOf(t, s, rng, s.Len())
 		cold, err := Learn(rs, WithWorkers(1), WithNodeWidths(widths))
 		if err != nil {
 			t.Fatal(err)
 		}
-		warm, err := Learn(rs, WithWorkers(1), WithNodeWidths(widths), withWarmStarts(sol))
+		warm, err := Learn(rs, WithWorkers(1), WithNodeWidths(widths), WithWarmStart(full))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -143,6 +141,32 @@ func TestWarmStartWithinTolerance(t *testing.T) {
 			if math.Sqrt(d) > bound {
 				t.Errorf("resample %d, node %d: ‖w_warm − w_cold‖ = %.3g, more than the certificates allow (%.3g)", r, i, math.Sqrt(d), bound)
 			}
+		}
+	}
+}
+
+// TestWarmStartErrors: WithWarmStart refuses, as an OptionError, a nil
+// Result and one learned without WithKeepSolutions.
+func TestWarmStartErrors(t *testing.T) {
+	s := bootSamples(t, questionnaireModel(t, 1), 200, 5)
+	plain, err := Learn(s, WithWorkers(1), WithWidth(1), WithMinEdgeWeight(0.2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain.solutions != nil {
+		t.Error("solutions kept without WithKeepSolutions")
+	}
+	for _, tc := range []struct {
+		prev *Result
+		want string
+	}{
+		{nil, "no Result to start from"},
+		{plain, "learn it with WithKeepSolutions"},
+	} {
+		_, err := Learn(s, WithWidth(1), WithMinEdgeWeight(0.2), WithWarmStart(tc.prev))
+		var oe *OptionError
+		if !errors.As(err, &oe) || oe.Option != "WithWarmStart" || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("WithWarmStart: error %v, want an OptionError saying %q", err, tc.want)
 		}
 	}
 }

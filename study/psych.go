@@ -16,6 +16,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/mrfkit/pairwise"
+	"github.com/mrfkit/pairwise/psych"
 )
 
 const psychUsage = `Usage: go run . psych [flags]
@@ -28,7 +29,7 @@ below 0.8) on IsingFit's 0/1 scale, between subscales with probability 0.15
 and β from 0.2 to 0.7, a quarter of those negative: about 67 edges of 300; thresholds that put the items' endorsement between about
 20% and 80%), N people drawn by the Gibbs sampler, and the network learned
 by the default (the Wald edge test) and by the IsingFit preset
-(pairwise.IsingFit: EBIC γ = 0.25, AND rule, every nonzero coefficient an
+(psych.IsingFit: EBIC γ = 0.25, AND rule, every nonzero coefficient an
 edge). Writes a CSV of every run and a Markdown summary (mean F1,
 sensitivity, precision, empty graphs, weight correlation, time).
 
@@ -75,7 +76,7 @@ func runPsych(args []string, stdout, stderr io.Writer) error {
 		opts []pairwise.Option
 	}{
 		{"default", nil},
-		{"isingfit", pairwise.IsingFit()},
+		{"isingfit", psych.IsingFit()},
 	}
 	var rows []psychRow
 	if *offset < 0 {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mrfkit/pairwise"
 	"github.com/mrfkit/pairwise/internal/cli"
+	"github.com/mrfkit/pairwise/psych"
 )
 
 // compareUsage is the help of "pairwise compare-groups".
@@ -22,7 +23,7 @@ const compareUsage = `Usage: pairwise compare-groups [flags] FILE_A FILE_B
 
 Tests whether two groups of people who answered the same items have the
 same network: the permutation test of R's NetworkComparisonTest
-(pairwise.CompareGroups; docs/psych). Each group's network is learned as
+(psych.CompareGroups; docs/psych). Each group's network is learned as
 'pairwise network' learns it, with the same learner flags; the statistics
 are the largest difference of an edge weight, the difference of the global
 strengths Σ|w| (with -signed, of the sums Σw) and each pair's difference,
@@ -46,15 +47,15 @@ Examples:
 `
 
 // corrections are the values of -correction.
-var corrections = map[string]pairwise.Correction{"holm": pairwise.Holm, "bh": pairwise.BenjaminiHochberg, "none": pairwise.NoCorrection}
+var corrections = map[string]psych.Correction{"holm": psych.Holm, "bh": psych.BenjaminiHochberg, "none": psych.NoCorrection}
 
-// runCompareGroups runs pairwise.CompareGroups on two groups of people and
+// runCompareGroups runs psych.CompareGroups on two groups of people and
 // writes the comparison.
 func runCompareGroups(args []string, stdout, stderr io.Writer) error {
 	fs := cli.NewFlagSet("compare-groups", compareUsage, stderr)
 	lf := addLearnerFlags(fs)
 	group := fs.String("group", "", "the header's `COLUMN` whose two values split the rows of one FILE into the groups")
-	perms := fs.Int("permutations", pairwise.DefaultPermutations, "random relabellings of the people (`count`)")
+	perms := fs.Int("permutations", psych.DefaultPermutations, "random relabellings of the people (`count`)")
 	correction := fs.String("correction", "holm", "`rule` correcting the pairs' p-values: holm, bh (Benjamini-Hochberg) or none")
 	signed := fs.Bool("signed", false, "compare the global expected influence Σw instead of the global strength Σ|w|")
 	seed := fs.Uint64("seed", 1, "`seed` of the permutations")
@@ -104,10 +105,10 @@ func runCompareGroups(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var c *pairwise.Comparison
+	var c *psych.Comparison
 	t0 := time.Now()
 	if err := cli.During(stderr, "permuting", *perms, *quiet, func(ctx context.Context, progress func(int, int)) (err error) {
-		c, err = pairwise.CompareGroups(ctx, g.s[0], g.s[1], rand.NewPCG(*seed, 0xc0de), pairwise.CompareOptions{
+		c, err = psych.CompareGroups(ctx, g.s[0], g.s[1], rand.NewPCG(*seed, 0xc0de), psych.CompareOptions{
 			Permutations: *perms, Correction: corr, SignedStrength: *signed,
 			Options: opts, Workers: *lf.workers, Progress: progress,
 		})
@@ -127,7 +128,7 @@ func runCompareGroups(args []string, stdout, stderr io.Writer) error {
 			return cli.WriteJSON(w, struct {
 				Names  []string  `json:"names"`
 				Groups [2]string `json:"groups"`
-				*pairwise.Comparison
+				*psych.Comparison
 			}{g.names, g.labels, c})
 		}
 		return writeComparisonCSV(w, c, g.names, strength)
@@ -258,11 +259,11 @@ func (g *groups) split(path, column string, ro pairwise.CSVOptions, stderr io.Wr
 // compareSummary writes what a comparison found: the groups, the two
 // global statistics, and the pairs that differ at corrected p ≤ 0.05, or
 // a warning when no pair can.
-func compareSummary(w io.Writer, c *pairwise.Comparison, g groups, correction, strength string, elapsed time.Duration) {
+func compareSummary(w io.Writer, c *psych.Comparison, g groups, correction, strength string, elapsed time.Duration) {
 	fmt.Fprintf(w, "A: %s, %d people; B: %s, %d people; %d items; %d permutations in %v\n",
 		g.labels[0], c.Observations[0], g.labels[1], c.Observations[1], c.Vars, c.Permutations, elapsed.Round(time.Millisecond))
 	if len(c.Edges) > 0 {
-		top := slices.MaxFunc(c.Edges, func(a, b pairwise.EdgeDifference) int { return cmp.Compare(a.Difference, b.Difference) })
+		top := slices.MaxFunc(c.Edges, func(a, b psych.EdgeDifference) int { return cmp.Compare(a.Difference, b.Difference) })
 		fmt.Fprintf(w, "network structure: the largest difference of an edge weight is %.3g (%s–%s), p = %.3g\n", c.MaxDifference, g.names[top.I], g.names[top.J], c.MaxDifferenceP)
 	}
 	fmt.Fprintf(w, "%s: %.4g in A, %.4g in B, difference %.3g, p = %.3g\n", strength, c.Strength[0], c.Strength[1], c.StrengthDifference, c.StrengthP)
@@ -284,7 +285,7 @@ func compareSummary(w io.Writer, c *pairwise.Comparison, g groups, correction, s
 // writeComparisonCSV writes the comparison as one CSV table: the largest
 // difference, the global strengths (or expected influences, as strength
 // names them), and every pair, with the pair's corrected p-value.
-func writeComparisonCSV(w io.Writer, c *pairwise.Comparison, names []string, strength string) error {
+func writeComparisonCSV(w io.Writer, c *psych.Comparison, names []string, strength string) error {
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	var b strings.Builder
 	b.WriteString("statistic,node1,node2,value_a,value_b,difference,p,p_adjusted\n")

@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/mrfkit/pairwise"
+	"github.com/mrfkit/pairwise/psych"
 )
 
 // groupCSV draws n exact samples of the Ising model on the items q1..q4
@@ -147,7 +148,7 @@ func TestCompareGroupsCommand(t *testing.T) {
 		Observations   []int
 		MaxDifference  float64 `json:"max_difference"`
 		MaxDifferenceP float64 `json:"max_difference_p"`
-		Edges          []pairwise.EdgeDifference
+		Edges          []psych.EdgeDifference
 		PermutedMax    []float64 `json:"permuted_max"`
 	}
 	if err := json.Unmarshal([]byte(out), &c); err != nil {

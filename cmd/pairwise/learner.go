@@ -14,6 +14,7 @@ import (
 
 	"github.com/mrfkit/pairwise"
 	"github.com/mrfkit/pairwise/internal/cli"
+	"github.com/mrfkit/pairwise/psych"
 )
 
 // learnerFlags are the flags of the reader and of the learner that every
@@ -33,7 +34,7 @@ func addLearnerFlags(fs *flag.FlagSet) *learnerFlags {
 	lf := &learnerFlags{
 		histogram: fs.Bool("histogram", false, `the input is a histogram, lines "count,z_1,...,z_n"`),
 		merge:     fs.Bool("merge", true, "merge identical rows into counts while reading (less memory and time when rows repeat);\n-merge=false keeps every row in file order"),
-		isingfit:  fs.Bool("isingfit", false, "estimate as R's IsingFit does (pairwise.IsingFit: EBIC γ = 0.25, AND rule, every nonzero\ncoefficient an edge, no edge test), to match a published analysis (see docs/psych)"),
+		isingfit:  fs.Bool("isingfit", false, "estimate as R's IsingFit does (psych.IsingFit: EBIC γ = 0.25, AND rule, every nonzero\ncoefficient an edge, no edge test), to match a published analysis (see docs/psych)"),
 		lambda:    fs.Float64("lambda", 0, "width bound `λ` ≥ the model width, radius 2λ (k = 2) or 2λ√k (default: the library's choice)"),
 		eta:       fs.Float64("eta", 0, "minimum edge weight bound `η`: keep edges of weight ≥ η/2 (default: the library's choice)"),
 		radius:    fs.Float64("radius", 0, "constraint `radius` of every regression, in place of the one set by λ (default: from λ)"),
@@ -97,7 +98,7 @@ func (lf *learnerFlags) options(set map[string]bool) ([]pairwise.Option, pairwis
 	}
 	opts := []pairwise.Option{pairwise.WithWorkers(*lf.workers)}
 	if *lf.isingfit {
-		opts = append(pairwise.IsingFit(), opts...) // the flags given win
+		opts = append(psych.IsingFit(), opts...) // the flags given win
 	}
 	for _, o := range []struct {
 		flag string

@@ -16,6 +16,7 @@ import (
 	"github.com/mrfkit/pairwise"
 	"github.com/mrfkit/pairwise/internal/cli"
 	"github.com/mrfkit/pairwise/internal/draw"
+	"github.com/mrfkit/pairwise/psych"
 )
 
 // networkUsage is the help of "pairwise network".
@@ -109,7 +110,7 @@ func runNetwork(args []string, stdout, stderr io.Writer) error {
 	if names == nil {
 		names = defaultNames(m.Vars())
 	}
-	c, err := pairwise.NewCentrality(m.Vars(), edges)
+	c, err := psych.NewCentrality(m.Vars(), edges)
 	if err != nil {
 		return cli.FlagHint(err)
 	}
@@ -182,7 +183,7 @@ func writePicture(path string, stdout io.Writer, drawing func() draw.Drawing) er
 
 // writeCentrality writes the centrality of every node as an aligned table,
 // CSV, or JSON with the signed edges.
-func writeCentrality(w io.Writer, format string, names []string, edges []pairwise.Edge, c *pairwise.Centrality) error {
+func writeCentrality(w io.Writer, format string, names []string, edges []pairwise.Edge, c *psych.Centrality) error {
 	type edgeOut struct {
 		Source string  `json:"source"`
 		Target string  `json:"target"`
@@ -198,9 +199,9 @@ func writeCentrality(w io.Writer, format string, names []string, edges []pairwis
 	switch format {
 	case "json":
 		return cli.WriteJSON(w, struct {
-			Names      []string             `json:"names"`
-			Edges      []edgeOut            `json:"edges"`
-			Centrality *pairwise.Centrality `json:"centrality"`
+			Names      []string          `json:"names"`
+			Edges      []edgeOut         `json:"edges"`
+			Centrality *psych.Centrality `json:"centrality"`
 		}{names, out, c})
 	case "csv":
 		var b strings.Builder
@@ -259,15 +260,15 @@ Examples:
   pairwise bootstrap -fix -o boot.json answers.csv
 `
 
-// runBootstrap runs pairwise.Bootstrap on a file and writes its result.
+// runBootstrap runs psych.Bootstrap on a file and writes its result.
 func runBootstrap(args []string, stdout, stderr io.Writer) error {
 	fs := cli.NewFlagSet("bootstrap", bootstrapUsage, stderr)
 	lf := addLearnerFlags(fs)
-	nBoot := fs.Int("n", pairwise.DefaultBootstrapResamples, "nonparametric `resamples` (0: none)")
-	nDrop := fs.Int("drop", pairwise.DefaultBootstrapResamples, "case-dropping `resamples` (0: none)")
+	nBoot := fs.Int("n", psych.DefaultBootstrapResamples, "nonparametric `resamples` (0: none)")
+	nDrop := fs.Int("drop", psych.DefaultBootstrapResamples, "case-dropping `resamples` (0: none)")
 	seed := fs.Uint64("seed", 1, "`seed` of the resamples")
 	fix := fs.Bool("fix", false, "refit every resample with the full data's widths λ̂_i (faster; see above)")
-	level := fs.Float64("level", pairwise.DefaultIntervalLevel, "coverage of the percentile `intervals`")
+	level := fs.Float64("level", psych.DefaultIntervalLevel, "coverage of the percentile `intervals`")
 	format := fs.String("format", "json", "output `format`: json or csv")
 	out := fs.String("o", "", "write the result to `FILE` (default standard output)")
 	intervals := fs.String("intervals", "", "draw the edge-weight intervals to `FILE`.png or FILE.svg")
@@ -321,10 +322,10 @@ func runBootstrap(args []string, stdout, stderr io.Writer) error {
 		}
 		return v
 	}
-	var res *pairwise.BootstrapResult
+	var res *psych.BootstrapResult
 	t0 := time.Now()
 	if err := cli.During(stderr, "resampling", *nBoot+*nDrop, *quiet, func(ctx context.Context, progress func(int, int)) (err error) {
-		res, err = pairwise.Bootstrap(ctx, s, rand.NewPCG(*seed, 0xb007), pairwise.BootstrapOptions{
+		res, err = psych.Bootstrap(ctx, s, rand.NewPCG(*seed, 0xb007), psych.BootstrapOptions{
 			Resamples: count(*nBoot),
 			CaseDrops: count(*nDrop),
 			Level:     *level,
@@ -358,7 +359,7 @@ func runBootstrap(args []string, stdout, stderr io.Writer) error {
 }
 
 // bootstrapSummary writes what a bootstrap found on one or two lines.
-func bootstrapSummary(w io.Writer, name string, res *pairwise.BootstrapResult, nBoot, nDrop int, elapsed time.Duration) {
+func bootstrapSummary(w io.Writer, name string, res *psych.BootstrapResult, nBoot, nDrop int, elapsed time.Duration) {
 	fmt.Fprintf(w, "%s: %d people, %d items, %d edges; %d nonparametric and %d case-dropping resamples in %v\n",
 		name, res.Observations, res.Vars, len(res.Fit.Edges), nBoot, nDrop, elapsed.Round(time.Millisecond))
 	if cd := res.CaseDrop; cd != nil {

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/mrfkit/pairwise"
+	"github.com/mrfkit/pairwise/psych"
 )
 
 // TestNetworkCommand runs "pairwise network" on the survey: the centrality
@@ -74,7 +75,7 @@ func TestNetworkCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := res.Centrality()
+	c, err := psych.CentralityOf(res)
 	if err != nil {
 		t.Fatal(err)
 	}

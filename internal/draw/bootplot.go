@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/mrfkit/pairwise"
+	"github.com/mrfkit/pairwise/psych"
 )
 
 // Colours of the bootstrap plots: bootnet's red for the full-data
@@ -62,8 +62,8 @@ func tickLabel(v float64) string {
 // full-data weight as a red dot. Pair names are written beside the rows
 // when there are at most 80; more rows are drawn thinner, unnamed, as
 // bootnet draws them.
-func IntervalPlot(res *pairwise.BootstrapResult) Drawing {
-	var rows []pairwise.BootstrapEdge
+func IntervalPlot(res *psych.BootstrapResult) Drawing {
+	var rows []psych.BootstrapEdge
 	lo, hi := 0.0, 0.0
 	for _, e := range res.Edges {
 		if e.Weight == 0 && e.Selected == 0 {
@@ -76,11 +76,11 @@ func IntervalPlot(res *pairwise.BootstrapResult) Drawing {
 			}
 		}
 	}
-	slices.SortStableFunc(rows, func(a, b pairwise.BootstrapEdge) int {
+	slices.SortStableFunc(rows, func(a, b psych.BootstrapEdge) int {
 		return cmp.Or(cmp.Compare(b.Weight, a.Weight), cmp.Compare(b.Mean, a.Mean))
 	})
 	labels := len(rows) <= 80
-	label := func(e pairwise.BootstrapEdge) string { return res.Names[e.I] + "-" + res.Names[e.J] }
+	label := func(e psych.BootstrapEdge) string { return res.Names[e.I] + "-" + res.Names[e.J] }
 	left := 20.0
 	if labels {
 		w := 0
@@ -142,7 +142,7 @@ func IntervalPlot(res *pairwise.BootstrapResult) Drawing {
 // at each share of people dropped, with a shaded band from the 2.5% to the
 // 97.5% quantile, the 0.7 line of the CS coefficient, and the CS of each
 // statistic in the legend.
-func StabilityPlot(res *pairwise.BootstrapResult) Drawing {
+func StabilityPlot(res *psych.BootstrapResult) Drawing {
 	const width, height, left, right, top, bottom = 640, 440, 60.0, 180.0, 40.0, 50.0
 	cd := res.CaseDrop
 	plotW, plotH := width-left-right, height-top-bottom

@@ -1,4 +1,4 @@
-package pairwise
+package psych
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+
+	"github.com/mrfkit/pairwise"
 )
 
 // Defaults of BootstrapOptions, bootnet's (Epskamp, Borsboom and Fried 2018).
@@ -69,15 +71,17 @@ type BootstrapOptions struct {
 	// CorrelationStability); zero means DefaultStabilityCorrelation and
 	// DefaultStabilityCertainty.
 	MinCorrelation, Certainty float64
-	// Options are passed to the learner (Learn) for the full-data fit and
-	// every resample: WithWidth and WithMinEdgeWeight for given λ and η,
-	// or nothing for the tuning-free default. WithWorkers and WithProgress
+	// Options are passed to the learner (pairwise.Learn) for the full-data
+	// fit and every resample: pairwise.WithWidth and
+	// pairwise.WithMinEdgeWeight for given λ and η, or nothing for the
+	// tuning-free default. pairwise.WithWorkers and pairwise.WithProgress
 	// in Options are overridden: resamples run in parallel, one goroutine
 	// a fit.
-	Options []Option
+	Options []pairwise.Option
 	// FixTuning, when set, fits every resample with the widths λ̂_i that
-	// the learner chose on the full data (NodeFit.Width, given as
-	// WithNodeWidths before Options, so that a λ in Options still wins):
+	// the learner chose on the full data (pairwise.NodeFit.Width, given as
+	// pairwise.WithNodeWidths before Options, so that a λ in Options still
+	// wins):
 	// a fit skips the search for the widths, but not the rule that makes a
 	// pair an edge, which runs on every resample as on the full data (the
 	// default's edge test, or the IsingFit rule, or η/2 when Options give
@@ -86,7 +90,8 @@ type BootstrapOptions struct {
 	// both are compared alike. The intervals no longer include the
 	// variability of the widths, which bootnet's rerun of the whole
 	// estimation does. Every resample's regressions start from the
-	// full-data solutions at the same widths; they are still solved to the
+	// full-data solutions at the same widths (pairwise.WithKeepSolutions,
+	// pairwise.WithWarmStart); they are still solved to the
 	// learner's tolerance, so the start changes the iterations, not the
 	// estimates beyond that tolerance. Off by default. For scale, 25 binary items and 2500
 	// people, one fit (the study's questionnaire truth, seed 1): the
@@ -104,11 +109,12 @@ type BootstrapOptions struct {
 }
 
 // BootstrapEdge is one pair I < J of a nonparametric bootstrap: its signed
-// weight (SignedEdges) in the full-data estimate, 0 when the pair is not an
-// edge there, and over the resamples the mean weight, the percentile
-// interval [Lower, Upper] (resamples without the edge count as weight 0, as
-// in bootnet) and the share of resamples in which the pair is an edge;
-// without nonparametric resamples the summaries are NaN (null in JSON).
+// weight (pairwise.Result.SignedEdges) in the full-data estimate, 0 when
+// the pair is not an edge there, and over the resamples the mean weight,
+// the percentile interval [Lower, Upper] (resamples without the edge count
+// as weight 0, as in bootnet) and the share of resamples in which the pair
+// is an edge; without nonparametric resamples the summaries are NaN (null
+// in JSON).
 type BootstrapEdge struct {
 	I        int     `json:"i"`
 	J        int     `json:"j"`
@@ -226,7 +232,7 @@ type BootstrapResult struct {
 	Resamples int     `json:"resamples"`
 	Level     float64 `json:"level"`
 	// Fit is the full-data estimate that the resamples are compared with.
-	Fit *Result `json:"-"`
+	Fit *pairwise.Result `json:"-"`
 	// Edges holds every pair I < J, sorted by (I, J); Nodes holds, for
 	// each centrality index (strength, expectedInfluence, closeness,
 	// betweenness) and each node, one entry. Both are empty without
@@ -240,14 +246,14 @@ type BootstrapResult struct {
 // networkFit learns a network from samples and returns its signed edges.
 // Bootstrap and CompareGroups take it as a parameter internally so that
 // tests can run them with a deterministic fake learner.
-type networkFit func(ctx context.Context, s *Samples) ([]Edge, error)
+type networkFit func(ctx context.Context, s *pairwise.Samples) ([]pairwise.Edge, error)
 
-// learnerFit is the networkFit of LearnContext with opts (one goroutine a
+// learnerFit is the networkFit of pairwise.LearnContext with opts (one goroutine a
 // fit, no progress report).
-func learnerFit(opts []Option) networkFit {
-	o := append(slices.Clip(opts), WithWorkers(1), WithProgress(nil))
-	return func(ctx context.Context, s *Samples) ([]Edge, error) {
-		r, err := LearnContext(ctx, s, o...)
+func learnerFit(opts []pairwise.Option) networkFit {
+	o := append(slices.Clip(opts), pairwise.WithWorkers(1), pairwise.WithProgress(nil))
+	return func(ctx context.Context, s *pairwise.Samples) ([]pairwise.Edge, error) {
+		r, err := pairwise.LearnContext(ctx, s, o...)
 		if err != nil {
 			return nil, err
 		}
@@ -262,9 +268,9 @@ func learnerFit(opts []Option) networkFit {
 //
 //   - the nonparametric bootstrap refits the network on Resamples resamples
 //     of the N observations drawn with replacement, and reports for every
-//     pair the percentile interval of its signed weight (SignedEdges) and
-//     how often it is an edge, and for every node intervals of its
-//     centrality indices (Centrality);
+//     pair the percentile interval of its signed weight
+//     (pairwise.Result.SignedEdges) and how often it is an edge, and for
+//     every node intervals of its centrality indices (Centrality);
 //   - the case-dropping bootstrap refits it on CaseDrops subsets that drop a
 //     share p of the observations (DropProportions), correlates each
 //     subset's edge weights and centrality indices with those of the
@@ -287,18 +293,19 @@ func learnerFit(opts []Option) networkFit {
 // src and opts but not on the number of workers or on scheduling. Once ctx is
 // done, Bootstrap returns ctx.Err() promptly.
 //
-// It returns an error for a nil s or src, for weights that are not whole
+// It returns an error for a nil s or src, for samples with missing values
+// (drop the incomplete rows first), for weights that are not whole
 // numbers, for an invalid option (naming it), and the first error of a fit.
-func Bootstrap(ctx context.Context, s *Samples, src rand.Source, opts BootstrapOptions) (*BootstrapResult, error) {
+func Bootstrap(ctx context.Context, s *pairwise.Samples, src rand.Source, opts BootstrapOptions) (*BootstrapResult, error) {
 	if s == nil {
-		return nil, fmt.Errorf("pairwise: Bootstrap: nil samples")
+		return nil, fmt.Errorf("psych: Bootstrap: nil samples")
 	}
 	workers := opts.Workers
 	if workers == 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	if workers < 1 {
-		return nil, fmt.Errorf("pairwise: Bootstrap: Workers = %d, want at least 1", opts.Workers)
+		return nil, fmt.Errorf("psych: Bootstrap: Workers = %d, want at least 1", opts.Workers)
 	}
 	tab, err := newObsTable("Bootstrap", s)
 	if err != nil {
@@ -306,27 +313,29 @@ func Bootstrap(ctx context.Context, s *Samples, src rand.Source, opts BootstrapO
 	}
 	full := tab.samples(tab.counts(nil, 0, tab.groupEnd[0]))
 	user := slices.Clip(opts.Options)
-	fitOpts := append(slices.Clip(user), WithWorkers(workers), WithProgress(nil))
-	fitRes, err := LearnContext(ctx, full, fitOpts...)
+	fitOpts := append(slices.Clip(user), pairwise.WithWorkers(workers), pairwise.WithProgress(nil))
+	fitRes, err := pairwise.LearnContext(ctx, full, fitOpts...)
 	if err != nil {
 		return nil, err
 	}
 	if opts.FixTuning {
-		var fixed []Option
-		widths := fitRes.nodeWidths()
+		var fixed []pairwise.Option
+		widths := make([]float64, len(fitRes.Nodes))
+		for i, f := range fitRes.Nodes {
+			widths[i] = f.Width
+		}
 		if len(widths) > 0 && !slices.Contains(widths, 0) {
-			fixed = append(fixed, WithNodeWidths(widths)) // each node's λ̂_i
+			fixed = append(fixed, pairwise.WithNodeWidths(widths)) // each node's λ̂_i
 		} else if w := fitRes.Width; w > 0 && !math.IsInf(w, 0) {
-			fixed = append(fixed, WithWidth(w))
+			fixed = append(fixed, pairwise.WithWidth(w))
 		}
 		user = append(fixed, user...)
-		var sol [][]taskSolution
-		if fitRes, err = LearnContext(ctx, full, append(slices.Clip(user), WithWorkers(workers), WithProgress(nil), withRecordSolutions(&sol))...); err != nil {
+		if fitRes, err = pairwise.LearnContext(ctx, full, append(slices.Clip(user), pairwise.WithWorkers(workers), pairwise.WithProgress(nil), pairwise.WithKeepSolutions())...); err != nil {
 			return nil, err
 		}
 		// Every resample's regressions start from the full-data
 		// solutions at the same widths, a short way from their own.
-		user = append(user, withWarmStarts(sol))
+		user = append(user, pairwise.WithWarmStart(fitRes))
 	}
 	out, err := bootstrapWith(ctx, tab, fitRes.SignedEdges(), src, opts, workers, learnerFit(user))
 	if err != nil {
@@ -340,9 +349,9 @@ func Bootstrap(ctx context.Context, s *Samples, src rand.Source, opts BootstrapO
 
 // bootstrapWith runs the resamples of Bootstrap around the full-data edges
 // orig with the learner fit.
-func bootstrapWith(ctx context.Context, tab *obsTable, orig []Edge, src rand.Source, opts BootstrapOptions, workers int, fit networkFit) (*BootstrapResult, error) {
+func bootstrapWith(ctx context.Context, tab *obsTable, orig []pairwise.Edge, src rand.Source, opts BootstrapOptions, workers int, fit networkFit) (*BootstrapResult, error) {
 	if src == nil {
-		return nil, fmt.Errorf("pairwise: Bootstrap: nil source")
+		return nil, fmt.Errorf("psych: Bootstrap: nil source")
 	}
 	nBoot, nDrop := defaultCount(opts.Resamples), defaultCount(opts.CaseDrops)
 	level := opts.Level
@@ -350,7 +359,7 @@ func bootstrapWith(ctx context.Context, tab *obsTable, orig []Edge, src rand.Sou
 		level = DefaultIntervalLevel
 	}
 	if !(level > 0 && level < 1) {
-		return nil, fmt.Errorf("pairwise: Bootstrap: Level = %v, want a value in (0, 1)", opts.Level)
+		return nil, fmt.Errorf("psych: Bootstrap: Level = %v, want a value in (0, 1)", opts.Level)
 	}
 	minCor, certainty := opts.MinCorrelation, opts.Certainty
 	if minCor == 0 {
@@ -360,27 +369,27 @@ func bootstrapWith(ctx context.Context, tab *obsTable, orig []Edge, src rand.Sou
 		certainty = DefaultStabilityCertainty
 	}
 	if !(minCor >= -1 && minCor < 1) {
-		return nil, fmt.Errorf("pairwise: Bootstrap: MinCorrelation = %v, want a value in [-1, 1)", opts.MinCorrelation)
+		return nil, fmt.Errorf("psych: Bootstrap: MinCorrelation = %v, want a value in [-1, 1)", opts.MinCorrelation)
 	}
 	if !(certainty > 0 && certainty < 1) {
-		return nil, fmt.Errorf("pairwise: Bootstrap: Certainty = %v, want a value in (0, 1)", opts.Certainty)
+		return nil, fmt.Errorf("psych: Bootstrap: Certainty = %v, want a value in (0, 1)", opts.Certainty)
 	}
 	drops := opts.DropProportions
 	if drops == nil {
 		drops = DefaultDropProportions()
 	}
 	if nDrop > 0 && len(drops) == 0 {
-		return nil, fmt.Errorf("pairwise: Bootstrap: no DropProportions")
+		return nil, fmt.Errorf("psych: Bootstrap: no DropProportions")
 	}
 	N := tab.groupEnd[0]
 	sizes := make([]int, len(drops))
 	for l, p := range drops {
 		if !(p > 0 && p < 1) {
-			return nil, fmt.Errorf("pairwise: Bootstrap: DropProportions[%d] = %v, want a value in (0, 1)", l, p)
+			return nil, fmt.Errorf("psych: Bootstrap: DropProportions[%d] = %v, want a value in (0, 1)", l, p)
 		}
 		sizes[l] = int(math.RoundToEven((1 - p) * float64(N)))
 		if nDrop > 0 && sizes[l] < 2 {
-			return nil, fmt.Errorf("pairwise: Bootstrap: DropProportions[%d] = %v keeps %d of %d observations, want at least 2", l, p, sizes[l], N)
+			return nil, fmt.Errorf("psych: Bootstrap: DropProportions[%d] = %v keeps %d of %d observations, want at least 2", l, p, sizes[l], N)
 		}
 	}
 
@@ -535,19 +544,19 @@ func caseDropSummary(res []CaseDropResample, minCor, certainty float64) *CaseDro
 // modified.
 func CorrelationStability(drop, corr []float64, minCorr, certainty float64) (float64, error) {
 	if len(drop) != len(corr) {
-		return 0, fmt.Errorf("pairwise: CorrelationStability: %d drop proportions for %d correlations", len(drop), len(corr))
+		return 0, fmt.Errorf("psych: CorrelationStability: %d drop proportions for %d correlations", len(drop), len(corr))
 	}
 	if !(minCorr >= -1 && minCorr < 1) {
-		return 0, fmt.Errorf("pairwise: CorrelationStability: minimum correlation %v, want a value in [-1, 1)", minCorr)
+		return 0, fmt.Errorf("psych: CorrelationStability: minimum correlation %v, want a value in [-1, 1)", minCorr)
 	}
 	if !(certainty > 0 && certainty < 1) {
-		return 0, fmt.Errorf("pairwise: CorrelationStability: certainty %v, want a value in (0, 1)", certainty)
+		return 0, fmt.Errorf("psych: CorrelationStability: certainty %v, want a value in (0, 1)", certainty)
 	}
 	type tally struct{ def, ok int }
 	levels := make(map[float64]*tally)
 	for r, p := range drop {
 		if !(p >= 0 && p < 1) {
-			return 0, fmt.Errorf("pairwise: CorrelationStability: drop proportion %d is %v, want a value in [0, 1)", r, p)
+			return 0, fmt.Errorf("psych: CorrelationStability: drop proportion %d is %v, want a value in [0, 1)", r, p)
 		}
 		t := levels[p]
 		if t == nil {
@@ -649,7 +658,7 @@ func quantile7(x []float64, p float64) float64 {
 // networkStats returns the signed weights of the n(n−1)/2 pairs (i < j in
 // order (0,1), (0,2), ..., 0 without an edge) and the centrality indices of
 // the network of edges.
-func networkStats(n int, edges []Edge) ([]float64, *Centrality) {
+func networkStats(n int, edges []pairwise.Edge) ([]float64, *Centrality) {
 	w := make([]float64, n*(n-1)/2)
 	for _, e := range edges {
 		i, j := min(e.I, e.J), max(e.I, e.J)
@@ -691,28 +700,28 @@ type obsTable struct {
 // newObsTable merges the rows of the samples (which must share n; k is the
 // largest alphabet) and numbers their observations. Weights must be whole
 // numbers.
-func newObsTable(fn string, ss ...*Samples) (*obsTable, error) {
+func newObsTable(fn string, ss ...*pairwise.Samples) (*obsTable, error) {
 	t := &obsTable{}
 	index := make(map[string]int32)
 	var key []byte
 	row := []int(nil)
 	for g, s := range ss {
 		if s == nil {
-			return nil, fmt.Errorf("pairwise: %s: nil samples", fn)
+			return nil, fmt.Errorf("psych: %s: nil samples", fn)
 		}
-		if err := checkComplete(fn, s); err != nil { // missing.go
-			return nil, err
+		if s.Incomplete() {
+			return nil, fmt.Errorf("psych: %s: the samples have %v missing values; drop the incomplete rows first (Samples.DropIncomplete)", fn, s.MissingCount())
 		}
 		if g == 0 {
 			t.n = s.Vars()
 		} else if s.Vars() != t.n {
-			return nil, fmt.Errorf("pairwise: %s: samples %d have %d variables, samples 0 have %d", fn, g, s.Vars(), t.n)
+			return nil, fmt.Errorf("psych: %s: samples %d have %d variables, samples 0 have %d", fn, g, s.Vars(), t.n)
 		}
 		t.k = max(t.k, s.Alphabet())
 		for m := 0; m < s.Len(); m++ {
 			w := s.Weight(m)
 			if w != math.Trunc(w) || w > 1<<31 {
-				return nil, fmt.Errorf("pairwise: %s: samples %d, row %d has weight %v, want a whole number of observations", fn, g, m, w)
+				return nil, fmt.Errorf("psych: %s: samples %d, row %d has weight %v, want a whole number of observations", fn, g, m, w)
 			}
 			if w == 0 {
 				continue
@@ -738,7 +747,7 @@ func newObsTable(fn string, ss ...*Samples) (*obsTable, error) {
 			start = t.groupEnd[g-1]
 		}
 		if t.groupEnd[g]-start < 2 {
-			return nil, fmt.Errorf("pairwise: %s: samples %d hold %d observations, want at least 2", fn, g, t.groupEnd[g]-start)
+			return nil, fmt.Errorf("psych: %s: samples %d hold %d observations, want at least 2", fn, g, t.groupEnd[g]-start)
 		}
 	}
 	return t, nil
@@ -794,7 +803,7 @@ func (t *obsTable) subsetCounts(rng *rand.Rand, from, to, size int) []float64 {
 }
 
 // samples returns the rows with positive counts, weighted by them.
-func (t *obsTable) samples(counts []float64) *Samples {
+func (t *obsTable) samples(counts []float64) *pairwise.Samples {
 	var rows [][]int
 	var w []float64
 	for r, c := range counts {
@@ -803,10 +812,10 @@ func (t *obsTable) samples(counts []float64) *Samples {
 			w = append(w, c)
 		}
 	}
-	s, err := NewWeightedSamples(t.k, rows, w)
+	s, err := pairwise.NewWeightedSamples(t.k, rows, w)
 	if err != nil {
 		// The rows came from valid samples and the counts are positive.
-		panic("pairwise: internal error: " + err.Error())
+		panic("psych: internal error: " + err.Error())
 	}
 	return s
 }

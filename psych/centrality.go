@@ -1,4 +1,4 @@
-package pairwise
+package psych
 
 import (
 	"cmp"
@@ -7,7 +7,7 @@ import (
 	"math"
 	"slices"
 
-	"gonum.org/v1/gonum/mat"
+	"github.com/mrfkit/pairwise"
 )
 
 // Centrality holds the node centrality indices of a weighted network, one
@@ -83,26 +83,27 @@ func (c *Centrality) index(i int) []float64 {
 
 // NewCentrality returns the centrality indices (see Centrality) of the
 // network on nodes 0..n-1 with the given edges. Weights may be signed, such
-// as those of SignedEdges, or unsigned, such as Result.Edges (max |W_ij|);
-// an edge of weight 0 is no edge, as in qgraph. The edges are not modified.
+// as those of pairwise.SignedEdges, or unsigned, such as
+// pairwise.Result.Edges (max |W_ij|); an edge of weight 0 is no edge, as in
+// qgraph. The edges are not modified.
 //
 // It returns an error for n < 1, an edge with I or J outside [0, n) or I == J,
 // a pair given twice (in either order), or a NaN or infinite weight.
-func NewCentrality(n int, edges []Edge) (*Centrality, error) {
+func NewCentrality(n int, edges []pairwise.Edge) (*Centrality, error) {
 	if n < 1 {
-		return nil, fmt.Errorf("pairwise: NewCentrality: n = %d nodes, want at least 1", n)
+		return nil, fmt.Errorf("psych: NewCentrality: n = %d nodes, want at least 1", n)
 	}
 	seen := make(map[[2]int]bool, len(edges))
 	for e, ed := range edges {
 		if ed.I < 0 || ed.I >= n || ed.J < 0 || ed.J >= n || ed.I == ed.J {
-			return nil, fmt.Errorf("pairwise: NewCentrality: edge %d joins %d and %d, want two distinct nodes in [0, %d)", e, ed.I, ed.J, n)
+			return nil, fmt.Errorf("psych: NewCentrality: edge %d joins %d and %d, want two distinct nodes in [0, %d)", e, ed.I, ed.J, n)
 		}
 		if math.IsNaN(ed.Weight) || math.IsInf(ed.Weight, 0) {
-			return nil, fmt.Errorf("pairwise: NewCentrality: edge %d (%d, %d) has weight %v", e, ed.I, ed.J, ed.Weight)
+			return nil, fmt.Errorf("psych: NewCentrality: edge %d (%d, %d) has weight %v", e, ed.I, ed.J, ed.Weight)
 		}
 		key := [2]int{min(ed.I, ed.J), max(ed.I, ed.J)}
 		if seen[key] {
-			return nil, fmt.Errorf("pairwise: NewCentrality: edge %d repeats the pair (%d, %d)", e, key[0], key[1])
+			return nil, fmt.Errorf("psych: NewCentrality: edge %d repeats the pair (%d, %d)", e, key[0], key[1])
 		}
 		seen[key] = true
 	}
@@ -110,7 +111,7 @@ func NewCentrality(n int, edges []Edge) (*Centrality, error) {
 }
 
 // centrality computes the indices of valid edges.
-func centrality(n int, edges []Edge) *Centrality {
+func centrality(n int, edges []pairwise.Edge) *Centrality {
 	c := &Centrality{
 		Strength:          make([]float64, n),
 		ExpectedInfluence: make([]float64, n),
@@ -149,79 +150,16 @@ func centrality(n int, edges []Edge) *Centrality {
 	return c
 }
 
-// Centrality returns the centrality indices of the learned graph with the
-// signed weights of SignedEdges (see Centrality): for k = 2 the Ising
-// couplings Â_IJ, for k > 2 the linear-by-linear summary of each block.
-// For the unsigned weights max |Ŵ_IJ| call NewCentrality with r.Edges.
-func (r *Result) Centrality() (*Centrality, error) {
+// CentralityOf returns the centrality indices of the graph r learned, with
+// the signed weights of pairwise.Result.SignedEdges (see Centrality): for
+// k = 2 the Ising couplings Â_IJ, for k > 2 the linear-by-linear summary of
+// each block. For the unsigned weights max |Ŵ_IJ| call NewCentrality with
+// r.Edges. It returns an error for a nil r or one without a model.
+func CentralityOf(r *pairwise.Result) (*Centrality, error) {
 	if r == nil || r.Model == nil {
-		return nil, fmt.Errorf("pairwise: Result.Centrality: no learned model")
+		return nil, fmt.Errorf("psych: CentralityOf: no learned model")
 	}
 	return NewCentrality(r.Model.Vars(), r.SignedEdges())
-}
-
-// SignedEdges returns the learned graph r.Edges with each Weight replaced
-// by the signed summary of SignedEdges, computed on r.Model's coupling.
-func (r *Result) SignedEdges() []Edge {
-	if r == nil || r.Model == nil {
-		return nil
-	}
-	out := make([]Edge, len(r.Edges))
-	for e, ed := range r.Edges {
-		out[e] = Edge{I: ed.I, J: ed.J, Weight: SignedWeight(r.Model.Coupling(ed.I, ed.J))}
-	}
-	return out
-}
-
-// SignedEdges returns the edges of m (as Model.Edges: I < J, sorted) with
-// Weight replaced by the signed summary SignedWeight of W_IJ: one signed
-// number an edge, for network pictures and for centrality indices such as
-// expected influence. It returns nil for a nil model.
-func SignedEdges(m *Model) []Edge {
-	if m == nil {
-		return nil
-	}
-	edges := m.Edges()
-	for e := range edges {
-		edges[e].Weight = SignedWeight(m.Coupling(edges[e].I, edges[e].J))
-	}
-	return edges
-}
-
-// SignedWeight returns one signed number for a k×k coupling block W: the
-// coefficient β of its linear-by-linear (uniform) association with the
-// centred, spin-like scores s_a = 2a − (k−1) (−1, +1 for k = 2; −2, 0, 2 for
-// k = 3),
-//
-//	β = Σ_{a,b} W(a,b) s_a s_b / (Σ_a s_a²)².
-//
-// β is the least-squares fit of W(a,b) ≈ β s_a s_b + r_a + c_b (the scores are
-// centred, so row and column effects, which are fields in disguise, do not
-// change it), and W(a,b) = β s_a s_b gives β back exactly. For k = 2 it is
-// the Ising coupling A of NewIsing (W = [[A, −A], [−A, A]] gives A, so
-// |β| = Edge.Weight); for k > 2 the log odds ratio of adjacent answers
-// a, a+1 and b, b+1 is 4β under a purely linear-by-linear block. It is
-// meant for ordinal items, whose states are ordered answers: positive
-// when higher answers on one item go with higher answers on the other.
-// For nominal states the sign has no meaning, and a block without a linear
-// part (such as the Potts block of a checkerboard grid) gives β ≈ 0.
-//
-// It returns NaN for a matrix that is not square or smaller than 2×2, and
-// NaN when W has a NaN entry.
-func SignedWeight(w mat.Matrix) float64 {
-	k, c := w.Dims()
-	if k != c || k < 2 {
-		return math.NaN()
-	}
-	var num, den float64
-	for a := 0; a < k; a++ {
-		sa := float64(2*a - (k - 1))
-		den += sa * sa
-		for b := 0; b < k; b++ {
-			num += w.At(a, b) * sa * float64(2*b-(k-1))
-		}
-	}
-	return num / (den * den)
 }
 
 // jsonFloat is a float64 that encodes NaN and ±Inf as JSON null.
@@ -260,7 +198,7 @@ func marshalNaN(v any) ([]byte, error) { return json.Marshal(v) }
 // network, 3% of a resample of `pairwise bootstrap -fix` (profile of 200 +
 // 200 resamples of the psych study's 2500-person file), where the matrix
 // takes microseconds.
-func shortestPaths(n int, edges []Edge) [][]float64 {
+func shortestPaths(n int, edges []pairwise.Edge) [][]float64 {
 	inf := math.Inf(1)
 	length := make([]float64, n*n)
 	for x := range length {
@@ -309,7 +247,7 @@ func shortestPaths(n int, edges []Edge) [][]float64 {
 // predecessors u with dist(s,u) + ℓ(u,v) = dist(s,v), and the dependencies
 // δ_s(v) = Σ_{w: v precedes w} σ_s(v)/σ_s(w)·(1 + δ_s(w)) are added in order
 // of decreasing distance.
-func brandes(n int, edges []Edge, dist [][]float64, betw []float64) {
+func brandes(n int, edges []pairwise.Edge, dist [][]float64, betw []float64) {
 	type arc struct {
 		to  int
 		len float64

@@ -1,4 +1,4 @@
-package pairwise
+package psych
 
 import (
 	"context"
@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/mrfkit/pairwise"
 )
 
 // TestAdjustP checks the corrections against values computed by hand from
@@ -51,12 +53,12 @@ func TestAdjustP(t *testing.T) {
 // group b; variables 1 and 2 alternate in both.
 func twoGroupTable(t *testing.T, N int) *obsTable {
 	t.Helper()
-	mk := func(v0 func(m int) int) *Samples {
+	mk := func(v0 func(m int) int) *pairwise.Samples {
 		rows := make([][]int, N)
 		for m := range rows {
 			rows[m] = []int{v0(m), m & 1, (m >> 1) & 1}
 		}
-		s, err := NewSamples(2, rows)
+		s, err := pairwise.NewSamples(2, rows)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -80,7 +82,7 @@ func twoGroupTable(t *testing.T, N int) *obsTable {
 func TestCompareGroupsMachinery(t *testing.T) {
 	const N, P = 200, 99
 	tab := twoGroupTable(t, N)
-	fit := func(ctx context.Context, s *Samples) ([]Edge, error) {
+	fit := func(ctx context.Context, s *pairwise.Samples) ([]pairwise.Edge, error) {
 		if s.TotalWeight() != N {
 			return nil, errors.New("a permuted group of the wrong size")
 		}
@@ -89,13 +91,13 @@ func TestCompareGroupsMachinery(t *testing.T) {
 			a += s.Weight(m) * float64(s.At(m, 0))
 			b += s.Weight(m) * float64(s.At(m, 1))
 		}
-		return []Edge{{0, 1, a / N}, {1, 2, b / N}}, nil
+		return []pairwise.Edge{{I: 0, J: 1, Weight: a / N}, {I: 1, J: 2, Weight: b / N}}, nil
 	}
 	ctx := context.Background()
 	e1, _ := fit(ctx, tab.samples(tab.counts(nil, 0, N)))
 	e2, _ := fit(ctx, tab.samples(tab.counts(nil, N, 2*N)))
 	run := func(workers int) *Comparison {
-		c, err := compareWith(ctx, tab, [2][]Edge{e1, e2}, rand.NewPCG(1, 2), CompareOptions{Permutations: P}, workers, fit)
+		c, err := compareWith(ctx, tab, [2][]pairwise.Edge{e1, e2}, rand.NewPCG(1, 2), CompareOptions{Permutations: P}, workers, fit)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -121,7 +123,7 @@ func TestCompareGroupsMachinery(t *testing.T) {
 
 // pairModel returns bootModel and, for the second group, the same model with
 // edge (1, 2) (weight 0.4) removed.
-func pairModel(t testing.TB) (*Model, *Model) {
+func pairModel(t testing.TB) (*pairwise.Model, *pairwise.Model) {
 	m := bootModel(t)
 	m2 := m.Clone()
 	if err := m2.SetCoupling(1, 2, mat.NewDense(2, 2, nil)); err != nil {
@@ -133,7 +135,7 @@ func pairModel(t testing.TB) (*Model, *Model) {
 // compareRuns runs CompareGroups on runs pairs of samples of N rows each
 // from m1 and m2 and counts the runs whose M test, S test, and Holm-adjusted
 // test of edge (1, 2) reject at level 0.05.
-func compareRuns(t *testing.T, m1, m2 *Model, runs, N, perms int, seed uint64) (rejM, rejS, rejEdge int) {
+func compareRuns(t *testing.T, m1, m2 *pairwise.Model, runs, N, perms int, seed uint64) (rejM, rejS, rejEdge int) {
 	ctx := context.Background()
 	for r := 0; r < runs; r++ {
 		a := bootSamples(t, m1, N, seed+uint64(2*r))
@@ -214,17 +216,17 @@ func TestCompareGroupsPowerLong(t *testing.T) {
 func TestCompareGroupsErrors(t *testing.T) {
 	m, _ := pairModel(t)
 	a := bootSamples(t, m, 50, 1)
-	small, err := NewSamples(2, [][]int{{0, 1, 0}})
+	small, err := pairwise.NewSamples(2, [][]int{{0, 1, 0}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	one, err := NewSamples(2, [][]int{{0, 1, 0, 1, 1, 0}})
+	one, err := pairwise.NewSamples(2, [][]int{{0, 1, 0, 1, 1, 0}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
 	for _, tc := range []struct {
-		a, b *Samples
+		a, b *pairwise.Samples
 		src  rand.Source
 		opts CompareOptions
 		want string
@@ -238,7 +240,7 @@ func TestCompareGroupsErrors(t *testing.T) {
 		{a, a, rand.NewPCG(1, 1), CompareOptions{Workers: -2}, "Workers = -2"},
 	} {
 		_, err := CompareGroups(ctx, tc.a, tc.b, tc.src, tc.opts)
-		if err == nil || !strings.HasPrefix(err.Error(), "pairwise: ") || !strings.Contains(err.Error(), tc.want) {
+		if err == nil || !strings.HasPrefix(err.Error(), "psych: ") || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("CompareGroups(%+v): error %v, want %q", tc.opts, err, tc.want)
 		}
 	}

@@ -1,4 +1,4 @@
-package pairwise_test
+package psych_test
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/mrfkit/pairwise"
+	"github.com/mrfkit/pairwise/psych"
 )
 
 // IsingFit's rule (EBIC with γ = 0.25, the AND rule, every nonzero
@@ -35,7 +36,7 @@ func ExampleIsingFit() {
 	for _, mode := range []struct {
 		name string
 		opts []pairwise.Option
-	}{{"IsingFit", pairwise.IsingFit()}, {"default", nil}} {
+	}{{"IsingFit", psych.IsingFit()}, {"default", nil}} {
 		res, err := pairwise.Learn(s, mode.opts...)
 		if err != nil {
 			log.Fatal(err)

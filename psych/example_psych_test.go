@@ -1,21 +1,24 @@
-package pairwise_test
+package psych_test
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log"
 	"math/rand/v2"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/mrfkit/pairwise"
+	"github.com/mrfkit/pairwise/psych"
 )
 
 // The centrality indices of a triangle with one negative edge: the edge
 // 0-2 is weak (length 1/0.2 = 5), so the shortest path from 0 to 2 runs
 // through 1 (length 2 + 2).
 func ExampleNewCentrality() {
-	c, err := pairwise.NewCentrality(3, []pairwise.Edge{{I: 0, J: 1, Weight: 0.5}, {I: 1, J: 2, Weight: 0.5}, {I: 0, J: 2, Weight: -0.2}})
+	c, err := psych.NewCentrality(3, []pairwise.Edge{{I: 0, J: 1, Weight: 0.5}, {I: 1, J: 2, Weight: 0.5}, {I: 0, J: 2, Weight: -0.2}})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -27,38 +30,6 @@ func ExampleNewCentrality() {
 	// node 0: strength 0.70, expected influence 0.30, closeness 0.167, betweenness 0
 	// node 1: strength 1.00, expected influence 1.00, closeness 0.250, betweenness 1
 	// node 2: strength 0.70, expected influence 0.30, closeness 0.167, betweenness 0
-}
-
-// For ordinal items (k > 2) each coupling is a k×k block; SignedEdges
-// summarises it by its linear-by-linear association, positive when higher
-// answers go together.
-func ExampleSignedEdges() {
-	m, err := pairwise.NewModel(3, 3)
-	if err != nil {
-		log.Fatal(err)
-	}
-	// Items 0 and 1 agree (β = 0.3), items 1 and 2 disagree (β = -0.2):
-	// W(a, b) = β·s_a·s_b with scores s = -2, 0, 2.
-	for _, e := range []struct {
-		i, j int
-		beta float64
-	}{{0, 1, 0.3}, {1, 2, -0.2}} {
-		w := mat.NewDense(3, 3, nil)
-		for a := 0; a < 3; a++ {
-			for b := 0; b < 3; b++ {
-				w.Set(a, b, e.beta*float64(2*a-2)*float64(2*b-2))
-			}
-		}
-		if err := m.SetCoupling(e.i, e.j, w); err != nil {
-			log.Fatal(err)
-		}
-	}
-	for _, e := range pairwise.SignedEdges(m) {
-		fmt.Printf("%d-%d: %+.2f\n", e.I, e.J, e.Weight)
-	}
-	// Output:
-	// 0-1: +0.30
-	// 1-2: -0.20
 }
 
 // exampleModel is two clusters of three items joined by a negative edge.
@@ -77,6 +48,49 @@ func exampleModel() *pairwise.Model {
 	return m
 }
 
+// The workflow's first steps: learn the network of six binary items from
+// 1000 people's answers, print its signed edges, and rank the items by
+// strength (CentralityOf).
+func Example() {
+	ex, err := pairwise.NewExactSampler(exampleModel())
+	if err != nil {
+		log.Fatal(err)
+	}
+	s, err := ex.Sample(rand.NewPCG(1, 2), 1000)
+	if err != nil {
+		log.Fatal(err)
+	}
+	res, err := pairwise.Learn(s)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, e := range res.SignedEdges() {
+		fmt.Printf("%d-%d: %+.2f\n", e.I, e.J, e.Weight)
+	}
+	c, err := psych.CentralityOf(res)
+	if err != nil {
+		log.Fatal(err)
+	}
+	order := []int{0, 1, 2, 3, 4, 5}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(c.Strength[b], c.Strength[a]) })
+	for _, v := range order {
+		fmt.Printf("item %d: strength %.2f, expected influence %+.2f\n", v, c.Strength[v], c.ExpectedInfluence[v])
+	}
+	// Output:
+	// 0-1: +0.57
+	// 0-2: +0.30
+	// 1-2: +0.54
+	// 2-3: -0.33
+	// 3-4: +0.53
+	// 4-5: +0.45
+	// item 2: strength 1.16, expected influence +0.51
+	// item 1: strength 1.11, expected influence +1.11
+	// item 4: strength 0.97, expected influence +0.97
+	// item 0: strength 0.87, expected influence +0.87
+	// item 3: strength 0.85, expected influence +0.20
+	// item 5: strength 0.45, expected influence +0.45
+}
+
 // Bootstrap the network learned from 1000 answers to six binary items: 40
 // nonparametric and 40 case-dropping resamples here (bootnet's defaults are
 // 1000 of each), deterministic for the seed.
@@ -89,7 +103,7 @@ func ExampleBootstrap() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	res, err := pairwise.Bootstrap(context.Background(), s, rand.NewPCG(3, 4), pairwise.BootstrapOptions{Resamples: 40, CaseDrops: 40})
+	res, err := psych.Bootstrap(context.Background(), s, rand.NewPCG(3, 4), psych.BootstrapOptions{Resamples: 40, CaseDrops: 40})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -137,7 +151,7 @@ func ExampleCompareGroups() {
 			log.Fatal(err)
 		}
 	}
-	c, err := pairwise.CompareGroups(context.Background(), groups[0], groups[1], rand.NewPCG(6, 7), pairwise.CompareOptions{Permutations: 119})
+	c, err := psych.CompareGroups(context.Background(), groups[0], groups[1], rand.NewPCG(6, 7), psych.CompareOptions{Permutations: 119})
 	if err != nil {
 		log.Fatal(err)
 	}

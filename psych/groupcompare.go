@@ -1,4 +1,4 @@
-package pairwise
+package psych
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
+
+	"github.com/mrfkit/pairwise"
 )
 
 // DefaultPermutations is the default number of permutations of
@@ -58,9 +60,10 @@ type CompareOptions struct {
 	// instead of the global strength Σ_{i<j} |w_ij| (NetworkComparisonTest's
 	// abs = FALSE).
 	SignedStrength bool
-	// Options are passed to the learner (Learn) for every fit; WithWorkers
-	// and WithProgress in Options are overridden, as in BootstrapOptions.
-	Options []Option
+	// Options are passed to the learner (pairwise.Learn) for every fit;
+	// pairwise.WithWorkers and pairwise.WithProgress in Options are
+	// overridden, as in BootstrapOptions.
+	Options []pairwise.Option
 	// Workers is the number of goroutines that run permutations in
 	// parallel; zero means runtime.GOMAXPROCS(0). Results do not depend on
 	// it.
@@ -72,9 +75,10 @@ type CompareOptions struct {
 }
 
 // EdgeDifference is the test of one pair I < J: its signed weights
-// (SignedEdges; 0 when the pair is not an edge) in the two groups'
-// networks, the statistic Difference = |Weight1 − Weight2|, its permutation
-// p-value P and the p-value adjusted by the Correction over all pairs.
+// (pairwise.Result.SignedEdges; 0 when the pair is not an edge) in the two
+// groups' networks, the statistic Difference = |Weight1 − Weight2|, its
+// permutation p-value P and the p-value adjusted by the Correction over all
+// pairs.
 type EdgeDifference struct {
 	I          int     `json:"i"`
 	J          int     `json:"j"`
@@ -112,15 +116,15 @@ type Comparison struct {
 	PermutedMax      []float64 `json:"permuted_max"`
 	PermutedStrength []float64 `json:"permuted_strength"`
 	// Fits are the two groups' networks as learned.
-	Fits [2]*Result `json:"-"`
+	Fits [2]*pairwise.Result `json:"-"`
 }
 
 // CompareGroups tests whether two samples of the same n items come from
 // the same network, by the permutation test of NetworkComparisonTest (van
 // Borkulo et al., "Comparing network structures on three aspects: a
 // permutation test", Psychological Methods 2022). The network of each
-// group is learned (signed weights w of SignedEdges, 0 for a pair without
-// an edge), and three statistics compare them:
+// group is learned (signed weights w of pairwise.Result.SignedEdges, 0 for
+// a pair without an edge), and three statistics compare them:
 //
 //   - M = max_{i<j} |w1_ij − w2_ij|, network structure invariance;
 //   - S = |Σ_{i<j} |w1_ij| − Σ_{i<j} |w2_ij||, global strength invariance
@@ -146,30 +150,31 @@ type Comparison struct {
 // number of workers. Once ctx is done, CompareGroups returns ctx.Err()
 // promptly.
 //
-// It returns an error for nil samples or src, samples with different
-// numbers of variables, fewer than 2 observations in a group, weights that
-// are not whole numbers, an invalid option, and the first error of a fit.
-func CompareGroups(ctx context.Context, a, b *Samples, src rand.Source, opts CompareOptions) (*Comparison, error) {
+// It returns an error for nil samples or src, samples with missing values
+// (drop the incomplete rows first), samples with different numbers of
+// variables, fewer than 2 observations in a group, weights that are not
+// whole numbers, an invalid option, and the first error of a fit.
+func CompareGroups(ctx context.Context, a, b *pairwise.Samples, src rand.Source, opts CompareOptions) (*Comparison, error) {
 	workers := opts.Workers
 	if workers == 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	if workers < 1 {
-		return nil, fmt.Errorf("pairwise: CompareGroups: Workers = %d, want at least 1", opts.Workers)
+		return nil, fmt.Errorf("psych: CompareGroups: Workers = %d, want at least 1", opts.Workers)
 	}
 	tab, err := newObsTable("CompareGroups", a, b)
 	if err != nil {
 		return nil, err
 	}
-	var fits [2]*Result
-	var edges [2][]Edge
-	o := append(slices.Clip(opts.Options), WithWorkers(workers), WithProgress(nil))
+	var fits [2]*pairwise.Result
+	var edges [2][]pairwise.Edge
+	o := append(slices.Clip(opts.Options), pairwise.WithWorkers(workers), pairwise.WithProgress(nil))
 	for g := range fits {
 		from := 0
 		if g == 1 {
 			from = tab.groupEnd[0]
 		}
-		if fits[g], err = LearnContext(ctx, tab.samples(tab.counts(nil, from, tab.groupEnd[g])), o...); err != nil {
+		if fits[g], err = pairwise.LearnContext(ctx, tab.samples(tab.counts(nil, from, tab.groupEnd[g])), o...); err != nil {
 			return nil, err
 		}
 		edges[g] = fits[g].SignedEdges()
@@ -184,19 +189,19 @@ func CompareGroups(ctx context.Context, a, b *Samples, src rand.Source, opts Com
 
 // compareWith runs the permutations of CompareGroups around the groups'
 // learned edges with the learner fit.
-func compareWith(ctx context.Context, tab *obsTable, edges [2][]Edge, src rand.Source, opts CompareOptions, workers int, fit networkFit) (*Comparison, error) {
+func compareWith(ctx context.Context, tab *obsTable, edges [2][]pairwise.Edge, src rand.Source, opts CompareOptions, workers int, fit networkFit) (*Comparison, error) {
 	if src == nil {
-		return nil, fmt.Errorf("pairwise: CompareGroups: nil source")
+		return nil, fmt.Errorf("psych: CompareGroups: nil source")
 	}
 	perms := opts.Permutations
 	if perms == 0 {
 		perms = DefaultPermutations
 	}
 	if perms < 1 {
-		return nil, fmt.Errorf("pairwise: CompareGroups: Permutations = %d, want at least 1", opts.Permutations)
+		return nil, fmt.Errorf("psych: CompareGroups: Permutations = %d, want at least 1", opts.Permutations)
 	}
 	if opts.Correction < Holm || opts.Correction > NoCorrection {
-		return nil, fmt.Errorf("pairwise: CompareGroups: unknown %v", opts.Correction)
+		return nil, fmt.Errorf("psych: CompareGroups: unknown %v", opts.Correction)
 	}
 	n := tab.n
 	N1, N := tab.groupEnd[0], tab.groupEnd[1]

@@ -1,4 +1,4 @@
-package pairwise
+package psych
 
 import (
 	"encoding/json"
@@ -9,15 +9,9 @@ import (
 
 	"gonum.org/v1/gonum/graph/path"
 	"gonum.org/v1/gonum/graph/simple"
-	"gonum.org/v1/gonum/mat"
-)
 
-func sameFloat(a, b, tol float64) bool {
-	if math.IsNaN(a) || math.IsNaN(b) {
-		return math.IsNaN(a) && math.IsNaN(b)
-	}
-	return math.Abs(a-b) <= tol*math.Max(1, math.Abs(b))
-}
+	"github.com/mrfkit/pairwise"
+)
 
 func checkVec(t *testing.T, name string, got, want []float64) {
 	t.Helper()
@@ -39,14 +33,14 @@ func TestCentralityClosedForms(t *testing.T) {
 	for _, tc := range []struct {
 		name               string
 		n                  int
-		edges              []Edge
+		edges              []pairwise.Edge
 		str, ei, clo, betw []float64
 	}{
 		{
 			// Path 0 -(0.5)- 1 -(-0.25)- 2: d01 = 2, d12 = 4, d02 = 6.
 			name:  "path",
 			n:     3,
-			edges: []Edge{{0, 1, 0.5}, {1, 2, -0.25}},
+			edges: []pairwise.Edge{{I: 0, J: 1, Weight: 0.5}, {I: 1, J: 2, Weight: -0.25}},
 			str:   []float64{0.5, 0.75, 0.25},
 			ei:    []float64{0.5, 0.25, -0.25},
 			clo:   []float64{1.0 / (2 + 6), 1.0 / (2 + 4), 1.0 / (6 + 4)},
@@ -60,7 +54,7 @@ func TestCentralityClosedForms(t *testing.T) {
 			// L = 8 the total length (the centre at ℓ_i).
 			name:  "star",
 			n:     5,
-			edges: []Edge{{0, 1, 1}, {0, 2, 0.5}, {0, 3, 0.25}, {0, 4, -1}},
+			edges: []pairwise.Edge{{I: 0, J: 1, Weight: 1}, {I: 0, J: 2, Weight: 0.5}, {I: 0, J: 3, Weight: 0.25}, {I: 0, J: 4, Weight: -1}},
 			str:   []float64{2.75, 1, 0.5, 0.25, 1},
 			ei:    []float64{0.75, 1, 0.5, 0.25, -1},
 			clo:   []float64{1.0 / 8, 1.0 / (3*1 + 8), 1.0 / (3*2 + 8), 1.0 / (3*4 + 8), 1.0 / (3*1 + 8)},
@@ -71,7 +65,7 @@ func TestCentralityClosedForms(t *testing.T) {
 			// w02 = -0.2 (length 5 > 2 + 2), so 0 and 2 are joined through 1.
 			name:  "triangle",
 			n:     3,
-			edges: []Edge{{0, 1, 0.5}, {1, 2, 0.5}, {0, 2, -0.2}},
+			edges: []pairwise.Edge{{I: 0, J: 1, Weight: 0.5}, {I: 1, J: 2, Weight: 0.5}, {I: 0, J: 2, Weight: -0.2}},
 			str:   []float64{0.7, 1, 0.7},
 			ei:    []float64{0.3, 1, 0.3},
 			clo:   []float64{1.0 / (2 + 4), 1.0 / (2 + 2), 1.0 / (2 + 4)},
@@ -82,7 +76,7 @@ func TestCentralityClosedForms(t *testing.T) {
 			// paths, one through each other corner, so every node has 1/2.
 			name:  "square ties",
 			n:     4,
-			edges: []Edge{{0, 1, 0.5}, {1, 2, 0.5}, {2, 3, 0.5}, {0, 3, 0.5}},
+			edges: []pairwise.Edge{{I: 0, J: 1, Weight: 0.5}, {I: 1, J: 2, Weight: 0.5}, {I: 2, J: 3, Weight: 0.5}, {I: 0, J: 3, Weight: 0.5}},
 			str:   []float64{1, 1, 1, 1},
 			ei:    []float64{1, 1, 1, 1},
 			clo:   []float64{1.0 / 8, 1.0 / 8, 1.0 / 8, 1.0 / 8},
@@ -94,7 +88,7 @@ func TestCentralityClosedForms(t *testing.T) {
 			// weights are no edges.
 			name:  "disconnected",
 			n:     6,
-			edges: []Edge{{0, 1, 0.5}, {1, 2, 1}, {4, 5, 0.25}, {2, 3, 0}},
+			edges: []pairwise.Edge{{I: 0, J: 1, Weight: 0.5}, {I: 1, J: 2, Weight: 1}, {I: 4, J: 5, Weight: 0.25}, {I: 2, J: 3, Weight: 0}},
 			str:   []float64{0.5, 1.5, 1, 0, 0.25, 0.25},
 			ei:    []float64{0.5, 1.5, 1, 0, 0.25, 0.25},
 			clo:   []float64{1.0 / (2 + 3), 1.0 / (2 + 1), 1.0 / (1 + 3), nan, 1.0 / 4, 1.0 / 4},
@@ -117,7 +111,7 @@ func TestCentralityClosedForms(t *testing.T) {
 // bruteCentrality computes closeness and betweenness independently of gonum:
 // Floyd-Warshall distances, then σ_st by counting over nodes in order of
 // distance, and σ_st(v) = σ_sv σ_vt when d(s,v) + d(v,t) = d(s,t).
-func bruteCentrality(n int, edges []Edge) (clo, betw []float64) {
+func bruteCentrality(n int, edges []pairwise.Edge) (clo, betw []float64) {
 	inf := math.Inf(1)
 	d := make([][]float64, n)
 	for i := range d {
@@ -208,7 +202,7 @@ func TestCentralityBruteForce(t *testing.T) {
 	for trial := 0; trial < 200; trial++ {
 		n := 2 + rng.IntN(11)
 		p := 0.15 + 0.6*rng.Float64()
-		var edges []Edge
+		var edges []pairwise.Edge
 		for i := 0; i < n; i++ {
 			for j := i + 1; j < n; j++ {
 				if rng.Float64() < p {
@@ -219,7 +213,7 @@ func TestCentralityBruteForce(t *testing.T) {
 					if rng.IntN(4) == 0 {
 						w = -w
 					}
-					edges = append(edges, Edge{I: i, J: j, Weight: w})
+					edges = append(edges, pairwise.Edge{I: i, J: j, Weight: w})
 				}
 			}
 		}
@@ -240,70 +234,28 @@ func TestCentralityBruteForce(t *testing.T) {
 func TestCentralityErrors(t *testing.T) {
 	for _, tc := range []struct {
 		n     int
-		edges []Edge
+		edges []pairwise.Edge
 		want  string
 	}{
 		{0, nil, "n = 0"},
-		{3, []Edge{{0, 3, 1}}, "edge 0 joins 0 and 3"},
-		{3, []Edge{{1, 1, 1}}, "two distinct nodes"},
-		{3, []Edge{{0, 1, math.NaN()}}, "weight NaN"},
-		{3, []Edge{{0, 1, math.Inf(-1)}}, "weight -Inf"},
-		{3, []Edge{{0, 1, 1}, {1, 0, 2}}, "repeats the pair (0, 1)"},
+		{3, []pairwise.Edge{{I: 0, J: 3, Weight: 1}}, "edge 0 joins 0 and 3"},
+		{3, []pairwise.Edge{{I: 1, J: 1, Weight: 1}}, "two distinct nodes"},
+		{3, []pairwise.Edge{{I: 0, J: 1, Weight: math.NaN()}}, "weight NaN"},
+		{3, []pairwise.Edge{{I: 0, J: 1, Weight: math.Inf(-1)}}, "weight -Inf"},
+		{3, []pairwise.Edge{{I: 0, J: 1, Weight: 1}, {I: 1, J: 0, Weight: 2}}, "repeats the pair (0, 1)"},
 	} {
 		_, err := NewCentrality(tc.n, tc.edges)
-		if err == nil || !strings.HasPrefix(err.Error(), "pairwise: ") || !strings.Contains(err.Error(), tc.want) {
+		if err == nil || !strings.HasPrefix(err.Error(), "psych: ") || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("NewCentrality(%d, %v): error %v, want one containing %q", tc.n, tc.edges, err, tc.want)
 		}
 	}
-	if _, err := (&Result{}).Centrality(); err == nil {
+	if _, err := CentralityOf(&pairwise.Result{}); err == nil {
 		t.Error("Centrality of an empty Result: no error")
 	}
 }
 
-func TestSignedWeight(t *testing.T) {
-	// k = 2: the Ising coupling A.
-	m, err := NewIsing(mat.NewSymDense(3, []float64{0, 0.3, -0.7, 0.3, 0, 0, -0.7, 0, 0}), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := SignedEdges(m)
-	want := []Edge{{0, 1, 0.3}, {0, 2, -0.7}}
-	if len(got) != 2 {
-		t.Fatalf("SignedEdges: %v, want %v", got, want)
-	}
-	for e := range want {
-		if got[e].I != want[e].I || got[e].J != want[e].J || !sameFloat(got[e].Weight, want[e].Weight, 1e-15) {
-			t.Errorf("SignedEdges[%d] = %v, want %v", e, got[e], want[e])
-		}
-	}
-	// k = 4: β s_a s_b plus row and column effects gives β back.
-	const beta = -0.125
-	w := mat.NewDense(4, 4, nil)
-	r := []float64{0.3, -1, 2, 0.1}
-	c := []float64{-0.4, 0.2, 0.9, 1.5}
-	for a := 0; a < 4; a++ {
-		for b := 0; b < 4; b++ {
-			w.Set(a, b, beta*float64(2*a-3)*float64(2*b-3)+r[a]+c[b])
-		}
-	}
-	if g := SignedWeight(w); !sameFloat(g, beta, 1e-14) {
-		t.Errorf("SignedWeight(linear-by-linear β = %v + effects) = %v", beta, g)
-	}
-	// k = 3, by hand: W = [[1,0,0],[0,0,0],[0,0,0]] has s_0 = -2, so
-	// β = 1·4 / (4+0+4)² = 1/16.
-	if g := SignedWeight(mat.NewDense(3, 3, []float64{1, 0, 0, 0, 0, 0, 0, 0, 0})); g != 1.0/16 {
-		t.Errorf("SignedWeight(e_00) = %v, want 1/16", g)
-	}
-	if g := SignedWeight(mat.NewDense(2, 3, nil)); !math.IsNaN(g) {
-		t.Errorf("SignedWeight(2×3) = %v, want NaN", g)
-	}
-	if SignedEdges(nil) != nil {
-		t.Error("SignedEdges(nil) is not nil")
-	}
-}
-
 func TestCentralityJSON(t *testing.T) {
-	c, err := NewCentrality(3, []Edge{{0, 1, 0.5}})
+	c, err := NewCentrality(3, []pairwise.Edge{{I: 0, J: 1, Weight: 0.5}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -327,7 +279,7 @@ func TestShortestPaths(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for trial := 0; trial < 200; trial++ {
 		n := 1 + rng.IntN(30)
-		var edges []Edge
+		var edges []pairwise.Edge
 		p := rng.Float64() * 0.4
 		for i := 0; i < n; i++ {
 			for j := i + 1; j < n; j++ {
@@ -336,7 +288,7 @@ func TestShortestPaths(t *testing.T) {
 					if trial%2 == 1 {
 						w = rng.NormFloat64()
 					}
-					edges = append(edges, Edge{I: i, J: j, Weight: w})
+					edges = append(edges, pairwise.Edge{I: i, J: j, Weight: w})
 				}
 			}
 		}

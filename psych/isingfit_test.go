@@ -1,8 +1,10 @@
-package pairwise
+package psych
 
 import (
 	"math/rand/v2"
 	"testing"
+
+	"github.com/mrfkit/pairwise"
 )
 
 // TestIsingFit checks the preset against the rule it documents, computed
@@ -15,7 +17,7 @@ import (
 func TestIsingFit(t *testing.T) {
 	m := gridPotts(4, 4, 2, 0.4, rand.New(rand.NewPCG(41, 2)))
 	s := drawExact(t, m, 800, rand.NewPCG(42, 2))
-	res, err := Learn(s, IsingFit()...)
+	res, err := pairwise.Learn(s, IsingFit()...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +57,7 @@ func TestIsingFit(t *testing.T) {
 	if len(res.Edges) == n*(n-1)/2 {
 		t.Errorf("complete graph: no exact zeros, so EBIC could not count")
 	}
-	or, err := Learn(s, append(IsingFit(), WithSymmetrization(Or))...)
+	or, err := pairwise.Learn(s, append(IsingFit(), pairwise.WithSymmetrization(pairwise.Or))...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,5 +70,25 @@ func TestIsingFit(t *testing.T) {
 		if !edges[[2]int{e.I, e.J}] {
 			t.Errorf("true edge (%d, %d) missed", e.I, e.J)
 		}
+	}
+}
+
+// TestIsingFitMinEdgeWeightEBICGraph: the default learner's EBIC graph
+// stage, whose pairs pass no threshold either, reports the minimum edge
+// weight of IsingFit's rule. The root keeps that value under its own name,
+// so this test is what ties the two. At N = 100 on this questionnaire-shaped
+// truth the stage chooses the graph, as it did in 20 of 20 runs on the psych
+// study's networks at that N (docs/psych).
+func TestIsingFitMinEdgeWeightEBICGraph(t *testing.T) {
+	s := bootSamples(t, questionnaireModel(t, 1), 100, 1)
+	res, err := pairwise.Learn(s, pairwise.WithWorkers(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Tuning == nil || !res.Tuning.EBICGraph {
+		t.Fatalf("the EBIC graph stage did not choose the graph (Tuning %+v): the test needs data where it does", res.Tuning)
+	}
+	if res.MinEdgeWeight != IsingFitMinEdgeWeight {
+		t.Errorf("EBIC graph: MinEdgeWeight = %v, want IsingFitMinEdgeWeight = %v", res.MinEdgeWeight, IsingFitMinEdgeWeight)
 	}
 }

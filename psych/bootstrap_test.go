@@ -1,4 +1,4 @@
-package pairwise
+package psych
 
 import (
 	"bytes"
@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/mrfkit/pairwise"
 )
 
 // TestCorrelationStability checks the CS coefficient on tables whose answer
@@ -86,7 +88,7 @@ func TestCorrelationStability(t *testing.T) {
 		{nil, nil, 0.7, 1, "certainty 1"},
 	} {
 		_, err := CorrelationStability(bad.d, bad.c, bad.min, bad.cert)
-		if err == nil || !strings.HasPrefix(err.Error(), "pairwise: ") || !strings.Contains(err.Error(), bad.want) {
+		if err == nil || !strings.HasPrefix(err.Error(), "psych: ") || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("CorrelationStability(%v, %v, %v, %v): error %v, want %q", bad.d, bad.c, bad.min, bad.cert, err, bad.want)
 		}
 	}
@@ -125,7 +127,7 @@ func fakeTable(t *testing.T, n, N int) *obsTable {
 			rows[m][i] = (m >> i) & 1
 		}
 	}
-	s, err := NewSamples(2, rows)
+	s, err := pairwise.NewSamples(2, rows)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,8 +147,8 @@ func TestBootstrapCSConstructed(t *testing.T) {
 	const n, N = 6, 1000
 	tab := fakeTable(t, 10, N)
 	tab.n = n
-	good := []Edge{{0, 1, 0.9}, {0, 2, 0.7}, {0, 3, -0.5}, {1, 4, 0.3}, {4, 5, 0.2}, {2, 3, 0.6}}
-	bad := []Edge{{5, 4, 0.1}, {5, 3, -0.2}, {5, 2, 0.5}, {0, 1, -0.3}, {1, 2, 0.9}, {3, 4, 0.7}, {0, 5, 0.4}}
+	good := []pairwise.Edge{{I: 0, J: 1, Weight: 0.9}, {I: 0, J: 2, Weight: 0.7}, {I: 0, J: 3, Weight: -0.5}, {I: 1, J: 4, Weight: 0.3}, {I: 4, J: 5, Weight: 0.2}, {I: 2, J: 3, Weight: 0.6}}
+	bad := []pairwise.Edge{{I: 5, J: 4, Weight: 0.1}, {I: 5, J: 3, Weight: -0.2}, {I: 5, J: 2, Weight: 0.5}, {I: 0, J: 1, Weight: -0.3}, {I: 1, J: 2, Weight: 0.9}, {I: 3, J: 4, Weight: 0.7}, {I: 0, J: 5, Weight: 0.4}}
 	gw, gc := networkStats(n, good)
 	bw, bc := networkStats(n, bad)
 	gs, bs := statVectors(gw, gc), statVectors(bw, bc)
@@ -156,7 +158,7 @@ func TestBootstrapCSConstructed(t *testing.T) {
 		}
 	}
 	var seen []float64
-	fit := func(ctx context.Context, s *Samples) ([]Edge, error) {
+	fit := func(ctx context.Context, s *pairwise.Samples) ([]pairwise.Edge, error) {
 		drop := 1 - s.TotalWeight()/N
 		if drop <= 0.4 {
 			return good, nil
@@ -217,7 +219,7 @@ func TestBootstrapNonparametric(t *testing.T) {
 	const N = 1000
 	tab := fakeTable(t, 10, N) // variable 0 alternates 0, 1: mean 1/2
 	tab.n = 2
-	fit := func(ctx context.Context, s *Samples) ([]Edge, error) {
+	fit := func(ctx context.Context, s *pairwise.Samples) ([]pairwise.Edge, error) {
 		if s.TotalWeight() != N {
 			return nil, errors.New("resample of the wrong size")
 		}
@@ -225,9 +227,9 @@ func TestBootstrapNonparametric(t *testing.T) {
 		for m := 0; m < s.Len(); m++ {
 			sum += s.Weight(m) * float64(s.At(m, 0))
 		}
-		return []Edge{{0, 1, sum / N}}, nil
+		return []pairwise.Edge{{I: 0, J: 1, Weight: sum / N}}, nil
 	}
-	res, err := bootstrapWith(context.Background(), tab, []Edge{{0, 1, 0.5}}, rand.NewPCG(5, 6), BootstrapOptions{CaseDrops: -1}, 2, fit)
+	res, err := bootstrapWith(context.Background(), tab, []pairwise.Edge{{I: 0, J: 1, Weight: 0.5}}, rand.NewPCG(5, 6), BootstrapOptions{CaseDrops: -1}, 2, fit)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +251,7 @@ func TestBootstrapNonparametric(t *testing.T) {
 
 // bootModel is a small Ising model of two item clusters joined by a weak
 // negative edge.
-func bootModel(t testing.TB) *Model {
+func bootModel(t testing.TB) *pairwise.Model {
 	a := mat.NewSymDense(6, nil)
 	for _, e := range []struct {
 		i, j int
@@ -257,23 +259,11 @@ func bootModel(t testing.TB) *Model {
 	}{{0, 1, 0.5}, {1, 2, 0.4}, {0, 2, 0.3}, {3, 4, 0.5}, {4, 5, 0.45}, {2, 3, -0.3}} {
 		a.SetSym(e.i, e.j, e.w)
 	}
-	m, err := NewIsing(a, []float64{0.2, -0.1, 0, 0.1, -0.2, 0})
+	m, err := pairwise.NewIsing(a, []float64{0.2, -0.1, 0, 0.1, -0.2, 0})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return m
-}
-
-func bootSamples(t testing.TB, m *Model, N int, seed uint64) *Samples {
-	ex, err := NewExactSampler(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := ex.Sample(rand.NewPCG(seed, 99), N)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
 }
 
 // TestBootstrapDeterministic runs the real learner: results depend on the
@@ -336,7 +326,7 @@ func TestBootstrapDeterministic(t *testing.T) {
 func TestBootstrapFixTuning(t *testing.T) {
 	skipUnderRace(t) // a statistical check of one setting; TestBootstrapCancel and TestBootstrapDeterministic watch the goroutines
 	s := bootSamples(t, questionnaireModel(t, 1), 1500, 2)
-	plain, err := Learn(s)
+	plain, err := pairwise.Learn(s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -374,18 +364,23 @@ func TestBootstrapCancel(t *testing.T) {
 
 func TestBootstrapErrors(t *testing.T) {
 	s := bootSamples(t, bootModel(t), 50, 4)
-	frac, err := NewWeightedSamples(2, [][]int{{0, 1}, {1, 0}}, []float64{0.5, 2})
+	frac, err := pairwise.NewWeightedSamples(2, [][]int{{0, 1}, {1, 0}}, []float64{0.5, 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	incomplete, err := pairwise.NewIncompleteSamples(2, [][]int{{0, pairwise.Missing}, {1, 0}, {0, 1}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
 	for _, tc := range []struct {
-		s    *Samples
+		s    *pairwise.Samples
 		src  rand.Source
 		opts BootstrapOptions
 		want string
 	}{
 		{nil, rand.NewPCG(1, 1), BootstrapOptions{}, "nil samples"},
+		{incomplete, rand.NewPCG(1, 2), BootstrapOptions{Resamples: 2}, "DropIncomplete"},
 		{s, nil, BootstrapOptions{}, "nil source"},
 		{frac, rand.NewPCG(1, 1), BootstrapOptions{}, "weight 0.5"},
 		{s, rand.NewPCG(1, 1), BootstrapOptions{Workers: -1}, "Workers = -1"},
@@ -394,43 +389,17 @@ func TestBootstrapErrors(t *testing.T) {
 		{s, rand.NewPCG(1, 1), BootstrapOptions{MinCorrelation: math.NaN()}, "MinCorrelation = NaN"},
 		{s, rand.NewPCG(1, 1), BootstrapOptions{DropProportions: []float64{0.5, 1}}, "DropProportions[1] = 1"},
 		{s, rand.NewPCG(1, 1), BootstrapOptions{DropProportions: []float64{0.99}}, "keeps 1 of 50"},
-		{s, rand.NewPCG(1, 1), BootstrapOptions{Options: []Option{WithWidth(-1)}}, "WithWidth"},
+		{s, rand.NewPCG(1, 1), BootstrapOptions{Options: []pairwise.Option{pairwise.WithWidth(-1)}}, "WithWidth"},
 	} {
 		_, err := Bootstrap(ctx, tc.s, tc.src, tc.opts)
-		if err == nil || !strings.HasPrefix(err.Error(), "pairwise: ") || !strings.Contains(err.Error(), tc.want) {
+		prefix := "psych: "
+		if tc.opts.Options != nil {
+			prefix = "pairwise: " // the learner's own error, passed on
+		}
+		if err == nil || !strings.HasPrefix(err.Error(), prefix) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Bootstrap(%+v): error %v, want %q", tc.opts, err, tc.want)
 		}
 	}
-}
-
-// questionnaireModel is a 25-item Ising model shaped like a personality
-// questionnaire: five scales of five items with positive within-scale
-// couplings (0.2 to 0.5 on the spin scale, where about 70% of the pairs of
-// a scale are edges) and a few weak negative couplings across scales.
-func questionnaireModel(t testing.TB, seed uint64) *Model {
-	r := rand.New(rand.NewPCG(seed, 7))
-	const n = 25
-	a := mat.NewSymDense(n, nil)
-	for i := 0; i < n; i++ {
-		for j := i + 1; j < n; j++ {
-			if i/5 == j/5 {
-				if r.Float64() < 0.7 {
-					a.SetSym(i, j, 0.2+0.3*r.Float64())
-				}
-			} else if r.Float64() < 0.04 {
-				a.SetSym(i, j, -(0.15 + 0.2*r.Float64()))
-			}
-		}
-	}
-	th := make([]float64, n)
-	for i := range th {
-		th[i] = 0.4 * (2*r.Float64() - 1)
-	}
-	m, err := NewIsing(a, th)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
 }
 
 // TestBootstrapTiming is the measurement of the issue: 1000 nonparametric
@@ -508,15 +477,15 @@ func BenchmarkBootstrap(b *testing.B) {
 	})
 	b.Run("fit", func(b *testing.B) {
 		widths := fullDataWidths(b, s)
-		benchLearn(b, s, Learn, WithWorkers(1), WithNodeWidths(widths))
+		benchLearn(b, s, pairwise.Learn, pairwise.WithWorkers(1), pairwise.WithNodeWidths(widths))
 	})
 	b.Run("resample", func(b *testing.B) {
 		// One nonparametric resample's fit as Bootstrap runs it with
 		// FixTuning: the full data's widths, warm-started from the
 		// full-data solutions.
 		widths := fullDataWidths(b, s)
-		var sol [][]taskSolution
-		if _, err := Learn(s, WithWorkers(1), WithNodeWidths(widths), withRecordSolutions(&sol)); err != nil {
+		full, err := pairwise.Learn(s, pairwise.WithWorkers(1), pairwise.WithNodeWidths(widths), pairwise.WithKeepSolutions())
+		if err != nil {
 			b.Fatal(err)
 		}
 		tab, err := newObsTable("bench", s)
@@ -524,17 +493,6 @@ func BenchmarkBootstrap(b *testing.B) {
 			b.Fatal(err)
 		}
 		rs := tab.samples(tab.resampleCounts(rand.New(rand.NewPCG(1, 2)), 0, s.Len(), s.Len()))
-		benchLearn(b, rs, Learn, WithWorkers(1), WithNodeWidths(widths), withWarmStarts(sol))
+		benchLearn(b, rs, pairwise.Learn, pairwise.WithWorkers(1), pairwise.WithNodeWidths(widths), pairwise.WithWarmStart(full))
 	})
-}
-
-// fullDataWidths returns the width λ̂_i the default chooses for each node
-// of s, as Bootstrap fixes them with FixTuning.
-func fullDataWidths(tb testing.TB, s *Samples) []float64 {
-	tb.Helper()
-	full, err := Learn(s, WithWorkers(1))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return full.nodeWidths()
 }
