@@ -7,7 +7,10 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/mrfkit/pairwise"
+	"gonum.org/v1/gonum/graph"
+	"gonum.org/v1/gonum/graph/iterator"
+	"gonum.org/v1/gonum/graph/layout"
+	"gonum.org/v1/gonum/graph/simple"
 )
 
 // layoutJSON is the file of node positions that "pairwise network" writes
@@ -25,70 +28,185 @@ type layoutNode struct {
 	Y    float64 `json:"y"`
 }
 
+// Edge is one edge of a network: nodes I and J, indices into the names,
+// and a signed weight (drawn by its sign and |weight|; 0 is not drawn).
+type Edge struct {
+	I, J   int
+	Weight float64
+}
+
+// Parameters of SpringLayout's run of gonum's EadesR2.
+const (
+	springUpdates   = 500  // steps of the layout
+	springRate      = 0.02 // step size of each update (0.1 throws nodes to infinity)
+	springRepulsion = 1    // strength of the repulsion between every two nodes
+	springCohesion  = 0.02 // weight of the pull between components, relative to the strongest edge
+)
+
 // SpringLayout places the n nodes of the network with a force-directed
-// layout, Fruchterman and Reingold's (1991), as qgraph's "spring" layout
-// does: every pair of nodes repels with force k²/d, every edge attracts its
-// ends with force |w|·d²/k (weights relative to the largest |w|), and each
-// step moves a node by at most a temperature that cools from √n to 0 over
-// the iterations. A weak pull towards the centre keeps nodes without
-// edges and separate components in the picture. Starting positions come
-// from seed, so the layout is the same for the same seed and network. It
-// returns positions scaled into [0, 1]².
-func SpringLayout(n int, edges []pairwise.Edge, seed uint64) [][2]float64 {
-	const iters = 500
-	pos := make([][2]float64, n)
-	rng := rand.New(rand.NewPCG(seed, 0x5eed))
-	for i := range pos {
-		pos[i] = [2]float64{rng.Float64() * float64(n), rng.Float64() * float64(n)}
+// layout, as qgraph's "spring" layout does, here gonum's
+// graph/layout.EadesR2 (Eades 1984): every two nodes repel, and every edge
+// pulls its ends together as a spring whose strength is |w| relative to
+// the largest |w| (edges of weight 0, NaN or ±Inf, loops and edges outside
+// 0 ≤ I, J < n are left out). A weak spring (springCohesion) between every
+// two nodes of different components keeps nodes without edges and
+// separate components in the picture. Starting positions come from seed
+// and the graph is walked in node order, so the layout is the same, to the
+// last bit, for the same seed and network. The result is turned so that
+// its widest spread lies along x, and scaled into [0, 1]² (y down); n ≤ 0
+// gives no positions and a single node sits in the middle.
+func SpringLayout(n int, edges []Edge, seed uint64) [][2]float64 {
+	if n <= 0 {
+		return nil
 	}
-	if n < 2 {
-		return normalizeLayout(pos)
+	if n == 1 {
+		return [][2]float64{{0.5, 0.5}}
 	}
-	maxW := 0.0
-	for _, e := range edges {
-		maxW = math.Max(maxW, math.Abs(e.Weight))
+	g := newSpringGraph(n, edges)
+	eades := layout.EadesR2{
+		Updates:   springUpdates,
+		Repulsion: springRepulsion,
+		Rate:      springRate,
+		Theta:     0, // exact repulsion: n is the number of items, small
+		Src:       rand.NewPCG(seed, 0x5eed),
 	}
-	k := math.Sqrt(float64(n)) // √(area/n) with area n²
-	centre := float64(n) / 2
-	disp := make([][2]float64, n)
-	for it := 0; it < iters; it++ {
-		temp := math.Sqrt(float64(n)) * math.Pow(1-float64(it)/iters, 1.5)
-		for i := range disp {
-			disp[i] = [2]float64{0.05 * (centre - pos[i][0]), 0.05 * (centre - pos[i][1])}
-		}
+	opt := layout.NewOptimizerR2(g, eades.Update)
+	var pos, next [][2]float64
+	for opt.Update() {
+		// A step too long (two nodes very close repel hard) can throw a
+		// node to infinity, and the next update would build gonum's
+		// Barnes-Hut tree on a NaN and never return; stop at the last
+		// finite positions instead.
+		next = next[:0]
+		finite := true
 		for i := 0; i < n; i++ {
-			for j := i + 1; j < n; j++ {
-				dx, dy := pos[i][0]-pos[j][0], pos[i][1]-pos[j][1]
-				d := math.Max(math.Hypot(dx, dy), 1e-3)
-				f := k * k / d / d
-				disp[i][0] += dx * f
-				disp[i][1] += dy * f
-				disp[j][0] -= dx * f
-				disp[j][1] -= dy * f
-			}
+			c := opt.Coord2(int64(i))
+			finite = finite && isFiniteFloat(c.X) && isFiniteFloat(c.Y)
+			next = append(next, [2]float64{c.X, c.Y})
 		}
-		for _, e := range edges {
-			if e.Weight == 0 || maxW == 0 {
-				continue
-			}
-			dx, dy := pos[e.I][0]-pos[e.J][0], pos[e.I][1]-pos[e.J][1]
-			d := math.Hypot(dx, dy)
-			f := math.Abs(e.Weight) / maxW * d / k
-			disp[e.I][0] -= dx * f
-			disp[e.I][1] -= dy * f
-			disp[e.J][0] += dx * f
-			disp[e.J][1] += dy * f
+		if !finite {
+			break
 		}
+		pos, next = next, pos
+	}
+	if pos == nil {
+		// No step was finite: the nodes on a circle, in order.
+		pos = make([][2]float64, n)
 		for i := range pos {
-			d := math.Hypot(disp[i][0], disp[i][1])
-			if d > 0 {
-				step := math.Min(d, temp) / d
-				pos[i][0] += disp[i][0] * step
-				pos[i][1] += disp[i][1] * step
-			}
+			a := 2 * math.Pi * float64(i) / float64(n)
+			pos[i] = [2]float64{math.Cos(a), math.Sin(a)}
 		}
 	}
 	return normalizeLayout(principalAxes(pos))
+}
+
+// springGraph is the weighted graph that SpringLayout hands to EadesR2:
+// nodes 0 to n−1; each edge with weight its |w| over the largest |w|, and
+// every two nodes of different connected components joined with weight
+// springCohesion, a weak pull that keeps nodes without edges and separate
+// components in the picture without pulling the nodes of one component
+// together. It lists nodes and neighbours in increasing order (gonum's
+// simple graphs list them in map order), which makes the layout a
+// function of the seed.
+type springGraph struct {
+	n      int
+	weight []float64 // n×n, row-major; 0 for no edge
+	nodes  []graph.Node
+	from   [][]graph.Node // the neighbours of each node, in order
+}
+
+// newSpringGraph returns the graph of n nodes with the given edges.
+func newSpringGraph(n int, edges []Edge) *springGraph {
+	ok := func(e Edge) bool {
+		return e.I >= 0 && e.I < n && e.J >= 0 && e.J < n && e.I != e.J && e.Weight != 0 && isFiniteFloat(e.Weight)
+	}
+	maxW := 0.0
+	for _, e := range edges {
+		if ok(e) {
+			maxW = math.Max(maxW, math.Abs(e.Weight))
+		}
+	}
+	// The components, by union-find.
+	comp := make([]int, n)
+	for i := range comp {
+		comp[i] = i
+	}
+	var find func(int) int
+	find = func(i int) int {
+		if comp[i] != i {
+			comp[i] = find(comp[i])
+		}
+		return comp[i]
+	}
+	g := &springGraph{n: n, weight: make([]float64, n*n), nodes: make([]graph.Node, n), from: make([][]graph.Node, n)}
+	for _, e := range edges {
+		if ok(e) {
+			w := math.Abs(e.Weight) / maxW
+			g.weight[e.I*n+e.J] += w
+			g.weight[e.J*n+e.I] += w
+			comp[find(e.I)] = find(e.J)
+		}
+	}
+	for i := range g.nodes {
+		g.nodes[i] = simple.Node(i)
+	}
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			if i != j && find(i) != find(j) {
+				g.weight[i*n+j] = springCohesion
+			}
+			if g.weight[i*n+j] != 0 {
+				g.from[i] = append(g.from[i], g.nodes[j])
+			}
+		}
+	}
+	return g
+}
+
+func (g *springGraph) has(id int64) bool { return id >= 0 && id < int64(g.n) }
+
+// Node returns node id, nil outside the graph.
+func (g *springGraph) Node(id int64) graph.Node {
+	if !g.has(id) {
+		return nil
+	}
+	return g.nodes[id]
+}
+
+// Nodes returns the nodes in increasing order.
+func (g *springGraph) Nodes() graph.Nodes { return iterator.NewOrderedNodes(g.nodes) }
+
+// From returns the neighbours of node id in increasing order.
+func (g *springGraph) From(id int64) graph.Nodes {
+	if !g.has(id) {
+		return graph.Empty
+	}
+	return iterator.NewOrderedNodes(g.from[id])
+}
+
+// HasEdgeBetween reports whether x and y are joined.
+func (g *springGraph) HasEdgeBetween(xid, yid int64) bool {
+	return xid != yid && g.has(xid) && g.has(yid) && g.weight[xid*int64(g.n)+yid] != 0
+}
+
+// Edge returns the edge from u to v.
+func (g *springGraph) Edge(uid, vid int64) graph.Edge { return g.WeightedEdge(uid, vid) }
+
+// WeightedEdge returns the edge from u to v with its weight.
+func (g *springGraph) WeightedEdge(uid, vid int64) graph.WeightedEdge {
+	if !g.HasEdgeBetween(uid, vid) {
+		return nil
+	}
+	return simple.WeightedEdge{F: g.nodes[uid], T: g.nodes[vid], W: g.weight[uid*int64(g.n)+vid]}
+}
+
+// Weight returns the weight between x and y, and whether they are joined
+// (or the same node, of weight 0).
+func (g *springGraph) Weight(xid, yid int64) (float64, bool) {
+	if !g.HasEdgeBetween(xid, yid) {
+		return 0, xid == yid && g.has(xid)
+	}
+	return g.weight[xid*int64(g.n)+yid], true
 }
 
 // principalAxes turns the positions about their centre so that their
