@@ -10,6 +10,7 @@
 package draw
 
 import (
+	"bytes"
 	"fmt"
 	"image"
 	"image/color"
@@ -70,10 +71,21 @@ func WritePicture(w io.Writer, d Drawing, format string) error {
 	default:
 		return fmt.Errorf("picture format %q: want png, svg or pdf", format)
 	}
-	cv := &canvas{c: c, height: d.height}
+	cv := &canvas{c: c, height: d.height, straightAlpha: format == "pdf"}
 	cv.rect(0, 0, d.width, d.height, color.White)
 	d.draw(cv)
-	_, err := wt.WriteTo(w)
+	if format != "svg" {
+		_, err := wt.WriteTo(w)
+		return err
+	}
+	// Name fonts of the same widths after the embedded one, for the
+	// programs that read no embedded font (Arial has Liberation Sans's
+	// metrics), and a generic family last.
+	var buf bytes.Buffer
+	if _, err := wt.WriteTo(&buf); err != nil {
+		return err
+	}
+	_, err := w.Write(bytes.ReplaceAll(buf.Bytes(), []byte("font-family:Liberation Sans;"), []byte("font-family:'Liberation Sans',Arial,Helvetica,sans-serif;")))
 	return err
 }
 
@@ -117,6 +129,30 @@ const (
 type canvas struct {
 	c      vg.Canvas
 	height float64
+	// straightAlpha is set for vgpdf, which takes the alpha-premultiplied
+	// components of a colour as its straight components: a colour with
+	// opacity is handed to it as straightColor.
+	straightAlpha bool
+}
+
+// setColor sets the colour of the shapes and texts drawn next.
+func (c *canvas) setColor(col color.Color) {
+	if c.straightAlpha {
+		if n := color.NRGBAModel.Convert(col).(color.NRGBA); n.A != 255 {
+			col = straightColor(n)
+		}
+	}
+	c.c.SetColor(col)
+}
+
+// straightColor is a colour whose RGBA method returns its components not
+// multiplied by its alpha, for vgpdf (see canvas.straightAlpha); it is no
+// valid color.Color elsewhere.
+type straightColor color.NRGBA
+
+// RGBA returns the components of c, not multiplied by its alpha.
+func (c straightColor) RGBA() (r, g, b, a uint32) {
+	return uint32(c.R) * 0x101, uint32(c.G) * 0x101, uint32(c.B) * 0x101, uint32(c.A) * 0x101
 }
 
 // pt returns the vg point of (x, y).
@@ -135,7 +171,7 @@ func (c *canvas) dashed(x1, y1, x2, y2, width float64, col color.Color, dashes [
 	c.c.Push()
 	defer c.c.Pop()
 	c.c.SetLineWidth(vg.Length(width))
-	c.c.SetColor(col)
+	c.setColor(col)
 	pattern := make([]vg.Length, len(dashes))
 	for i, d := range dashes {
 		pattern[i] = vg.Length(d)
@@ -156,11 +192,11 @@ func (c *canvas) circle(x, y, r float64, fill, stroke color.Color, width float64
 	p.Move(c.pt(x+r, y))
 	p.Arc(c.pt(x, y), vg.Length(r), 0, 2*math.Pi)
 	p.Close()
-	c.c.SetColor(fill)
+	c.setColor(fill)
 	c.c.Fill(p)
 	if width > 0 {
 		c.c.SetLineWidth(vg.Length(width))
-		c.c.SetColor(stroke)
+		c.setColor(stroke)
 		c.c.Stroke(p)
 	}
 }
@@ -183,7 +219,7 @@ func (c *canvas) polygon(pts [][2]float64, fill color.Color) {
 		p.Line(c.pt(q[0], q[1]))
 	}
 	p.Close()
-	c.c.SetColor(fill)
+	c.setColor(fill)
 	c.c.Fill(p)
 }
 
@@ -200,7 +236,7 @@ func (c *canvas) text(x, y float64, s string, size float64, anchor int, col colo
 	}
 	c.c.Push()
 	defer c.c.Pop()
-	c.c.SetColor(col)
+	c.setColor(col)
 	c.c.FillString(fc, c.pt(x, y+capHeight(size)/2), s)
 }
 

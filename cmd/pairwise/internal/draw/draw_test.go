@@ -123,8 +123,8 @@ func TestNetworkSVG(t *testing.T) {
 	if doc.width != "300pt" || doc.height != "300pt" {
 		t.Errorf("size %s×%s, want 300pt×300pt", doc.width, doc.height)
 	}
-	if !bytes.Contains(b, []byte("@font-face")) {
-		t.Errorf("no font embedded")
+	if !bytes.Contains(b, []byte("@font-face")) || !bytes.Contains(b, []byte("font-family:'Liberation Sans',Arial,Helvetica,sans-serif;")) {
+		t.Errorf("no font embedded, or no fallback named")
 	}
 	// Two edges and the two legend swatches (a colour with opacity comes
 	// out of vg within a unit of its own).
@@ -220,6 +220,11 @@ func TestPictureFormats(t *testing.T) {
 	}
 	if err := WritePicture(new(bytes.Buffer), testPicture().Drawing(), "gif"); err == nil {
 		t.Errorf("format gif written")
+	}
+	if c := straightColor(withAlpha(Palettes["blue"][0], 0.5)); c.A != 128 {
+		t.Errorf("withAlpha: %v", c)
+	} else if r, _, _, a := c.RGBA(); r != 0x1f1f || a != 0x8080 {
+		t.Errorf("straightColor.RGBA: r %#x a %#x, want the components as they are", r, a)
 	}
 	b, _ := render(t, testPicture().Drawing(), "pdf")
 	if !bytes.HasPrefix(b, []byte("%PDF-")) || !bytes.Contains(b, []byte("/MediaBox [0 0 300.00 300.00]")) {

@@ -122,7 +122,7 @@ func (p NetworkPicture) Drawing() Drawing {
 			c.text(x, ly, label, ls, anchorStart, black)
 			x += textWidth(label, ls) + 20
 		}
-		c.text(float64(size)-10, ly, fmt.Sprintf("widest: |w| = %.3g", maxW), ls, anchorEnd, grey)
+		c.text(float64(size)-16, ly, fmt.Sprintf("widest: |w| = %.3g", maxW), ls, anchorEnd, grey)
 	}}
 }
 
