@@ -32,7 +32,7 @@ mkdir -p "$work/plmc"
 cp -r "$plmcsrc/." "$work/plmc"
 make -s -C "$work/plmc" all-openmp >/dev/null 2>&1
 plmc=$work/plmc/bin/plmc
-(cd "$repo" && go build -o "$work/pairwise" ./cmd/pairwise && go build -o "$work/contactsbench" ./scripts/contactsbench)
+(cd "$repo/cmd/pairwise" && go build -o "$work/pairwise" .) && (cd "$repo" && go build -o "$work/contactsbench" ./scripts/contactsbench)
 pw=$work/pairwise
 cb=$work/contactsbench
 cd "$work"

@@ -41,7 +41,7 @@ mkdir -p "$work/plmc"
 cp -r "$plmcsrc/." "$work/plmc"
 make -s -C "$work/plmc" all-openmp >/dev/null 2>&1
 plmc=$work/plmc/bin/plmc
-(cd "$repo" && go build -o "$work/pairwise" ./cmd/pairwise)
+(cd "$repo/cmd/pairwise" && go build -o "$work/pairwise" .)
 (cd "$repo/study" && go build -o "$work/study" .)
 cd "$work"
 results=$work/results.tsv

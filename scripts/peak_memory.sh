@@ -17,7 +17,7 @@ file=$1 lambda=$2 eta=$3 workers=${4:-}
 root=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-(cd "$root" && go build -o "$tmp/pairwise" ./cmd/pairwise)
+(cd "$root/cmd/pairwise" && go build -o "$tmp/pairwise" .)
 args=(learn -quiet -lambda "$lambda" -eta "$eta" -o "$tmp/edges.csv")
 [ -n "$workers" ] && args+=(-workers "$workers")
 /usr/bin/time -f "%U %S %e %M" -o "$tmp/time.txt" "$tmp/pairwise" "${args[@]}" "$file"

@@ -23,8 +23,9 @@ sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(500 1000 2000 5000)
 root=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$dir"
+dir=$(cd "$dir" && pwd) # the command is built from its own module's folder
 bin=$dir/pairwise
-(cd "$root" && go build -o "$bin" ./cmd/pairwise)
+(cd "$root/cmd/pairwise" && go build -o "$bin" .)
 declare -A lam eta
 for n in "${sizes[@]}"; do
   base=$dir/reg$n-$rows

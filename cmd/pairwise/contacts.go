@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/mrfkit/pairwise"
+	"github.com/mrfkit/pairwise/cmd/pairwise/internal/draw"
 	"github.com/mrfkit/pairwise/internal/cli"
-	"github.com/mrfkit/pairwise/internal/draw"
 	"github.com/mrfkit/pairwise/protein"
 )
 
@@ -64,7 +64,7 @@ func runContacts(args []string, stdout, stderr io.Writer) error {
 	minSep := fs.Int("min-sep", 1, "rank only pairs whose columns are at least this far apart (csv)")
 	layout := fs.String("layout", "csv", "output layout: csv (ranked i,j,score) or plmc (couplings file)")
 	out := fs.String("o", "", "output file (standard output when empty or -)")
-	png := fs.String("png", "", "also draw the score matrix as a PNG heat map, the top pairs marked")
+	png := fs.String("png", "", "also draw the score matrix as a heat map to `FILE` (SVG or PDF when it ends in .svg or .pdf, else PNG), the top pairs marked")
 	ridge := fs.Float64("ridge", pairwise.DefaultContactRidge, "ridge ρ of every regression, in effective sequences")
 	allPairs := fs.Bool("all-pairs", false, "fit every value pair of a column, as Algorithm 2 does ((k-1)(k-2)/2 regressions), instead of its most frequent value against each other (k-2)")
 	tol := fs.Float64("tol", pairwise.DefaultContactTolerance, "certified optimality gap of every regression")
@@ -153,7 +153,11 @@ func runContacts(args []string, stdout, stderr io.Writer) error {
 			marks = min(len(ranked), *top)
 		}
 		if err := cli.WriteFile(*png, stdout, func(w io.Writer) error {
-			return draw.WritePicture(w, draw.ContactMap(scores, ranked[:marks]), "png")
+			format, err := draw.PictureFormat(*png)
+			if err != nil {
+				format = "png" // -png writes PNG whatever the name, as it always has
+			}
+			return draw.WritePicture(w, draw.ContactMap(names, scores, drawMarks(ranked[:marks])), format)
 		}); err != nil {
 			return err
 		}

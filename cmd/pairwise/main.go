@@ -45,7 +45,7 @@ var commands = []command{
 	{Name: "merge", Summary: "merge the partial results of 'learn -shard i/m' into the result of one process", Run: runMerge},
 	{Name: "sample", Summary: "draw samples of a model JSON file (exact, or Gibbs) and write them as CSV", Run: runSample},
 	{Name: "contacts", Summary: "rank the column pairs of a sequence alignment by coupling score (contact prediction)", Run: runContacts},
-	{Name: "network", Summary: "learn a network, print its centrality indices and draw it (PNG, SVG)", Run: runNetwork},
+	{Name: "network", Summary: "learn a network, print its centrality indices and draw it (PNG, SVG, PDF)", Run: runNetwork},
 	{Name: "bootstrap", Summary: "bootnet's bootstrap: edge intervals, case-dropping stability (CS), plots", Run: runBootstrap},
 	{Name: "compare-groups", Summary: "NetworkComparisonTest: do two groups of people have the same network? (permutation test)", Run: runCompareGroups},
 }

@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/mrfkit/pairwise"
+	"github.com/mrfkit/pairwise/cmd/pairwise/internal/draw"
 	"github.com/mrfkit/pairwise/internal/cli"
-	"github.com/mrfkit/pairwise/internal/draw"
 	"github.com/mrfkit/pairwise/psych"
 )
 
@@ -30,8 +30,8 @@ with lengths 1/|w|). Weights are signed: for binary items the Ising
 coupling Â_ij (a quarter of IsingFit's weight on 0/1 answers), for k > 2
 the linear-by-linear summary of each k×k block (pairwise.SignedWeight).
 
-With -picture it draws the network (PNG or SVG by the file's extension): a
-spring layout (Fruchterman-Reingold, the same for the same -seed),
+With -picture it draws the network (PNG, SVG or PDF by the file's
+extension): a spring layout (Eades's, the same for the same -seed),
 positive edges blue (or green with -palette green) and negative ones red,
 wider and darker as |w| grows, nodes named by the header. -layout-out
 saves the node positions and -layout reuses them, so that two networks of
@@ -52,11 +52,11 @@ func runNetwork(args []string, stdout, stderr io.Writer) error {
 	model := fs.Bool("model", false, "FILE is a model JSON file, not samples: draw and measure its couplings")
 	format := fs.String("format", "table", "centrality output `format`: table, csv or json (json adds the edges)")
 	out := fs.String("o", "", "write the centrality to `FILE` (default standard output)")
-	picture := fs.String("picture", "", "draw the network to `FILE`.png or FILE.svg")
+	picture := fs.String("picture", "", "draw the network to `FILE`.png, FILE.svg or FILE.pdf")
 	layoutIn := fs.String("layout", "", "read the node positions from this layout JSON `FILE` (from -layout-out)")
 	layoutOut := fs.String("layout-out", "", "write the node positions as layout JSON to `FILE`")
 	seed := fs.Uint64("seed", 1, "`seed` of the spring layout")
-	size := fs.Int("size", 800, "picture width and height in `pixels`")
+	size := fs.Int("size", 800, "picture width and height in `pixels` (points in SVG and PDF)")
 	title := fs.String("title", "", "picture `title`")
 	palette := fs.String("palette", "blue", "edge `colours`: blue (positive blue, negative red) or green (positive green, negative red)")
 	maxWeight := fs.Float64("max-weight", 0, "|w| drawn widest (default: the largest |w| of the network)")
@@ -126,14 +126,14 @@ func runNetwork(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("%s: %v", *layoutIn, err)
 		}
 	} else if *picture != "" || *layoutOut != "" {
-		pos = draw.SpringLayout(m.Vars(), edges, *seed)
+		pos = draw.SpringLayout(m.Vars(), drawEdges(edges), *seed)
 	}
 	if err := cli.WriteFile(*out, stdout, func(w io.Writer) error {
 		return writeCentrality(w, *format, names, edges, c)
 	}); err != nil {
 		return err
 	}
-	pic := draw.NetworkPicture{Names: names, Edges: edges, Pos: pos, Size: *size, Title: *title, MaxWeight: *maxWeight, Colors: colors}
+	pic := draw.NetworkPicture{Names: names, Edges: drawEdges(edges), Pos: pos, Size: *size, Title: *title, MaxWeight: *maxWeight, Colors: colors}
 	if err := writePicture(*picture, stdout, pic.Drawing); err != nil || *layoutOut == "" {
 		return err
 	}
@@ -156,7 +156,7 @@ func readModel(path string) (*pairwise.Model, string, error) {
 }
 
 // checkPictures returns an error for a picture file name (not "") that
-// ends in neither .png nor .svg.
+// ends in none of .png, .svg and .pdf.
 func checkPictures(paths ...string) error {
 	for _, p := range paths {
 		if p != "" {
@@ -168,7 +168,7 @@ func checkPictures(paths ...string) error {
 	return nil
 }
 
-// writePicture draws the drawing to path, PNG or SVG by its extension;
+// writePicture draws the drawing to path, PNG, SVG or PDF by its extension;
 // nothing for "".
 func writePicture(path string, stdout io.Writer, drawing func() draw.Drawing) error {
 	if path == "" {
@@ -251,7 +251,7 @@ same with and without -fix.
 
 Writes JSON (-format json, the default) or CSV (-format csv: one table of
 edges, nodes and drop levels), and with -intervals and -stability the two
-plots of bootnet (PNG or SVG by the file's extension): the edge-weight
+plots of bootnet (PNG, SVG or PDF by the file's extension): the edge-weight
 intervals sorted by weight, and the correlation with the full-data
 estimate against the share of people dropped.
 
@@ -271,8 +271,8 @@ func runBootstrap(args []string, stdout, stderr io.Writer) error {
 	level := fs.Float64("level", psych.DefaultIntervalLevel, "coverage of the percentile `intervals`")
 	format := fs.String("format", "json", "output `format`: json or csv")
 	out := fs.String("o", "", "write the result to `FILE` (default standard output)")
-	intervals := fs.String("intervals", "", "draw the edge-weight intervals to `FILE`.png or FILE.svg")
-	stability := fs.String("stability", "", "draw the case-dropping correlations to `FILE`.png or FILE.svg")
+	intervals := fs.String("intervals", "", "draw the edge-weight intervals to `FILE`.png, FILE.svg or FILE.pdf")
+	stability := fs.String("stability", "", "draw the case-dropping correlations to `FILE`.png, FILE.svg or FILE.pdf")
 	quiet := fs.Bool("quiet", false, "no progress bar and no summary on standard error")
 	set, err := cli.ParseOneFile(fs, args, "pairwise bootstrap", "input FILE")
 	if err != nil {
@@ -352,10 +352,10 @@ func runBootstrap(args []string, stdout, stderr io.Writer) error {
 	}); err != nil {
 		return err
 	}
-	if err := writePicture(*intervals, stdout, func() draw.Drawing { return draw.IntervalPlot(res) }); err != nil {
+	if err := writePicture(*intervals, stdout, func() draw.Drawing { return draw.IntervalPlot(drawIntervals(res)) }); err != nil {
 		return err
 	}
-	return writePicture(*stability, stdout, func() draw.Drawing { return draw.StabilityPlot(res) })
+	return writePicture(*stability, stdout, func() draw.Drawing { return draw.StabilityPlot(drawStability(res)) })
 }
 
 // bootstrapSummary writes what a bootstrap found on one or two lines.

@@ -176,9 +176,9 @@ func TestPsychCommandErrors(t *testing.T) {
 	}{
 		{[]string{"bootstrap", "-n", "0", "-drop", "0", surveyFile}, "nothing to resample"},
 		{[]string{"bootstrap", "-drop", "0", "-stability", "x.png", surveyFile}, "-stability needs"},
-		{[]string{"bootstrap", "-intervals", "x.gif", surveyFile}, ".png or .svg"},
+		{[]string{"bootstrap", "-intervals", "x.gif", surveyFile}, ".png, .svg or .pdf"},
 		{[]string{"bootstrap", "-isingfit", "-alpha", "0.05", surveyFile}, "-alpha"},
-		{[]string{"network", "-picture", "x.jpg", surveyFile}, ".png or .svg"},
+		{[]string{"network", "-picture", "x.jpg", surveyFile}, ".png, .svg or .pdf"},
 		{[]string{"network", "-palette", "pink", surveyFile}, "-palette"},
 		{[]string{"network", "-model", "-lambda", "1", surveyFile}, "nothing is learned"},
 		{[]string{"network", "-histogram", "-layout", "/nonexistent/layout.json", surveyFile}, "layout.json"},

@@ -5,8 +5,10 @@
 // commands and the Slurm scripts are run here, task by task with the
 // variables the engines set, on the example data; their merged output must
 // equal one process's byte for byte. It is a module of its own so that the
-// library does not depend on k8s.io/api. Run it from this directory with
-// go test ./... (the repository's .ci/run does).
+// library does not depend on k8s.io/api, and it is left out of the root's
+// go.work (which would then ask for its Go version and load k8s.io/api for
+// every command run from the root): run it from this directory with
+// GOWORK=off go test ./... (the repository's .ci/run does).
 package check
 
 import (
@@ -32,7 +34,9 @@ import (
 // root is the repository's root, from this directory.
 const root = "../../.."
 
-// buildPairwise builds the command into a temporary directory.
+// buildPairwise builds the command into a temporary directory, in its own
+// module (cmd/pairwise, whose replace points at the root), outside the
+// root's workspace, which does not list this module.
 func buildPairwise(t *testing.T) string {
 	t.Helper()
 	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
@@ -40,8 +44,9 @@ func buildPairwise(t *testing.T) string {
 		goTool = "go"
 	}
 	dir := t.TempDir()
-	cmd := exec.Command(goTool, "build", "-o", filepath.Join(dir, "pairwise"), "./cmd/pairwise")
-	cmd.Dir = root
+	cmd := exec.Command(goTool, "build", "-o", filepath.Join(dir, "pairwise"), ".")
+	cmd.Dir = filepath.Join(root, "cmd", "pairwise")
+	cmd.Env = append(os.Environ(), "GOWORK=off")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
