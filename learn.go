@@ -29,8 +29,10 @@ import (
 //     EBIC graph); Result.MinEdgeWeight is the η̂ it implies and
 //     Result.Tuning holds the statistics.
 //   - Both given: the paper's algorithm, unchanged.
-//   - WithSolver: EntropicMirror for k = 2, GroupMirror for k > 2, with the
-//     Adaptive schedule, on the fast path.
+//   - WithSolver: Accelerated, on the fast path, for every k. The paper's
+//     mirror descents (EntropicMirror, Algorithm 3, k = 2 only;
+//     GroupMirror, Algorithm 4), Sparsitron and Custom are there to
+//     reproduce or compare: see Solver for when to use which.
 //   - WithTolerance DefaultTolerance, WithMaxIterations
 //     DefaultMaxIterations, WithWorkers runtime.GOMAXPROCS(0),
 //     WithSymmetrization Average, no progress report.
@@ -44,7 +46,8 @@ func Learn(s *Samples, opts ...Option) (*Result, error) {
 }
 
 // LearnContext is Learn with cancellation: it returns ctx.Err() promptly
-// once ctx is done.
+// once ctx is done. The options and their defaults (the solver
+// Accelerated) are Learn's.
 func LearnContext(ctx context.Context, s *Samples, opts ...Option) (*Result, error) {
 	if s == nil {
 		return nil, errors.New("pairwise: Learn: nil samples")

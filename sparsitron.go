@@ -13,7 +13,7 @@ import (
 // Weights" (FOCS 2017, arXiv:1706.06274), run on the per-node regressions of
 // Algorithms 1 and 2 in place of the constrained logistic regression. Choose
 // it with WithSolver(Sparsitron{}). It is there to reproduce the comparison;
-// the mirror-descent backends are the recommended learners.
+// Accelerated, the default backend, is the recommended one (see Solver).
 //
 // # The algorithm
 //

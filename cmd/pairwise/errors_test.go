@@ -181,6 +181,15 @@ func TestHelp(t *testing.T) {
 	}
 }
 
+// TestSolverHelp: -solver's help names the default backend, Accelerated
+// (it said entropic for k = 2 and group for k > 2).
+func TestSolverHelp(t *testing.T) {
+	_, _, stderr := runCmd(t, "learn", "-h")
+	if !strings.Contains(stderr, "Accelerated") || strings.Contains(stderr, "default: entropic") {
+		t.Errorf("the help of -solver does not name the default, Accelerated:\n%s", stderr)
+	}
+}
+
 // The summary names a suspicious state and where it is, and says how the
 // missing values were handled (issue 18).
 func TestLearnWarnings(t *testing.T) {

@@ -45,7 +45,7 @@ func addLearnerFlags(fs *flag.FlagSet) *learnerFlags {
 		mixture:   fs.Bool("mixture", true, "without -eta, Ising data: keep the pairs whose statistic a two-group mixture fit says is more likely an edge than not,\nonce five pairs reach the Bonferroni value (-mixture=false, or fewer pairs: the gap rule of -gap)"),
 		refit:     fs.Bool("refit", true, "without -eta, Ising data: test the pairs again after refitting each node on the pairs whose statistic reaches 1.5 (-refit=false: one stage)"),
 		graph:     fs.Bool("ebic-graph", true, "without -eta, Ising data, EBIC widths: the small-sample stage; when a global test rejects independence at α/2 and the\nedge test finds fewer than half of the pairs both nodes' EBIC fits keep, learn those pairs too if BIC prefers it (-ebic-graph=false: the test alone)"),
-		solver:    fs.String("solver", "", "regression `backend`: entropic (Algorithm 3), group (Algorithm 4), or sparsitron (the paper's online\nbaseline; it reads the rows in file order, so it implies -merge=false) (default: entropic for k = 2, group for k > 2)"),
+		solver:    fs.String("solver", "", "regression `backend`: entropic (Algorithm 3), group (Algorithm 4), or sparsitron (the paper's online\nbaseline; it reads the rows in file order, so it implies -merge=false), to reproduce the paper; they are much slower than the default\n(default: the library's Accelerated, for every k)"),
 		workers:   fs.Int("workers", runtime.GOMAXPROCS(0), "`goroutines` solving nodes in parallel; results do not depend on it"),
 		tol:       fs.Float64("tol", pairwise.DefaultTolerance, "certified optimality `gap` L(ŵ) - L* of every regression"),
 		maxIter:   fs.Int("max-iter", pairwise.DefaultMaxIterations, "iteration `cap` of every regression"),
