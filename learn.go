@@ -394,6 +394,9 @@ func (r *run) assemble(ctx context.Context, k int, est []*nodeEst, fields []floa
 		res.Model.names = r.s.names                          // the samples' names, for WriteModel
 		res.Warnings = sampleWarnings(r.s, nodes, r.wantEta) // small_samples.go
 	}
+	if w, ok := convergenceWarning(nodes, r.cfg.tol, r.cfg.solver); ok {
+		res.Warnings = append(res.Warnings, w)
+	}
 	if r.wantEta {
 		debias, stdErrs, dfs := make([][]float64, n), make([][]float64, n), make([][]float64, n)
 		for i, ns := range r.nodes {

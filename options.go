@@ -248,7 +248,8 @@ func WithTolerance(tol float64) Option {
 
 // WithMaxIterations caps the iterations of every per-node regression. A
 // regression that reaches the cap without certifying the tolerance is
-// reported in Result.Nodes (Converged false); the learner does not fail. n
+// reported in Result.Nodes (Converged false) and in Result.Warnings (a
+// NotConverged warning); the learner does not fail. n
 // must be at least 1; the default is DefaultMaxIterations. With the Paper
 // schedule, the backend's own iteration count T governs instead.
 func WithMaxIterations(n int) Option {

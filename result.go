@@ -40,8 +40,10 @@ type Result struct {
 	// Warnings says what the data could not support: too few samples for
 	// some pairs to be tested (SmallSample; the tuning-free edge test
 	// then reports no edge for them, docs/tuning/small-samples.md),
-	// constant variables (ConstantVariable). Empty when there is nothing
-	// to say; the graph of a result with warnings is to be read with them.
+	// constant variables (ConstantVariable), regressions that stopped
+	// before their certificate proved the tolerance (NotConverged). Empty
+	// when there is nothing to say; the graph of a result with warnings is
+	// to be read with them.
 	Warnings []Warning
 
 	n, k int

@@ -190,6 +190,36 @@ func TestSolverHelp(t *testing.T) {
 	}
 }
 
+// TestNotConvergedCommand: a fit that stopped before its certificate is
+// reported once, with or without -quiet (it is not the estimator asked
+// for), and not for the Sparsitron, which has no stopping rule; a fit that
+// converges is quiet.
+func TestNotConvergedCommand(t *testing.T) {
+	data := filepath.Join(testdataDir, "grid.csv")
+	const warn = "warning: not converged: the regressions of "
+	for _, c := range []struct {
+		name string
+		args []string
+		want int
+	}{
+		{"converged", []string{"-lambda", "2.5", "-eta", "0.4"}, 0},
+		{"max-iter", []string{"-lambda", "2.5", "-eta", "0.4", "-max-iter", "2"}, 1},
+		{"max-iter quiet", []string{"-quiet", "-lambda", "2.5", "-eta", "0.4", "-max-iter", "2"}, 1},
+		{"max-iter data-driven", []string{"-max-iter", "2"}, 1},
+		{"sparsitron", []string{"-quiet", "-lambda", "2.5", "-eta", "0.4", "-solver", "sparsitron"}, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, _, stderr := runCmd(t, append(append([]string{"learn"}, c.args...), data)...)
+			if code != 0 {
+				t.Fatalf("exit code %d: %s", code, stderr)
+			}
+			if got := strings.Count(stderr, warn); got != c.want {
+				t.Errorf("%d warnings %q, want %d:\n%s", got, warn, c.want, stderr)
+			}
+		})
+	}
+}
+
 // The summary names a suspicious state and where it is, and says how the
 // missing values were handled (issue 18).
 func TestLearnWarnings(t *testing.T) {

@@ -220,7 +220,8 @@ func (lf *learnerFlags) complete(s *pairwise.Samples, name string, stderr io.Wri
 // learnFile reads the samples of path with ro and learns them with opts,
 // with a progress bar and Ctrl-C (during); the model is named by the
 // header, or x1..xn. Unless quiet it writes the summary (summarize; online
-// for the Sparsitron, which has no stopping rule).
+// for the Sparsitron, which has no stopping rule); quiet, it still says
+// when a fit did not converge (warnings).
 func learnFile(path string, ro pairwise.CSVOptions, opts []pairwise.Option, stderr io.Writer, quiet, online bool) (*pairwise.Samples, *pairwise.Result, error) {
 	s, name, err := cli.ReadSamples(path, stdin, ro, stderr, quiet)
 	if err != nil {
@@ -246,13 +247,14 @@ func learnFile(path string, ro pairwise.CSVOptions, opts []pairwise.Option, stde
 	}
 	if !quiet {
 		summarize(stderr, name, s, res, time.Since(t0), online)
+	} else {
+		warnings(stderr, res, true, online)
 	}
 	return s, res, nil
 }
 
-// summarize writes one line about the learned graph, and a warning for
-// regressions that stopped at the iteration cap (not for an online solver,
-// which makes one pass and has no stopping rule).
+// summarize writes one line about the learned graph, how missing values
+// were handled, and the result's warnings (warnings).
 func summarize(w io.Writer, name string, s *pairwise.Samples, res *pairwise.Result, elapsed time.Duration, online bool) {
 	rows := ""
 	if s.Weighted() {
@@ -298,16 +300,21 @@ func summarize(w io.Writer, name string, s *pairwise.Samples, res *pairwise.Resu
 			fmt.Fprintf(w, "missing values: %v in %v rows, learned as a state of their own (-missing state; -missing listwise drops the rows instead)\n", rep.Values, rep.Rows)
 		}
 	}
-	unconverged := 0
-	for _, f := range res.Nodes {
-		if !f.Converged {
-			unconverged++
-		}
-	}
-	if unconverged > 0 && !online {
-		fmt.Fprintf(w, "warning: the regressions of %d of %d nodes reached the iteration cap before certifying the tolerance (raise -max-iter or -tol)\n", unconverged, len(res.Nodes))
-	}
+	warnings(w, res, false, online)
+}
+
+// warnings writes the result's warnings, one line each. A fit that did not
+// converge (pairwise.NotConverged) is not the estimator asked for, so that
+// one is written even when quiet; the others describe the data and are
+// part of the summary. online (the Sparsitron, which makes one pass and has
+// no stopping rule) leaves NotConverged out.
+func warnings(w io.Writer, res *pairwise.Result, quiet, online bool) {
 	for _, warn := range res.Warnings {
-		fmt.Fprintf(w, "warning: %s\n", warn)
+		switch {
+		case warn.Kind == pairwise.NotConverged && !online:
+			fmt.Fprintf(w, "warning: %s; the command's flags for it: -max-iter, -tol, -solver\n", warn)
+		case warn.Kind != pairwise.NotConverged && !quiet:
+			fmt.Fprintf(w, "warning: %s\n", warn)
+		}
 	}
 }
