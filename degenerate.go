@@ -1,7 +1,5 @@
 package pairwise
 
-import "fmt"
-
 // MaxLearnEntries is the largest number n·n·k² of float64 entries that the
 // learners' dense arrays may take, 8 GiB at the limit (n ≤ 16384 for k = 2,
 // 1560 for k = 21, 128 for k = 256): without η (WithMinEdgeWeight) the edge
@@ -10,14 +8,16 @@ import "fmt"
 // larger samples before fitting anything, rather than fail with an
 // out-of-memory crash after hours of work. With η given the estimates are
 // sparse (the blocks each node's fit lists), and n is bounded only as a
-// Model is (MaxModelEntries) and by the samples' size.
+// Model is (MaxModelEntries) and by the samples' size: giving η lifts this
+// limit. The error matches ErrEdgeTestTooLarge.
 const MaxLearnEntries = 1 << 30
 
 // checkLearnSize returns an error when n variables with k states exceed
-// MaxLearnEntries (called when η is not given).
+// MaxLearnEntries (called when η is not given), matching
+// ErrEdgeTestTooLarge and saying that η lifts the limit.
 func checkLearnSize(fn string, n, k int) error {
 	if e := float64(n) * float64(n) * float64(k) * float64(k); e > MaxLearnEntries {
-		return fmt.Errorf("pairwise: %s: n = %d variables with k = %d states need %.3g estimates Ŵ_ij(a, b) (8 bytes each), more than MaxLearnEntries = %d", fn, n, k, e, MaxLearnEntries)
+		return errorOf(ErrEdgeTestTooLarge, "pairwise: %s: n = %d variables with k = %d states need %.3g estimates Ŵ_ij(a, b) (8 bytes each), more than MaxLearnEntries = %d, the limit of the dense arrays of the edge test that chooses the graph when η is not given; with η the estimates are sparse and the limit does not apply: give the minimum edge weight with WithMinEdgeWeight", fn, n, k, e, MaxLearnEntries)
 	}
 	return nil
 }

@@ -157,12 +157,14 @@ var (
 	// header line").
 	ErrNoSamples = errors.New("pairwise: no samples")
 
-	// ErrEdgeTestTooLarge matches, with errors.Is, the error of the
-	// learners on k-ary data (k > 2) when η is not given and the edge test
-	// that would choose the edges needs more memory than a worker may use
-	// (its inverse Hessians grow like k⁴n²). Giving the minimum edge
-	// weight with WithMinEdgeWeight avoids the test. The text says how
-	// much memory the test would need.
+	// ErrEdgeTestTooLarge matches, with errors.Is, the errors of the
+	// learners when η is not given and the edge test that would choose
+	// the edges needs more memory than it may use: on k-ary data (k > 2)
+	// when its inverse Hessians (which grow like k⁴n²) exceed what a
+	// worker may use, and for any k when its dense n·n·k² arrays exceed
+	// MaxLearnEntries. Giving the minimum edge weight with
+	// WithMinEdgeWeight avoids the test and lifts both limits. The text
+	// says how much the test would need.
 	ErrEdgeTestTooLarge = errors.New("pairwise: the edge test needs too much memory; give WithMinEdgeWeight")
 )
 
