@@ -50,11 +50,16 @@ func LearnIsing(s *Samples, opts ...Option) (*Result, error) {
 // promptly once ctx is done. The options and their defaults (the solver
 // Accelerated) are LearnIsing's.
 func LearnIsingContext(ctx context.Context, s *Samples, opts ...Option) (*Result, error) {
-	const fn = "LearnIsing"
+	return learnIsing(ctx, "LearnIsing", s, opts)
+}
+
+// learnIsing is LearnIsingContext called as fn, the learner its errors
+// name (Learn hands its k = 2 samples here).
+func learnIsing(ctx context.Context, fn string, s *Samples, opts []Option) (*Result, error) {
 	if s != nil && s.incomplete {
 		return learnIncomplete(ctx, fn, s, opts) // missing.go
 	}
-	f, err := fitIsing(ctx, "LearnIsing", s, opts, nil)
+	f, err := fitIsing(ctx, fn, s, opts, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -56,9 +56,9 @@ func LearnContext(ctx context.Context, s *Samples, opts ...Option) (*Result, err
 		return learnIncomplete(ctx, "Learn", s, opts) // missing.go
 	}
 	if s.k == 2 {
-		return LearnIsingContext(ctx, s, opts...)
+		return learnIsing(ctx, "Learn", s, opts) // ising.go
 	}
-	return LearnPairwiseContext(ctx, s, opts...)
+	return learnPairwise(ctx, "Learn", s, opts) // pairwise.go
 }
 
 // prepare validates the common inputs and applies the options.
@@ -159,6 +159,13 @@ func newRun(fn string, s *Samples, opts []Option, ising bool) (*run, error) {
 		return nil, &AlphabetError{Func: fn, K: s.k, Min: 2, Max: 2}
 	case s.k > MaxLearnAlphabet:
 		return nil, &AlphabetError{Func: fn, K: s.k, Min: 2, Max: MaxLearnAlphabet}
+	case !ising && cfg.oneHot == nil && isEntropic(cfg.solver):
+		// Refused before any fit, not at the first regression.
+		reason := "EntropicMirror (Algorithm 3) solves the l1 problems of the Ising path, not the l2,1 problems of the pairwise path: use GroupMirror (Algorithm 4) or the default, Accelerated"
+		if s.k == 2 {
+			reason += ", or learn k = 2 with Learn or LearnIsing"
+		}
+		return nil, &OptionError{Func: fn, Option: "WithSolver", Value: cfg.solver, Reason: reason}
 	}
 	r := &run{s: s, b: cfg.backend(), wantEta: math.IsNaN(cfg.eta), nodes: make([]nodeSelection, s.n)}
 	if cfg.record != nil {

@@ -210,7 +210,8 @@ func WithProgress(f func(done, total int)) Option {
 }
 
 // WithSolver chooses the backend for the per-node regressions: Accelerated
-// (the default), EntropicMirror (Algorithm 3, l1 problems only),
+// (the default), EntropicMirror (Algorithm 3, l1 problems only: on the
+// pairwise path the learner returns an OptionError for it),
 // GroupMirror (Algorithm 4, which also solves the l1 problems of the Ising
 // path as groups of size one), Sparsitron (the paper's baseline), or a
 // caller's own solvers wrapped in Custom. A nil s restores the default.

@@ -66,11 +66,16 @@ func LearnPairwise(s *Samples, opts ...Option) (*Result, error) {
 // ctx.Err() promptly once ctx is done. The options and their defaults (the
 // solver Accelerated) are LearnPairwise's.
 func LearnPairwiseContext(ctx context.Context, s *Samples, opts ...Option) (*Result, error) {
-	const fn = "LearnPairwise"
+	return learnPairwise(ctx, "LearnPairwise", s, opts)
+}
+
+// learnPairwise is LearnPairwiseContext called as fn, the learner its
+// errors name (Learn hands its k > 2 samples here).
+func learnPairwise(ctx context.Context, fn string, s *Samples, opts []Option) (*Result, error) {
 	if s != nil && s.incomplete {
 		return learnIncomplete(ctx, fn, s, opts) // missing.go
 	}
-	f, err := fitPairwise(ctx, "LearnPairwise", s, opts, nil)
+	f, err := fitPairwise(ctx, fn, s, opts, nil)
 	if err != nil {
 		return nil, err
 	}
