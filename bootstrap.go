@@ -287,9 +287,13 @@ func learnerFit(opts []Option) networkFit {
 // src and opts but not on the number of workers or on scheduling. Once ctx is
 // done, Bootstrap returns ctx.Err() promptly.
 //
-// It returns an error for a nil s or src, for weights that are not whole
-// numbers, for an invalid option (naming it), and the first error of a fit.
+// It returns an error for a nil ctx, s or src, for weights that are not
+// whole numbers, for an invalid option (naming it), and the first error of
+// a fit.
 func Bootstrap(ctx context.Context, s *Samples, src rand.Source, opts BootstrapOptions) (*BootstrapResult, error) {
+	if ctx == nil {
+		return nil, nilContext("Bootstrap")
+	}
 	if s == nil {
 		return nil, fmt.Errorf("pairwise: Bootstrap: nil samples")
 	}

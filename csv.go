@@ -59,9 +59,9 @@ import (
 // file (k = 256 leaves no room for the missing state), a mix of -1 with values other than ±1 (naming where each
 // was seen), or a bad header name; a *ParseError naming the line (Column 0)
 // for a line with the wrong number of fields or a blank line before the end;
-// an error naming the line for a read error of r; and an error matching
+// an error naming the line for a read error of r; an error matching
 // ErrNoSamples for input without any sample line (empty, blank or header
-// only). It never truncates
+// only); and an error for a nil r. It never truncates
 // a line, however long. It reads r once, streaming, and stores the values
 // compactly as it goes; it does not close r.
 //
@@ -309,6 +309,9 @@ func readCSVWith(r io.Reader, fn string, hist, merge bool) (*Samples, error) {
 }
 
 func readCSVOpts(r io.Reader, fn string, o CSVOptions) (*Samples, error) {
+	if r == nil {
+		return nil, fmt.Errorf("pairwise: %s: nil reader", fn)
+	}
 	p := &csvParser{fn: fn, hist: o.Histogram, merge: o.Compact}
 	if err := p.configure(o); err != nil {
 		return nil, err

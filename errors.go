@@ -168,6 +168,15 @@ var (
 	ErrEdgeTestTooLarge = errors.New("pairwise: the edge test needs too much memory; give WithMinEdgeWeight")
 )
 
+// nilContext is the error of a function fn given a nil context.Context.
+// A nil context is refused, as net/http refuses it, rather than taken for
+// context.Background(): a caller who meant to pass a cancellable one (an
+// unset field, say) learns of it at once instead of finding later that
+// cancelling does nothing.
+func nilContext(fn string) error {
+	return fmt.Errorf("pairwise: %s: nil context (pass context.Background() for none)", fn)
+}
+
 // kindError is an error with its own text that errors.Is matches to the
 // sentinel kind, so that a message keeps its detail (the function, the
 // numbers) and still has a kind a caller can test.

@@ -48,8 +48,12 @@ func LearnIsing(s *Samples, opts ...Option) (*Result, error) {
 
 // LearnIsingContext is LearnIsing with cancellation: it returns ctx.Err()
 // promptly once ctx is done. The options and their defaults (the solver
-// Accelerated) are LearnIsing's.
+// Accelerated) are LearnIsing's. A nil ctx is an error (pass
+// context.Background() for none).
 func LearnIsingContext(ctx context.Context, s *Samples, opts ...Option) (*Result, error) {
+	if ctx == nil {
+		return nil, nilContext("LearnIsingContext")
+	}
 	return learnIsing(ctx, "LearnIsing", s, opts)
 }
 

@@ -47,8 +47,12 @@ func Learn(s *Samples, opts ...Option) (*Result, error) {
 
 // LearnContext is Learn with cancellation: it returns ctx.Err() promptly
 // once ctx is done. The options and their defaults (the solver
-// Accelerated) are Learn's.
+// Accelerated) are Learn's. A nil ctx is an error (pass
+// context.Background() for none).
 func LearnContext(ctx context.Context, s *Samples, opts ...Option) (*Result, error) {
+	if ctx == nil {
+		return nil, nilContext("LearnContext")
+	}
 	if s == nil {
 		return nil, errors.New("pairwise: Learn: nil samples")
 	}

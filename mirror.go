@@ -128,6 +128,9 @@ func startSolve[F solve.Layout](ctx context.Context, name string, s Schedule, t 
 	if t < 0 {
 		return run, st, true, fmt.Errorf("pairwise: %s: T = %d, want T ≥ 0", name, t)
 	}
+	if ctx == nil {
+		return run, st, true, nilContext(name)
+	}
 	if err := checkProblem(p, w); err != nil {
 		return run, st, true, err
 	}

@@ -117,8 +117,11 @@ func (m *Model) UnmarshalJSON(data []byte) error {
 // type, n < 1, k outside 2..MaxAlphabet, a count of names, fields or matrix
 // entries that does not match n or k, a bad or repeated name, a coupling
 // with i == j, an index outside 0..n-1, the same pair twice, or a number
-// too large for a float64; and an error for a read error of r.
+// too large for a float64; and an error for a read error of r or a nil r.
 func ReadModel(r io.Reader) (*Model, error) {
+	if r == nil {
+		return nil, errors.New("pairwise: ReadModel: nil reader")
+	}
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return nil, fmt.Errorf("pairwise: ReadModel: %w", err)

@@ -64,8 +64,12 @@ func LearnPairwise(s *Samples, opts ...Option) (*Result, error) {
 
 // LearnPairwiseContext is LearnPairwise with cancellation: it returns
 // ctx.Err() promptly once ctx is done. The options and their defaults (the
-// solver Accelerated) are LearnPairwise's.
+// solver Accelerated) are LearnPairwise's. A nil ctx is an error (pass
+// context.Background() for none).
 func LearnPairwiseContext(ctx context.Context, s *Samples, opts ...Option) (*Result, error) {
+	if ctx == nil {
+		return nil, nilContext("LearnPairwiseContext")
+	}
 	return learnPairwise(ctx, "LearnPairwise", s, opts)
 }
 

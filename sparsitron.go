@@ -151,6 +151,9 @@ func solveSparsitron[F solve.Layout](ctx context.Context, s Sparsitron, p *solve
 	if err := checkProblem(p, w); err != nil {
 		return solve.Stats{}, err
 	}
+	if ctx == nil {
+		return solve.Stats{}, nilContext("Sparsitron")
+	}
 	if err := ctx.Err(); err != nil {
 		return solve.Stats{}, err
 	}
