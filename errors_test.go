@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -141,6 +143,70 @@ func TestErrorsNameTheCall(t *testing.T) {
 	}
 	if _, err := Learn(s3, append(given, WithSolver(EntropicMirror{}), WithOneHotSolver(GroupMirror{}.oneHotSolver()))...); err != nil {
 		t.Errorf("Learn k = 3 with EntropicMirror and a one-hot solver: %v", err)
+	}
+}
+
+// TestOptionPrecedence: with WithRadius the regressions use the radius
+// whatever the order of WithWidth, and Result.Width says no λ was used
+// (it said the λ given beside the radius); a shard and its merge report
+// the same. An invalid value is an error even when a later option repeats
+// it validly, as the Option doc says (issue 30).
+func TestOptionPrecedence(t *testing.T) {
+	m, err := NewDiamond(6, 0.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sm, err := NewExactSampler(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := sm.Sample(rand.NewPCG(30, 6), 2000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eta := WithMinEdgeWeight(0.5)
+	want, err := Learn(s, WithRadius(1), eta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, opts := range map[string][]Option{
+		"radius, then width": {WithRadius(1), WithWidth(5), eta},
+		"width, then radius": {WithWidth(5), WithRadius(1), eta},
+		"node widths":        {WithNodeWidths([]float64{5, 5, 5, 5, 5, 5}), WithRadius(1), eta},
+	} {
+		res, err := Learn(s, opts...)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if !math.IsNaN(res.Width) || res.Radius != 1 {
+			t.Errorf("%s: Result.Width %v, Radius %v, want NaN and 1", name, res.Width, res.Radius)
+		}
+		if !slices.Equal(res.Edges, want.Edges) {
+			t.Errorf("%s: edges %v, want those of radius 1 alone, %v", name, res.Edges, want.Edges)
+		}
+		part, err := LearnShard(s, 0, 1, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		merged, err := MergePartials(part)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !math.IsNaN(merged.Width) || merged.Radius != 1 {
+			t.Errorf("%s, merged: Result.Width %v, Radius %v, want NaN and 1", name, merged.Width, merged.Radius)
+		}
+	}
+	if res, err := Learn(s, WithWidth(5), eta); err != nil || res.Width != 5 || res.Radius != 10 {
+		t.Errorf("WithWidth(5) alone: Width %v, Radius %v, error %v; want 5, 10", res.Width, res.Radius, err)
+	}
+
+	_, err = Learn(s, WithWidth(-1), WithWidth(1))
+	var oe *OptionError
+	if !errors.As(err, &oe) || oe.Option != "WithWidth" || oe.Value != -1.0 {
+		t.Errorf("WithWidth(-1), WithWidth(1): error %v, want the OptionError of WithWidth(-1)", err)
+	}
+	if res, err := Learn(s, WithWidth(2), WithWidth(1), eta); err != nil || res.Width != 1 {
+		t.Errorf("WithWidth(2), WithWidth(1): Width %v, error %v; want the last, 1", res.Width, err)
 	}
 }
 

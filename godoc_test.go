@@ -83,3 +83,19 @@ func TestSolverDocs(t *testing.T) {
 		}
 	}
 }
+
+// TestOptionDoc: the Option doc says what the learner does when an option
+// is repeated with an invalid value first (an error, not "the last one
+// wins") and which options override others whatever their order.
+func TestOptionDoc(t *testing.T) {
+	d := strings.Join(strings.Fields(rootDocs(t)["Option"]), " ")
+	for _, want := range []string{
+		"WithWidth(-1), WithWidth(1) is an error",
+		"WithRadius overrides WithWidth",
+		"Result.Width is NaN",
+	} {
+		if !strings.Contains(d, want) {
+			t.Errorf("the Option doc does not say %q:\n%s", want, d)
+		}
+	}
+}

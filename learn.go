@@ -184,6 +184,12 @@ func newRun(fn string, s *Samples, opts []Option, ising bool) (*run, error) {
 				fn, b/1e9, s.n, s.k, s.k*(s.k-1)/2, maxWaldBytes/1e9)
 		}
 	}
+	if !math.IsNaN(cfg.radius) {
+		// WithRadius overrides the width, whatever the order: no
+		// regression uses λ, so Result.Width reports NaN, not a λ given
+		// beside it.
+		cfg.lambda = math.NaN()
+	}
 	if cfg.widths != nil && math.IsNaN(cfg.radius) {
 		if len(cfg.widths) != s.n {
 			return nil, fmt.Errorf("pairwise: %s: WithNodeWidths: %d widths for %d variables", fn, len(cfg.widths), s.n)

@@ -10,8 +10,22 @@ import (
 )
 
 // Option configures Learn, LearnIsing and LearnPairwise. Options are applied
-// in order; where an option is repeated, the last one wins. Invalid values are
-// reported as errors by the learner, naming the option.
+// in order; where an option is repeated with valid values, the last one
+// wins. Every invalid value is reported as an error by the learner, naming
+// the option, even when a later option gives a valid one: WithWidth(-1),
+// WithWidth(1) is an error, so that a mistake (a computed λ that came out
+// negative) is never hidden by a default given after it.
+//
+// Some options override others whatever their order:
+//
+//   - WithRadius overrides WithWidth, WithNodeWidths and the Selection:
+//     every regression uses the radius, and Result.Width is NaN;
+//   - WithWidth or WithNodeWidths (the last of the two given) overrides
+//     WithSelection;
+//   - WithMinEdgeWeight overrides the edge test (WithEdgeTest,
+//     WithFalseEdgeRate and the other test options);
+//   - WithSpinSolver and WithOneHotSolver override WithSolver on their
+//     path.
 type Option interface {
 	apply(*config)
 }
@@ -153,7 +167,9 @@ func WithNodeWidths(widths []float64) Option {
 // grid with k = 4 and θ = 0.2 at N = 6000, the paper's radius 2λ√k = 3.2
 // recovers the graph in 0 of 20 seeded runs and the radius 2λ = 1.6 in 19 of
 // 20 (see the README). r must be finite and positive. With WithRadius,
-// WithWidth is not needed; by default the radius follows λ.
+// WithWidth is not needed; given as well, in any order, it is overridden
+// (as are WithNodeWidths and the Selection), and Result.Width is NaN. By
+// default the radius follows λ.
 func WithRadius(r float64) Option {
 	return optionFunc(func(c *config) {
 		c.setPositive(&c.radius, r, "WithRadius", "the radius must be a finite positive number")

@@ -23,7 +23,8 @@ type Result struct {
 	// WithSymmetrization for the And and Or rules), sorted by (I, J).
 	Edges []Edge
 	// Width and MinEdgeWeight are the λ and η the learner used (Width is
-	// NaN when WithRadius replaced it).
+	// NaN when WithRadius replaced it, even when WithWidth was given too;
+	// with widths per node it is the largest λ_i).
 	Width, MinEdgeWeight float64
 	// Radius is the constraint radius of the regressions: 2λ (Ising
 	// path), 2λ√k (pairwise path), or the one given by WithRadius; NaN
