@@ -6,13 +6,15 @@ import (
 	"go/parser"
 	"go/token"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
 
 // rootDocs returns the root package's documentation as go doc shows it:
 // the doc comment of every exported name, by name ("Learn", "Solver",
-// "Model.LogWeight").
+// "Model.LogWeight"), with the comments inside its declaration (a
+// constant's in a group, an exported field's) under "Name (inner)".
 func rootDocs(t *testing.T) map[string]string {
 	t.Helper()
 	names, err := filepath.Glob("*.go")
@@ -41,11 +43,29 @@ func rootDocs(t *testing.T) map[string]string {
 			docs[prefix+f.Name] = f.Doc
 		}
 	}
+	inner := func(name string, decl ast.Node) {
+		var b strings.Builder
+		ast.Inspect(decl, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.ValueSpec:
+				if n.Doc != nil {
+					b.WriteString(n.Doc.Text())
+				}
+			case *ast.Field:
+				if len(n.Names) > 0 && n.Names[0].IsExported() && n.Doc != nil {
+					b.WriteString(n.Doc.Text())
+				}
+			}
+			return true
+		})
+		docs[name+" (inner)"] = b.String()
+	}
 	values := func(vs []*doc.Value) {
 		for _, v := range vs {
 			for _, name := range v.Names {
 				docs[name] = v.Doc
 			}
+			inner(strings.Join(v.Names, ", "), v.Decl)
 		}
 	}
 	funcs("", p.Funcs)
@@ -53,6 +73,7 @@ func rootDocs(t *testing.T) map[string]string {
 	values(p.Vars)
 	for _, typ := range p.Types {
 		docs[typ.Name] = typ.Doc
+		inner(typ.Name, typ.Decl)
 		funcs("", typ.Funcs)
 		funcs(typ.Name+".", typ.Methods)
 		values(typ.Consts)
@@ -96,6 +117,21 @@ func TestOptionDoc(t *testing.T) {
 	} {
 		if !strings.Contains(d, want) {
 			t.Errorf("the Option doc does not say %q:\n%s", want, d)
+		}
+	}
+}
+
+// TestDocsShowTheirReferences: no doc comment that go doc shows sends the
+// reader to a source file ("see the comment at the top of modeljson.go")
+// or to an unexported name, which go doc cannot show (issue 30).
+func TestDocsShowTheirReferences(t *testing.T) {
+	file := regexp.MustCompile(`\b[A-Za-z0-9_]+\.go\b`)
+	source := regexp.MustCompile(`in the source|the comment at the top|\(see [a-z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*\)`)
+	for name, d := range rootDocs(t) {
+		for _, re := range []*regexp.Regexp{file, source} {
+			if m := re.FindString(d); m != "" {
+				t.Errorf("the doc of %s refers to %q, which go doc cannot show", name, m)
+			}
 		}
 	}
 }

@@ -68,7 +68,7 @@ const (
 	// optimum on the boundary of the ball both have unbounded curvature, so
 	// the tail is slow: on the solver tests' small problems a certificate
 	// of 1e-8 takes 50 to 500 iterations when the constraint is inactive
-	// and 3,000 to 15,000 when it binds (see adaptiveMirror). The learners'
+	// and 3,000 to 15,000 when it binds. The learners'
 	// default backend, Accelerated (the Euclidean map ½‖w‖² with
 	// acceleration and Newton steps), reaches the same certificate in tens
 	// of steps. Stats.Iterations counts accepted steps; a step costs about

@@ -62,8 +62,9 @@ import (
 // A row costs O(nonzeros) for the update; the selection computes the exact
 // held-out risk (one exponential a held-out row) only for the candidates
 // that a bracket on its risk cannot decide, 3 to 4% of them on the paper's
-// grid (see sparsitronRun). The result is the same as with the risk of
-// every candidate.
+// grid (Taylor's theorem with a bound on the loss's curvature brackets a
+// candidate's risk from sums kept up to date as the rows pass). The result
+// is the same as with the risk of every candidate.
 //
 // Sparsitron makes one pass over the training rows: Stats.Iterations is T,
 // MaxIter is ignored, and there is no stopping rule. Stats.Loss is the
