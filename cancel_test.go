@@ -5,8 +5,11 @@ import (
 	"errors"
 	"math/rand/v2"
 	"os"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/mrfkit/pairwise/solve"
 )
 
 // TestCancelLatency measures how long LearnContext takes to return after its
@@ -57,5 +60,60 @@ func TestCancelLatency(t *testing.T) {
 		if latency > maxLatency {
 			t.Errorf("cancel at %v: returned %v after the cancel, more than %v", at, latency, maxLatency)
 		}
+	}
+}
+
+// TestNilContextAndReader: a nil context or a nil reader is an error that
+// names the function, not a panic (issue 30). Packages psych and protein
+// check their own (TestNilContext there).
+func TestNilContextAndReader(t *testing.T) {
+	var ctx context.Context // nil
+	s, err := NewSamples(2, [][]int{{0, 1, 1}, {1, 1, 0}, {1, 0, 1}, {0, 0, 0}, {0, 1, 0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s3, err := NewSamples(3, [][]int{{0, 1, 2}, {1, 2, 0}, {2, 0, 1}, {0, 0, 0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	part, err := LearnShard(s, 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	problem := &solve.Problem[solve.Spins]{X: solve.Spins{X: []float64{1, 1, -1, 1}, Cols: 2, Bias: 1}, Y: []float64{1, -1}, Radius: 1, Settings: solve.Settings{Tol: 1e-6}}
+	for _, tc := range []struct {
+		fn  string
+		err func() error
+	}{
+		{"LearnContext", func() error { return second(LearnContext(ctx, s)) }},
+		{"LearnIsingContext", func() error { return second(LearnIsingContext(ctx, s)) }},
+		{"LearnPairwiseContext", func() error { return second(LearnPairwiseContext(ctx, s3)) }},
+		{"LearnShardContext", func() error { return second(LearnShardContext(ctx, s, 0, 1)) }},
+		{"LearnNodesContext", func() error { return second(LearnNodesContext(ctx, s, []int{0})) }},
+		{"MergePartialsContext", func() error { return second(MergePartialsContext(ctx, s, 1, part)) }},
+		{"LearnContactsContext", func() error { return second(LearnContactsContext(ctx, s3)) }},
+		{"Accelerated", func() error { return second(Accelerated{}.SolveSpins(ctx, problem, make([]float64, 2))) }},
+		{"EntropicMirror", func() error { return second(EntropicMirror{}.SolveSpins(ctx, problem, make([]float64, 2))) }},
+		{"GroupMirror", func() error { return second(GroupMirror{}.SolveSpins(ctx, problem, make([]float64, 2))) }},
+		{"Sparsitron", func() error { return second(Sparsitron{}.SolveSpins(ctx, problem, make([]float64, 2))) }},
+		{"ReadCSV", func() error { return second(ReadCSV(nil)) }},
+		{"ReadHistogramCSV", func() error { return second(ReadHistogramCSV(nil)) }},
+		{"ReadCSVCompact", func() error { return second(ReadCSVCompact(nil)) }},
+		{"ReadHistogramCSVCompact", func() error { return second(ReadHistogramCSVCompact(nil)) }},
+		{"ReadCSVWith", func() error { return second(ReadCSVWith(nil, CSVOptions{})) }},
+		{"ReadModel", func() error { return second(ReadModel(nil)) }},
+		{"ReadPartial", func() error { return second(ReadPartial(nil)) }},
+	} {
+		t.Run(tc.fn, func(t *testing.T) {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Fatalf("panic: %v", r)
+				}
+			}()
+			err := tc.err()
+			if err == nil || !strings.HasPrefix(err.Error(), "pairwise: "+tc.fn+": nil ") {
+				t.Errorf("error %v, want one that starts \"pairwise: %s: nil \"", err, tc.fn)
+			}
+		})
 	}
 }

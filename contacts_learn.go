@@ -140,11 +140,14 @@ func LearnContacts(s *Samples, opts ...Option) (*ContactMap, error) {
 // over the rows where z_i is r or β; k'(k'−1)/2 with
 // WithReferencePairs(false).
 //
-// It returns an error for nil or empty samples, k < 3 with the gap
-// ignored, an invalid option, a backend other than Accelerated, and
+// It returns an error for a nil ctx, nil or empty samples, k < 3 with the
+// gap ignored, an invalid option, a backend other than Accelerated, and
 // ctx.Err() once ctx is done (checked every few solver iterations).
 func LearnContactsContext(ctx context.Context, s *Samples, opts ...Option) (*ContactMap, error) {
 	const fn = "LearnContacts"
+	if ctx == nil {
+		return nil, nilContext("LearnContactsContext")
+	}
 	if s == nil {
 		return nil, errors.New("pairwise: LearnContacts: nil samples")
 	}

@@ -54,9 +54,9 @@ import (
 // file (k = 256 leaves no room for the missing state), a mix of -1 with values other than ±1 (naming where each
 // was seen), or a bad header name; a *ParseError naming the line (Column 0)
 // for a line with the wrong number of fields or a blank line before the end;
-// an error naming the line for a read error of r; and an error matching
+// an error naming the line for a read error of r; an error matching
 // ErrNoSamples for input without any sample line (empty, blank or header
-// only). It never truncates
+// only); and an error for a nil r. It never truncates
 // a line, however long. It reads r once, streaming, and stores the values
 // compactly as it goes; it does not close r.
 //

@@ -226,6 +226,9 @@ type csvParser struct {
 }
 
 func readCSVOpts(r io.Reader, fn string, o CSVOptions) (*Samples, error) {
+	if r == nil {
+		return nil, fmt.Errorf("pairwise: %s: nil reader", fn)
+	}
 	p := &csvParser{fn: fn, hist: o.Histogram, merge: o.Compact}
 	if err := p.configure(o); err != nil {
 		return nil, err

@@ -126,10 +126,11 @@
 //   - Custom: a caller's own solve.Solver for either layout; see package
 //     solve and the example.
 //
-// The files follow the paper: Algorithm 1 is ising.go, Algorithm 2
-// pairwise.go, Algorithms 3 and 4 mirror_entropic.go and mirror_group.go;
-// the stages around the fits are selection_path.go (the width search) and
-// edgetest.go (the Wald test); learn.go runs them.
+// The names follow the paper: Algorithm 1 is LearnIsing, Algorithm 2
+// LearnPairwise, Algorithms 3 and 4 EntropicMirror and GroupMirror; the
+// stages around the fits are the width search of a Selection (EBIC,
+// CrossValidation) and the edge test (WaldTest); Learn runs them, and
+// Result and Tuning report what they did.
 //
 // # Sequence alignments
 //

@@ -52,9 +52,8 @@ import (
 // screen makes the refit's statistics a selected sample, so α is no longer
 // exact.
 //
-// Many variables (internal/selection, wald_support.go). From selection.WaldDenseMax + 1 = 257
-// variables on, on complete Ising samples, each node's first-stage
-// statistics are made in its support model: a spin of the constrained
+// Many variables. From 257 variables on, on complete Ising samples, each
+// node's first-stage statistics are made in its support model: a spin of the constrained
 // fit's support in the regression on the support, any other spin in the
 // regression on the support and that spin, instead of the regression on
 // all n − 1 spins, whose moments cost O(N·n²) a node. That removes the
@@ -76,7 +75,7 @@ import (
 // z₁ = Φ⁻¹(1 − 1/(2M)), the level that one of the M null statistics is
 // expected to exceed. With both off, z*(α) alone cuts.
 //
-// Little data (internal/selection, small_samples.go; docs/tuning/small-samples.md). The normal
+// Little data (docs/tuning/small-samples.md has the measurements). The normal
 // law of the statistics is asymptotic; with few rows it called false edges
 // in most runs on independent data. So every regression's sandwich
 // variance is scaled by N/(N − p) (HC1, p its coefficients) and its
@@ -93,8 +92,8 @@ import (
 // below), at most 6 of 200 for the cells measured with k ≥ 3 (n ≤ 10,
 // N ≤ 300); before, up to 200 of 200.
 //
-// The EBIC graph (Ising data, widths chosen by EBIC; off with NoEBICGraph;
-// internal/selection, ebic_graph.go). With few observations (on 25 questionnaire items, a few
+// The EBIC graph (Ising data, widths chosen by EBIC; off with
+// NoEBICGraph). With few observations (on 25 questionnaire items, a few
 // hundred people) the test finds few of the edges or none; the rule of
 // IsingFit (a pair is an edge when both nodes' EBIC-selected fits keep it
 // nonzero: G_A) finds more, at a precision of about 0.75 to 0.85. The test's

@@ -157,14 +157,25 @@ var (
 	// header line").
 	ErrNoSamples = errors.New("pairwise: no samples")
 
-	// ErrEdgeTestTooLarge matches, with errors.Is, the error of the
-	// learners on k-ary data (k > 2) when η is not given and the edge test
-	// that would choose the edges needs more memory than a worker may use
-	// (its inverse Hessians grow like k⁴n²). Giving the minimum edge
-	// weight with WithMinEdgeWeight avoids the test. The text says how
-	// much memory the test would need.
+	// ErrEdgeTestTooLarge matches, with errors.Is, the errors of the
+	// learners when η is not given and the edge test that would choose
+	// the edges needs more memory than it may use: on k-ary data (k > 2)
+	// when its inverse Hessians (which grow like k⁴n²) exceed what a
+	// worker may use, and for any k when its dense n·n·k² arrays exceed
+	// MaxLearnEntries. Giving the minimum edge weight with
+	// WithMinEdgeWeight avoids the test and lifts both limits. The text
+	// says how much the test would need.
 	ErrEdgeTestTooLarge = errors.New("pairwise: the edge test needs too much memory; give WithMinEdgeWeight")
 )
+
+// nilContext is the error of a function fn given a nil context.Context.
+// A nil context is refused, as net/http refuses it, rather than taken for
+// context.Background(): a caller who meant to pass a cancellable one (an
+// unset field, say) learns of it at once instead of finding later that
+// cancelling does nothing.
+func nilContext(fn string) error {
+	return fmt.Errorf("pairwise: %s: nil context (pass context.Background() for none)", fn)
+}
 
 // kindError is an error with its own text that errors.Is matches to the
 // sentinel kind, so that a message keeps its detail (the function, the

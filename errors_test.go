@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -82,6 +84,126 @@ func TestOptionErrors(t *testing.T) {
 	// Errors that are not about an option are not OptionErrors.
 	if _, err := Learn(nil); err == nil || errors.As(err, new(*OptionError)) {
 		t.Errorf("Learn(nil): error %v, want one that is not an OptionError", err)
+	}
+}
+
+// TestErrorsNameTheCall: an error names the learner the caller called
+// (Learn, not the LearnIsing or LearnPairwise it hands the samples to),
+// and a backend that cannot solve the pairwise path's problems is refused
+// up front as an OptionError for WithSolver, with one "pairwise: " prefix,
+// not at the first regression (issue 30).
+func TestErrorsNameTheCall(t *testing.T) {
+	s2, err := NewSamples(2, [][]int{{0, 1, 1}, {1, 1, 0}, {1, 0, 1}, {0, 0, 0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s3, err := NewSamples(3, [][]int{{0, 1, 2}, {1, 2, 0}, {2, 0, 1}, {0, 0, 0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	given := []Option{WithWidth(1), WithMinEdgeWeight(0.1)}
+	for _, tc := range []struct {
+		name string
+		err  error
+		text string
+	}{
+		{"Learn k = 2, nil option", second(Learn(s2, nil)), "pairwise: Learn: option 0 is nil"},
+		{"Learn k = 3, nil option", second(Learn(s3, WithWidth(1), nil)), "pairwise: Learn: option 1 is nil"},
+		{"LearnIsing, nil option", second(LearnIsing(s2, nil)), "pairwise: LearnIsing: option 0 is nil"},
+		{"LearnPairwise, nil option", second(LearnPairwise(s3, nil)), "pairwise: LearnPairwise: option 0 is nil"},
+		{"Learn, ridge", second(Learn(s2, WithRidge(1), WithSolver(GroupMirror{}))), "pairwise: Learn: WithRidge needs the Accelerated backend (the default)"},
+	} {
+		if tc.err == nil || tc.err.Error() != tc.text {
+			t.Errorf("%s: error %v, want %q", tc.name, tc.err, tc.text)
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		err  error
+		fn   string
+	}{
+		{"Learn k = 3", second(Learn(s3, WithSolver(EntropicMirror{}))), "Learn"},
+		{"Learn k = 3, λ and η", second(Learn(s3, append(given, WithSolver(EntropicMirror{Schedule: Paper}))...)), "Learn"},
+		{"LearnPairwise k = 3", second(LearnPairwise(s3, append(given, WithSolver(EntropicMirror{}))...)), "LearnPairwise"},
+		{"LearnPairwise k = 2", second(LearnPairwise(s2, append(given, WithSolver(&EntropicMirror{}))...)), "LearnPairwise"},
+	} {
+		var oe *OptionError
+		if !errors.As(tc.err, &oe) || oe.Option != "WithSolver" || oe.Func != tc.fn {
+			t.Errorf("%s: error %v, want an OptionError of %s for WithSolver", tc.name, tc.err, tc.fn)
+			continue
+		}
+		if msg := tc.err.Error(); strings.Count(msg, "pairwise: ") != 1 || strings.Contains(msg, "node") || !strings.Contains(msg, "GroupMirror") {
+			t.Errorf("%s: %q, want one prefix, no node, and the backend to use", tc.name, msg)
+		}
+	}
+	// EntropicMirror stays fine on the Ising path, and a one-hot solver of
+	// the caller's own lifts the refusal.
+	if _, err := Learn(s2, append(given, WithSolver(EntropicMirror{}))...); err != nil {
+		t.Errorf("Learn k = 2 with EntropicMirror: %v", err)
+	}
+	if _, err := Learn(s3, append(given, WithSolver(EntropicMirror{}), WithOneHotSolver(GroupMirror{}.oneHotSolver()))...); err != nil {
+		t.Errorf("Learn k = 3 with EntropicMirror and a one-hot solver: %v", err)
+	}
+}
+
+// TestOptionPrecedence: with WithRadius the regressions use the radius
+// whatever the order of WithWidth, and Result.Width says no λ was used
+// (it said the λ given beside the radius); a shard and its merge report
+// the same. An invalid value is an error even when a later option repeats
+// it validly, as the Option doc says (issue 30).
+func TestOptionPrecedence(t *testing.T) {
+	m := diamondIsing(6, 0.5)
+	sm, err := NewExactSampler(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := sm.Sample(rand.NewPCG(30, 6), 2000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eta := WithMinEdgeWeight(0.5)
+	want, err := Learn(s, WithRadius(1), eta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, opts := range map[string][]Option{
+		"radius, then width": {WithRadius(1), WithWidth(5), eta},
+		"width, then radius": {WithWidth(5), WithRadius(1), eta},
+		"node widths":        {WithNodeWidths([]float64{5, 5, 5, 5, 5, 5}), WithRadius(1), eta},
+	} {
+		res, err := Learn(s, opts...)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if !math.IsNaN(res.Width) || res.Radius != 1 {
+			t.Errorf("%s: Result.Width %v, Radius %v, want NaN and 1", name, res.Width, res.Radius)
+		}
+		if !slices.Equal(res.Edges, want.Edges) {
+			t.Errorf("%s: edges %v, want those of radius 1 alone, %v", name, res.Edges, want.Edges)
+		}
+		part, err := LearnShard(s, 0, 1, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		merged, err := MergePartials(part)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !math.IsNaN(merged.Width) || merged.Radius != 1 {
+			t.Errorf("%s, merged: Result.Width %v, Radius %v, want NaN and 1", name, merged.Width, merged.Radius)
+		}
+	}
+	if res, err := Learn(s, WithWidth(5), eta); err != nil || res.Width != 5 || res.Radius != 10 {
+		t.Errorf("WithWidth(5) alone: Width %v, Radius %v, error %v; want 5, 10", res.Width, res.Radius, err)
+	}
+
+	_, err = Learn(s, WithWidth(-1), WithWidth(1))
+	var oe *OptionError
+	if !errors.As(err, &oe) || oe.Option != "WithWidth" || oe.Value != -1.0 {
+		t.Errorf("WithWidth(-1), WithWidth(1): error %v, want the OptionError of WithWidth(-1)", err)
+	}
+	if res, err := Learn(s, WithWidth(2), WithWidth(1), eta); err != nil || res.Width != 1 {
+		t.Errorf("WithWidth(2), WithWidth(1): Width %v, error %v; want the last, 1", res.Width, err)
 	}
 }
 
@@ -276,7 +398,7 @@ func TestPreconditionErrors(t *testing.T) {
 			err  error
 			text string
 		}{
-			{"Learn of no rows", second(Learn(&Samples{})), "pairwise: LearnPairwise: no samples"},
+			{"Learn of no rows", second(Learn(&Samples{})), "pairwise: Learn: no samples"}, // the call made, not the path it takes
 			{"LearnIsing of no rows", second(LearnIsing(&Samples{k: 2})), "pairwise: LearnIsing: no samples"},
 			{"NewSamples of no rows", second(NewSamples(2, nil)), "pairwise: NewSamples: no rows"},
 			{"ReadCSVCompact of a header", second(ReadCSVCompact(strings.NewReader("a,b\n"))), "pairwise: ReadCSVCompact: no samples in input, only a header line"},

@@ -23,11 +23,12 @@ import (
 // WithWidth (λ) and WithMinEdgeWeight (η) this is the paper's algorithm;
 // without them λ_i is chosen per node and the graph by an edge test (see
 // Selection and Tuning). The default solver is
-// EntropicMirror (Algorithm 3) with the Adaptive schedule, stopped when the
-// duality gap certifies WithTolerance.
+// Accelerated, stopped when the duality gap certifies WithTolerance;
+// WithSolver chooses another backend (the paper's EntropicMirror,
+// Algorithm 3, GroupMirror, Sparsitron or Custom: see Solver for when to
+// use which).
 //
-// With that default (or GroupMirror with the Adaptive schedule) the
-// regressions run on a fast path that gives the same certified solutions:
+// With that default the regressions run on a fast path that gives the same certified solutions:
 // identical rows are merged into weights, the spins are encoded as byte
 // codes of eight variables that turn margins and gradients into table
 // reads and histogram updates, and near the optimum the accelerated method
@@ -47,13 +48,23 @@ func LearnIsing(s *Samples, opts ...Option) (*Result, error) {
 }
 
 // LearnIsingContext is LearnIsing with cancellation: it returns ctx.Err()
-// promptly once ctx is done.
+// promptly once ctx is done. The options and their defaults (the solver
+// Accelerated) are LearnIsing's. A nil ctx is an error (pass
+// context.Background() for none).
 func LearnIsingContext(ctx context.Context, s *Samples, opts ...Option) (*Result, error) {
-	const fn = "LearnIsing"
+	if ctx == nil {
+		return nil, nilContext("LearnIsingContext")
+	}
+	return learnIsing(ctx, "LearnIsing", s, opts)
+}
+
+// learnIsing is LearnIsingContext called as fn, the learner its errors
+// name (Learn hands its k = 2 samples here).
+func learnIsing(ctx context.Context, fn string, s *Samples, opts []Option) (*Result, error) {
 	if s != nil && s.incomplete {
 		return learnIncomplete(ctx, fn, s, opts) // missing.go
 	}
-	f, err := fitIsing(ctx, "LearnIsing", s, opts, nil)
+	f, err := fitIsing(ctx, fn, s, opts, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -31,8 +31,10 @@ import (
 //     EBIC graph); Result.MinEdgeWeight is the η̂ it implies and
 //     Result.Tuning holds the statistics.
 //   - Both given: the paper's algorithm, unchanged.
-//   - WithSolver: EntropicMirror for k = 2, GroupMirror for k > 2, with the
-//     Adaptive schedule, on the fast path.
+//   - WithSolver: Accelerated, on the fast path, for every k. The paper's
+//     mirror descents (EntropicMirror, Algorithm 3, k = 2 only;
+//     GroupMirror, Algorithm 4), Sparsitron and Custom are there to
+//     reproduce or compare: see Solver for when to use which.
 //   - WithTolerance DefaultTolerance, WithMaxIterations
 //     DefaultMaxIterations, WithWorkers runtime.GOMAXPROCS(0),
 //     WithSymmetrization Average, no progress report.
@@ -46,8 +48,13 @@ func Learn(s *Samples, opts ...Option) (*Result, error) {
 }
 
 // LearnContext is Learn with cancellation: it returns ctx.Err() promptly
-// once ctx is done.
+// once ctx is done. The options and their defaults (the solver
+// Accelerated) are Learn's. A nil ctx is an error (pass
+// context.Background() for none).
 func LearnContext(ctx context.Context, s *Samples, opts ...Option) (*Result, error) {
+	if ctx == nil {
+		return nil, nilContext("LearnContext")
+	}
 	if s == nil {
 		return nil, errors.New("pairwise: Learn: nil samples")
 	}
@@ -55,9 +62,9 @@ func LearnContext(ctx context.Context, s *Samples, opts ...Option) (*Result, err
 		return learnIncomplete(ctx, "Learn", s, opts) // missing.go
 	}
 	if s.k == 2 {
-		return LearnIsingContext(ctx, s, opts...)
+		return learnIsing(ctx, "Learn", s, opts) // ising.go
 	}
-	return LearnPairwiseContext(ctx, s, opts...)
+	return learnPairwise(ctx, "Learn", s, opts) // pairwise.go
 }
 
 // prepare validates the common inputs and applies the options.
@@ -161,6 +168,13 @@ func newRun(fn string, s *Samples, opts []Option, ising bool) (*run, error) {
 		return nil, &AlphabetError{Func: fn, K: s.k, Min: 2, Max: 2}
 	case s.k > MaxLearnAlphabet:
 		return nil, &AlphabetError{Func: fn, K: s.k, Min: 2, Max: MaxLearnAlphabet}
+	case !ising && cfg.oneHot == nil && isEntropic(cfg.solver):
+		// Refused before any fit, not at the first regression.
+		reason := "EntropicMirror (Algorithm 3) solves the l1 problems of the Ising path, not the l2,1 problems of the pairwise path: use GroupMirror (Algorithm 4) or the default, Accelerated"
+		if s.k == 2 {
+			reason += ", or learn k = 2 with Learn or LearnIsing"
+		}
+		return nil, &OptionError{Func: fn, Option: "WithSolver", Value: cfg.solver, Reason: reason}
 	}
 	r := &run{s: s, b: cfg.backend(), wantEta: math.IsNaN(cfg.eta), nodes: make([]nodeSelection, s.n)}
 	if cfg.keep {
@@ -174,6 +188,12 @@ func newRun(fn string, s *Samples, opts []Option, ising bool) (*run, error) {
 			return nil, errorOf(ErrEdgeTestTooLarge, "pairwise: %s: the edge test that chooses the edges when η is not given needs about %.1f GB a worker at n = %d, k = %d (the inverse Hessians of a node's %d value pairs), more than the %.0f GB it may use: give the minimum edge weight with WithMinEdgeWeight",
 				fn, b/1e9, s.n, s.k, s.k*(s.k-1)/2, maxWaldBytes/1e9)
 		}
+	}
+	if !math.IsNaN(cfg.radius) {
+		// WithRadius overrides the width, whatever the order: no
+		// regression uses λ, so Result.Width reports NaN, not a λ given
+		// beside it.
+		cfg.lambda = math.NaN()
 	}
 	if cfg.widths != nil && math.IsNaN(cfg.radius) {
 		if len(cfg.widths) != s.n {
@@ -396,6 +416,9 @@ func (r *run) assemble(ctx context.Context, k int, est []*estimates.Node, fields
 	if r.s != nil { // a merge of partials may come without the samples
 		res.Model.names = r.s.names                          // the samples' names, for WriteModel
 		res.Warnings = sampleWarnings(r.s, nodes, r.wantEta) // warnings.go
+	}
+	if w, ok := convergenceWarning(nodes, r.cfg.tol, r.cfg.solver); ok {
+		res.Warnings = append(res.Warnings, w)
 	}
 	if r.wantEta {
 		debias, stdErrs, dfs := make([][]float64, n), make([][]float64, n), make([][]float64, n)

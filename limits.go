@@ -39,7 +39,8 @@ const MaxLearnAlphabet = 256
 // larger samples before fitting anything, rather than fail with an
 // out-of-memory crash after hours of work. With η given the estimates are
 // sparse (the blocks each node's fit lists), and n is bounded only as a
-// Model is (MaxModelEntries) and by the samples' size.
+// Model is (MaxModelEntries) and by the samples' size: giving η lifts this
+// limit. The error matches ErrEdgeTestTooLarge.
 const MaxLearnEntries = 1 << 30
 
 // Limits of the exact sampler. A float64 entry takes 8 bytes, so the largest

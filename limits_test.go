@@ -2,6 +2,7 @@ package pairwise
 
 import (
 	"encoding/json"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -68,8 +69,14 @@ func TestConstructorLimits(t *testing.T) {
 	}
 	_, err = Learn(s, WithWidth(1))
 	wantErr("Learn n=16385 k=2 without η", err, "MaxLearnEntries")
+	// The error says how to lift the limit: give η (issue 30).
+	wantErr("Learn n=16385 k=2 without η", err, "give the minimum edge weight with WithMinEdgeWeight")
+	if !errors.Is(err, ErrEdgeTestTooLarge) {
+		t.Errorf("Learn n=16385 k=2 without η: %v does not match ErrEdgeTestTooLarge", err)
+	}
 	_, err = LearnShard(s, 0, 1000)
 	wantErr("LearnShard n=16385 k=2 without η", err, "MaxLearnEntries")
+	wantErr("LearnShard n=16385 k=2 without η", err, "WithMinEdgeWeight")
 	part, err := LearnShard(s, 0, 1000, WithWidth(1), WithMinEdgeWeight(0.1))
 	if err != nil {
 		t.Fatalf("LearnShard n=16385 k=2 with η: %v", err)

@@ -21,7 +21,9 @@ import (
 // w̄ = (v̄_{1:d} − v̄_{d+1:2d})·W1. See Schedule for Adaptive.
 //
 // The l2,1 problems of the pairwise path (k > 2) are outside its reach:
-// SolveOneHot returns an error unless the groups have size one.
+// SolveOneHot returns an error unless the groups have size one, and the
+// learners refuse it on the pairwise path before any fit, with an
+// OptionError for WithSolver.
 //
 // An EntropicMirror holds only its settings; it is safe for concurrent use,
 // each call allocating its own buffers.
@@ -34,6 +36,16 @@ type EntropicMirror struct {
 }
 
 var _ Solver = EntropicMirror{}
+
+// isEntropic reports whether b is an EntropicMirror, which the pairwise
+// path cannot use (newRun refuses it up front).
+func isEntropic(b Solver) bool {
+	switch b.(type) {
+	case EntropicMirror, *EntropicMirror:
+		return true
+	}
+	return false
+}
 
 // errEntropicGroups is returned by EntropicMirror.SolveOneHot for k > 1.
 var errEntropicGroups = errors.New("pairwise: EntropicMirror solves the l1 problems of the Ising path; use GroupMirror for l2,1 (k > 2)")

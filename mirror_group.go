@@ -17,8 +17,10 @@ import (
 // ball after rescaling (w = W21·u with W21 = Radius): the mirror map is
 // Φ(u) = (e ln n / p)·‖u‖_{2,p}^p with p = 1 + 1/ln n for n ≥ 3 groups, the
 // step is γ = (1/(2W21))·√(e ln n / T), the constrained update of line 8 is
-// solved exactly (it reduces to a one-dimensional problem over the group
-// norms; the derivation is in the source, groupMirrorStep), and the result
+// solved exactly (Φ and the constraint depend on u only through the group
+// norms, so each group points along its θ_j and the norms solve a concave
+// one-dimensional problem in the budget's multiplier, found by Newton's
+// method to machine precision), and the result
 // is the averaged iterate times W21. For n ≤ 2 groups that map is not valid
 // (the paper's footnote); following Ben-Tal and Nemirovski, Section 5.3.3.3,
 // it then uses p = 2 and Φ(u) = (n/2)·‖u‖²₂, the Euclidean map (projected

@@ -433,18 +433,22 @@ func centerTol(k int, scale float64) float64 {
 }
 
 // LogWeight returns Σ_{i<j} W_ij(z_i, z_j) + Σ_i θ_i(z_i), the log of the
-// unnormalised probability of state z. It panics if len(z) != n or a value is
-// outside [0, k), like an index out of range.
+// unnormalised probability of state z, whose values are states 0..k-1 (not
+// spins: the spin -1 is the state 0). It returns NaN when z is not a state
+// of the model: len(z) != n, or a value outside [0, k) (such as a spin -1,
+// or a missing value). It does not modify z.
 func (m *Model) LogWeight(z []int) float64 {
 	if len(z) != m.n {
-		panic(fmt.Sprintf("pairwise: LogWeight: len(z) = %d, want %d", len(z), m.n))
+		return math.NaN()
 	}
 	k := m.k
+	for _, a := range z {
+		if a < 0 || a >= k {
+			return math.NaN()
+		}
+	}
 	s := 0.0
 	for i, a := range z {
-		if a < 0 || a >= k {
-			panic(fmt.Sprintf("pairwise: LogWeight: z[%d] = %d outside [0, %d)", i, a, k))
-		}
 		s += m.theta[i*k+a]
 		for _, nb := range m.adj[i] {
 			if nb.j > i {

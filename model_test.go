@@ -3,6 +3,7 @@ package pairwise
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -259,8 +260,6 @@ func TestModelAccessorPanics(t *testing.T) {
 		{"Coupling", func() { m.Coupling(0, 2) }},
 		{"Field", func() { m.Field(-1) }},
 		{"Neighbors", func() { m.Neighbors(2) }},
-		{"LogWeight length", func() { m.LogWeight([]int{0}) }},
-		{"LogWeight value", func() { m.LogWeight([]int{0, 3}) }},
 		{"Conditional index", func() { m.Conditional(nil, []int{0, 0}, 2) }},
 		{"Conditional length", func() { m.Conditional(nil, []int{0}, 0) }},
 	} {
@@ -272,6 +271,32 @@ func TestModelAccessorPanics(t *testing.T) {
 			}()
 			test.f()
 		})
+	}
+}
+
+// TestLogWeightInvalid: LogWeight of a z that is no state of the model
+// (a spin -1, a value ≥ k, the wrong length) is NaN, not a panic (issue
+// 30), and z is not modified.
+func TestLogWeightInvalid(t *testing.T) {
+	t.Parallel()
+	m, err := NewModel(3, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.SetCoupling(0, 2, mat.NewDense(3, 3, []float64{1, 0, 0, 0, 0, 0, 0, 0, 2})); err != nil {
+		t.Fatal(err)
+	}
+	for _, z := range [][]int{{-1, 0, 0}, {0, 0, -1}, {3, 0, 0}, {0, 0, 3}, {0, 0, math.MaxInt}, {0, 0}, {0, 0, 0, 0}, nil, {}} {
+		before := append([]int(nil), z...)
+		if got := m.LogWeight(z); !math.IsNaN(got) {
+			t.Errorf("LogWeight(%v) = %v, want NaN", z, got)
+		}
+		if !slices.Equal(z, before) {
+			t.Errorf("LogWeight modified z: %v, was %v", z, before)
+		}
+	}
+	if got := m.LogWeight([]int{2, 1, 2}); got != 2 {
+		t.Errorf("LogWeight of a valid z = %v, want 2", got)
 	}
 }
 

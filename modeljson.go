@@ -10,40 +10,8 @@ import (
 	"strings"
 )
 
-// The model JSON format stores a Model as one JSON object:
-//
-//	{
-//	  "n": 3,
-//	  "k": 2,
-//	  "names": ["smoker", "cough", "fever"],
-//	  "couplings": [
-//	    {"i": 0, "j": 1, "w": [[0.5, -0.5], [-0.5, 0.5]]},
-//	    {"i": 1, "j": 2, "w": [[-0.25, 0.25], [0.25, -0.25]]}
-//	  ],
-//	  "fields": [[-0.1, 0.1], [0, 0], [0, 0]]
-//	}
-//
-// with these members:
-//
-//   - "n": the number of variables, at least 1. Required.
-//   - "k": the alphabet size, 2 to MaxAlphabet; states are 0..k-1. Required.
-//   - "names": the variable names, one a variable, distinct, each usable in a
-//     CSV header (see Samples.WithNames). Optional; absent when the model has
-//     no names.
-//   - "couplings": the coupled pairs, each with 0-based variable indices "i"
-//     and "j" (i ≠ j) and the k×k matrix "w" = W_ij, row a and column b
-//     holding W_ij(a, b); W_ji = W_ij^T is implied, so each pair appears once.
-//     WriteModel writes the pairs with a nonzero W_ij, i < j, sorted by
-//     (i, j); ReadModel also accepts i > j, and an all-zero "w" (no
-//     coupling). Required, possibly empty.
-//   - "fields": the n fields θ_i, each an array of k numbers θ_i(0..k-1).
-//     Required.
-//
-// Numbers are JSON numbers, so every value is finite; WriteModel writes the
-// shortest decimal that reads back to the same float64, so a model survives
-// WriteModel then ReadModel exactly. For an Ising model (k = 2) built by
-// NewIsing, "w" is [[A_ij, -A_ij], [-A_ij, A_ij]] and the field
-// [-θ_i, θ_i].
+// The model JSON format is described in ReadModel's doc, where go doc
+// shows it.
 
 // SetNames names the variables of m, one name a variable: WriteModel writes
 // them, and the samplers' samples can carry them (see Samples.WithNames). A
@@ -100,13 +68,43 @@ func (m *Model) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// ReadModel reads a model in the model JSON format from r:
+// ReadModel reads a model in the model JSON format from r. ReadModel reads
+// r to its end; it does not close r.
 //
-//	{"n": 3, "k": 2, "names": [...], "couplings": [{"i": 0, "j": 1, "w": [[...], [...]]}, ...], "fields": [[...], ...]}
+// The model JSON format stores a Model as one JSON object:
 //
-// "n", "k", "couplings" and "fields" are required, "names" is optional;
-// the comment at the top of modeljson.go, and the README, describe every
-// member. ReadModel reads r to its end; it does not close r.
+//	{
+//	  "n": 3,
+//	  "k": 2,
+//	  "names": ["smoker", "cough", "fever"],
+//	  "couplings": [
+//	    {"i": 0, "j": 1, "w": [[0.5, -0.5], [-0.5, 0.5]]},
+//	    {"i": 1, "j": 2, "w": [[-0.25, 0.25], [0.25, -0.25]]}
+//	  ],
+//	  "fields": [[-0.1, 0.1], [0, 0], [0, 0]]
+//	}
+//
+// with these members:
+//
+//   - "n": the number of variables, at least 1. Required.
+//   - "k": the alphabet size, 2 to MaxAlphabet; states are 0..k-1. Required.
+//   - "names": the variable names, one a variable, distinct, each usable in a
+//     CSV header (see Samples.WithNames). Optional; absent when the model has
+//     no names.
+//   - "couplings": the coupled pairs, each with 0-based variable indices "i"
+//     and "j" (i ≠ j) and the k×k matrix "w" = W_ij, row a and column b
+//     holding W_ij(a, b); W_ji = W_ij^T is implied, so each pair appears once.
+//     WriteModel writes the pairs with a nonzero W_ij, i < j, sorted by
+//     (i, j); ReadModel also accepts i > j, and an all-zero "w" (no
+//     coupling). Required, possibly empty.
+//   - "fields": the n fields θ_i, each an array of k numbers θ_i(0..k-1).
+//     Required.
+//
+// Numbers are JSON numbers, so every value is finite; WriteModel writes the
+// shortest decimal that reads back to the same float64, so a model survives
+// WriteModel then ReadModel exactly. For an Ising model (k = 2) built by
+// NewIsing, "w" is [[A_ij, -A_ij], [-A_ij, A_ij]] and the field
+// [-θ_i, θ_i].
 //
 // It returns a *ParseError naming the line and column (1-based, columns
 // counted in bytes) and the JSON path of the problem, such as
@@ -117,8 +115,11 @@ func (m *Model) UnmarshalJSON(data []byte) error {
 // type, n < 1, k outside 2..MaxAlphabet, a count of names, fields or matrix
 // entries that does not match n or k, a bad or repeated name, a coupling
 // with i == j, an index outside 0..n-1, the same pair twice, or a number
-// too large for a float64; and an error for a read error of r.
+// too large for a float64; and an error for a read error of r or a nil r.
 func ReadModel(r io.Reader) (*Model, error) {
+	if r == nil {
+		return nil, errors.New("pairwise: ReadModel: nil reader")
+	}
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return nil, fmt.Errorf("pairwise: ReadModel: %w", err)

@@ -11,8 +11,22 @@ import (
 )
 
 // Option configures Learn, LearnIsing and LearnPairwise. Options are applied
-// in order; where an option is repeated, the last one wins. Invalid values are
-// reported as errors by the learner, naming the option.
+// in order; where an option is repeated with valid values, the last one
+// wins. Every invalid value is reported as an error by the learner, naming
+// the option, even when a later option gives a valid one: WithWidth(-1),
+// WithWidth(1) is an error, so that a mistake (a computed λ that came out
+// negative) is never hidden by a default given after it.
+//
+// Some options override others whatever their order:
+//
+//   - WithRadius overrides WithWidth, WithNodeWidths and the Selection:
+//     every regression uses the radius, and Result.Width is NaN;
+//   - WithWidth or WithNodeWidths (the last of the two given) overrides
+//     WithSelection;
+//   - WithMinEdgeWeight overrides the edge test (WithEdgeTest,
+//     WithFalseEdgeRate and the other test options);
+//   - WithSpinSolver and WithOneHotSolver override WithSolver on their
+//     path.
 type Option interface {
 	apply(*config)
 }
@@ -154,7 +168,9 @@ func WithNodeWidths(widths []float64) Option {
 // grid with k = 4 and θ = 0.2 at N = 6000, the paper's radius 2λ√k = 3.2
 // recovers the graph in 0 of 20 seeded runs and the radius 2λ = 1.6 in 19 of
 // 20 (see the README). r must be finite and positive. With WithRadius,
-// WithWidth is not needed; by default the radius follows λ.
+// WithWidth is not needed; given as well, in any order, it is overridden
+// (as are WithNodeWidths and the Selection), and Result.Width is NaN. By
+// default the radius follows λ.
 func WithRadius(r float64) Option {
 	return optionFunc(func(c *config) {
 		c.setPositive(&c.radius, r, "WithRadius", "the radius must be a finite positive number")
@@ -211,7 +227,8 @@ func WithProgress(f func(done, total int)) Option {
 }
 
 // WithSolver chooses the backend for the per-node regressions: Accelerated
-// (the default), EntropicMirror (Algorithm 3, l1 problems only),
+// (the default), EntropicMirror (Algorithm 3, l1 problems only: on the
+// pairwise path the learner returns an OptionError for it),
 // GroupMirror (Algorithm 4, which also solves the l1 problems of the Ising
 // path as groups of size one), Sparsitron (the paper's baseline), or a
 // caller's own solvers wrapped in Custom. A nil s restores the default.
@@ -249,7 +266,8 @@ func WithTolerance(tol float64) Option {
 
 // WithMaxIterations caps the iterations of every per-node regression. A
 // regression that reaches the cap without certifying the tolerance is
-// reported in Result.Nodes (Converged false); the learner does not fail. n
+// reported in Result.Nodes (Converged false) and in Result.Warnings (a
+// NotConverged warning); the learner does not fail. n
 // must be at least 1; the default is DefaultMaxIterations. With the Paper
 // schedule, the backend's own iteration count T governs instead.
 func WithMaxIterations(n int) Option {

@@ -42,7 +42,10 @@ import (
 // When the widths are chosen, the closed form of a one-label pair uses the
 // radius of a provisional width λ = 1, not λ_i: such pairs mean a value
 // is nearly unseen, and its field estimate is arbitrary either way. The
-// default solver is GroupMirror (Algorithm 4) with the Adaptive schedule.
+// default solver is Accelerated, stopped when the duality gap certifies
+// WithTolerance; WithSolver chooses another backend (the paper's
+// GroupMirror, Algorithm 4, Sparsitron or Custom: see Solver for when to
+// use which; EntropicMirror takes only k = 2).
 //
 // With that default the regressions run on a fast path that gives the same
 // certified solutions: identical rows are merged into weights, the states
@@ -61,13 +64,23 @@ func LearnPairwise(s *Samples, opts ...Option) (*Result, error) {
 }
 
 // LearnPairwiseContext is LearnPairwise with cancellation: it returns
-// ctx.Err() promptly once ctx is done.
+// ctx.Err() promptly once ctx is done. The options and their defaults (the
+// solver Accelerated) are LearnPairwise's. A nil ctx is an error (pass
+// context.Background() for none).
 func LearnPairwiseContext(ctx context.Context, s *Samples, opts ...Option) (*Result, error) {
-	const fn = "LearnPairwise"
+	if ctx == nil {
+		return nil, nilContext("LearnPairwiseContext")
+	}
+	return learnPairwise(ctx, "LearnPairwise", s, opts)
+}
+
+// learnPairwise is LearnPairwiseContext called as fn, the learner its
+// errors name (Learn hands its k > 2 samples here).
+func learnPairwise(ctx context.Context, fn string, s *Samples, opts []Option) (*Result, error) {
 	if s != nil && s.incomplete {
 		return learnIncomplete(ctx, fn, s, opts) // missing.go
 	}
-	f, err := fitPairwise(ctx, "LearnPairwise", s, opts, nil)
+	f, err := fitPairwise(ctx, fn, s, opts, nil)
 	if err != nil {
 		return nil, err
 	}

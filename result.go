@@ -24,7 +24,8 @@ type Result struct {
 	// WithSymmetrization for the And and Or rules), sorted by (I, J).
 	Edges []Edge
 	// Width and MinEdgeWeight are the λ and η the learner used (Width is
-	// NaN when WithRadius replaced it).
+	// NaN when WithRadius replaced it, even when WithWidth was given too;
+	// with widths per node it is the largest λ_i).
 	Width, MinEdgeWeight float64
 	// Radius is the constraint radius of the regressions: 2λ (Ising
 	// path), 2λ√k (pairwise path), or the one given by WithRadius; NaN
@@ -41,8 +42,10 @@ type Result struct {
 	// Warnings says what the data could not support: too few samples for
 	// some pairs to be tested (SmallSample; the tuning-free edge test
 	// then reports no edge for them, docs/tuning/small-samples.md),
-	// constant variables (ConstantVariable). Empty when there is nothing
-	// to say; the graph of a result with warnings is to be read with them.
+	// constant variables (ConstantVariable), regressions that stopped
+	// before their certificate proved the tolerance (NotConverged). Empty
+	// when there is nothing to say; the graph of a result with warnings is
+	// to be read with them.
 	Warnings []Warning
 
 	n, k int

@@ -12,8 +12,8 @@ import (
 // Samples holds N observations z^1..z^N of n variables with states 0..k-1,
 // optionally weighted. Storage is compact: one byte a value when k <= 256, two
 // bytes otherwise, row-major; the CSV readers store large binary data
-// (k = 2, no missing value, at least bitMinValues values) as bits, one bit
-// a value (see binaryBits). A weight per stored row lets one row stand for
+// (k = 2, no missing value, at least 2^25 values) as bits, one bit a value,
+// which the learners' Ising path reads directly. A weight per stored row lets one row stand for
 // many identical observations (a histogram count) or for an exact
 // probability (tests weight every state of a small model by P(z)); the
 // learners minimise the weighted empirical loss Σ_m c_m ℓ(z^m) / Σ_m c_m.

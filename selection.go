@@ -43,8 +43,9 @@ import (
 // first step up does not improve; then the two neighbours of the best width.
 // On the default grid that is a factor 2 between the widths visited, then √2.
 // A node's fits along the search use a duality-gap tolerance up to 100 times
-// looser than WithTolerance (see pathTolerance in the source); the final fit
-// at the chosen width uses WithTolerance.
+// looser than WithTolerance (0.25/N for EBIC, which moves the criterion by
+// less than half a nat; 1e-5 for CrossValidation); the final fit at the
+// chosen width uses WithTolerance.
 //
 // Measured cost (BenchmarkSelection, see the README): EBIC with the edge test
 // costs a few times one fit with the width given; CrossValidation K+1 times
@@ -314,7 +315,7 @@ func (t *Tuning) Path(i int) (widths, criterion []float64) {
 // (Or) of the two nodes' statistics otherwise. The normal score of a ratio t
 // from a regression with N − p degrees of freedom is Φ⁻¹ of 1 − P(T > t), T
 // Student's t with N − p degrees of freedom: a little below t, and t in the
-// limit (internal/selection). The pair is an edge when Score ≥ Threshold. An
+// limit (see WaldTest, Little data). The pair is an edge when Score ≥ Threshold. An
 // entry whose standard error is zero counts as 0 (a handful of rows cannot
 // measure the error), and so does one from a regression with too few rows
 // for the test (Result.Warnings, SmallSample); a pair whose table of values
@@ -333,7 +334,7 @@ func (t *Tuning) Score(i, j int) float64 {
 
 // StdErr returns SE(Ŵ_ij(a, b)) as estimated from node i's regressions
 // (the sandwich standard error of the debiased estimate, with the HC1
-// factor √(N/(N − p)) of internal/selection; the refit's model-based one for
+// factor √(N/(N − p)) of WaldTest's rule for little data; the refit's model-based one for
 // the pairs it refitted), or NaN when the edge test did not run. It panics
 // if an index is out of range.
 func (t *Tuning) StdErr(i, j, a, b int) float64 {

@@ -167,8 +167,11 @@ func LearnShard(s *Samples, shard, of int, opts ...Option) (*Partial, error) {
 }
 
 // LearnShardContext is LearnShard with cancellation: it returns ctx.Err()
-// promptly once ctx is done.
+// promptly once ctx is done. A nil ctx is an error.
 func LearnShardContext(ctx context.Context, s *Samples, shard, of int, opts ...Option) (*Partial, error) {
+	if ctx == nil {
+		return nil, nilContext("LearnShardContext")
+	}
 	if s == nil {
 		return nil, errors.New("pairwise: LearnShard: nil samples")
 	}
@@ -194,8 +197,11 @@ func LearnNodes(s *Samples, nodes []int, opts ...Option) (*Partial, error) {
 }
 
 // LearnNodesContext is LearnNodes with cancellation: it returns ctx.Err()
-// promptly once ctx is done.
+// promptly once ctx is done. A nil ctx is an error.
 func LearnNodesContext(ctx context.Context, s *Samples, nodes []int, opts ...Option) (*Partial, error) {
+	if ctx == nil {
+		return nil, nilContext("LearnNodesContext")
+	}
 	if s == nil {
 		return nil, errors.New("pairwise: LearnNodes: nil samples")
 	}
@@ -340,9 +346,12 @@ func MergePartials(parts ...*Partial) (*Result, error) {
 // parts were learned from (nil when the refit stage is not due; checked
 // against the parts' fingerprint when given) and the goroutines of the
 // refit stage (0 means GOMAXPROCS; the result does not depend on it). It
-// returns ctx.Err() promptly once ctx is done.
+// returns ctx.Err() promptly once ctx is done. A nil ctx is an error.
 func MergePartialsContext(ctx context.Context, s *Samples, workers int, parts ...*Partial) (*Result, error) {
 	const fn = "MergePartials"
+	if ctx == nil {
+		return nil, nilContext("MergePartialsContext")
+	}
 	if len(parts) == 0 {
 		return nil, fmt.Errorf("pairwise: %s: no partial to merge", fn)
 	}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -392,8 +393,11 @@ func (p *Partial) WritePartial(w io.Writer, compress bool) error {
 // called). It reads the first JSON value of r and ignores what follows. It
 // returns UnmarshalJSON's errors for a document that is not a Partial,
 // and an error for empty input ("EOF"), malformed or truncated JSON and a
-// corrupt gzip stream.
+// corrupt gzip stream, and for a nil r.
 func ReadPartial(r io.Reader) (*Partial, error) {
+	if r == nil {
+		return nil, errors.New("pairwise: ReadPartial: nil reader")
+	}
 	br := bufio.NewReaderSize(r, 1<<16)
 	var in io.Reader = br
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/mrfkit/pairwise/internal/selection"
@@ -266,5 +267,81 @@ func TestSmallSampleTable(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestNotConvergedWarning: a fit whose regressions stopped before their
+// certificate says so in Result.Warnings (issue 30: WithMaxIterations(2)
+// and EntropicMirror's Paper schedule converged on 0 of 10 nodes with no
+// warning), naming the nodes and the largest gap; a fit that converges has
+// no such warning.
+func TestNotConvergedWarning(t *testing.T) {
+	m := diamondIsing(10, 0.5)
+	sm, err := NewExactSampler(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := sm.Sample(rand.NewPCG(30, 2), 5000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	given := []Option{WithWidth(4), WithMinEdgeWeight(0.8)}
+	for _, c := range []struct {
+		name    string
+		opts    []Option
+		stopped bool
+		online  bool
+	}{
+		{"default", nil, false, false},
+		{"default, λ and η", given, false, false},
+		{"WithMaxIterations(2)", []Option{WithMaxIterations(2)}, true, false},
+		{"WithMaxIterations(2), λ and η", append(given, WithMaxIterations(2)), true, false},
+		{"Paper schedule", append(given, WithSolver(EntropicMirror{Schedule: Paper, T: 100})), true, false},
+		{"Sparsitron", append(given, WithSolver(Sparsitron{})), true, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res, err := Learn(s, c.opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var warn *Warning
+			for x := range res.Warnings {
+				if res.Warnings[x].Kind == NotConverged {
+					warn = &res.Warnings[x]
+				}
+			}
+			var stopped []int
+			gap := 0.0
+			for _, f := range res.Nodes {
+				if !f.Converged {
+					stopped = append(stopped, f.Node)
+					gap = math.Max(gap, f.Gap)
+				}
+			}
+			switch {
+			case !c.stopped && warn != nil:
+				t.Fatalf("a converged fit warns: %v", warn)
+			case !c.stopped:
+				if len(stopped) > 0 {
+					t.Fatalf("nodes %v did not converge", stopped)
+				}
+				return
+			case warn == nil:
+				t.Fatalf("%d of %d nodes did not converge, and no warning says so (warnings %v)", len(stopped), len(res.Nodes), res.Warnings)
+			}
+			if len(stopped) == 0 || fmt.Sprint(warn.Nodes) != fmt.Sprint(stopped) {
+				t.Errorf("warning names nodes %v, the fits that stopped are %v", warn.Nodes, stopped)
+			}
+			want := fmt.Sprintf("the regressions of %d of the 10 nodes", len(stopped))
+			if !strings.Contains(warn.Message, want) || !strings.Contains(warn.Message, fmt.Sprintf("largest gap is %.3g", gap)) || !strings.Contains(warn.Message, "tolerance 1e-06") {
+				t.Errorf("message %q does not say %q, the largest gap %.3g and the tolerance", warn.Message, want, gap)
+			}
+			if got := strings.Contains(warn.Message, "no stopping rule"); got != c.online {
+				t.Errorf("message %q: says Sparsitron has no stopping rule: %v, want %v", warn.Message, got, c.online)
+			}
+			if warn.Kind.String() != "not converged" {
+				t.Errorf("kind %q", warn.Kind)
+			}
+		})
 	}
 }

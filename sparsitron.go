@@ -13,7 +13,7 @@ import (
 // Weights" (FOCS 2017, arXiv:1706.06274), run on the per-node regressions of
 // Algorithms 1 and 2 in place of the constrained logistic regression. Choose
 // it with WithSolver(Sparsitron{}). It is there to reproduce the comparison;
-// the mirror-descent backends are the recommended learners.
+// Accelerated, the default backend, is the recommended one (see Solver).
 //
 // # The algorithm
 //
@@ -62,8 +62,9 @@ import (
 // A row costs O(nonzeros) for the update; the selection computes the exact
 // held-out risk (one exponential a held-out row) only for the candidates
 // that a bracket on its risk cannot decide, 3 to 4% of them on the paper's
-// grid (see sparsitronRun). The result is the same as with the risk of
-// every candidate.
+// grid (Taylor's theorem with a bound on the loss's curvature brackets a
+// candidate's risk from sums kept up to date as the rows pass). The result
+// is the same as with the risk of every candidate.
 //
 // Sparsitron makes one pass over the training rows: Stats.Iterations is T,
 // MaxIter is ignored, and there is no stopping rule. Stats.Loss is the
@@ -150,6 +151,9 @@ func solveSparsitron[F solve.Layout](ctx context.Context, s Sparsitron, p *solve
 	}
 	if err := checkProblem(p, w); err != nil {
 		return solve.Stats{}, err
+	}
+	if ctx == nil {
+		return solve.Stats{}, nilContext("Sparsitron")
 	}
 	if err := ctx.Err(); err != nil {
 		return solve.Stats{}, err

@@ -61,6 +61,14 @@ const (
 	// (NodeFit.Constant); they have no edge and their fields sit at the
 	// boundary of the constraint.
 	ConstantVariable
+	// NotConverged: the regressions of some nodes stopped before the
+	// duality-gap certificate proved the tolerance (WithTolerance): at
+	// the iteration cap (WithMaxIterations), at the end of the Paper
+	// schedule's T steps, or after Sparsitron's one pass (NodeFit.Converged
+	// false, NodeFit.Gap). Their estimates are not the constrained
+	// estimator's to that tolerance, so the graph may differ from the one
+	// a converged fit learns.
+	NotConverged
 )
 
 // String returns the kind's name.
@@ -70,20 +78,23 @@ func (k WarningKind) String() string {
 		return "small sample"
 	case ConstantVariable:
 		return "constant variable"
+	case NotConverged:
+		return "not converged"
 	}
 	return fmt.Sprintf("WarningKind(%d)", int(k))
 }
 
-// Warning is one thing the data could not support, found while learning
-// (Result.Warnings).
+// Warning is one thing the data could not support, or a fit that stopped
+// short, found while learning (Result.Warnings).
 type Warning struct {
 	Kind WarningKind
-	// Nodes are the variables concerned: the constant ones, or those
-	// with a regression too small for the edge test.
+	// Nodes are the variables concerned: the constant ones, those with a
+	// regression too small for the edge test, or those whose regressions
+	// did not converge.
 	Nodes []int
 	// Pairs counts the pairs (i < j) concerned: those the edge test could
 	// not use (SmallSample), those of a constant variable
-	// (ConstantVariable).
+	// (ConstantVariable); 0 for NotConverged.
 	Pairs int
 	// Message says it in a sentence, for people.
 	Message string
@@ -179,6 +190,41 @@ func sampleWarnings(s *Samples, nodes []NodeFit, tested bool) []Warning {
 		})
 	}
 	return warns
+}
+
+// convergenceWarning returns the NotConverged warning of the nodes' fits
+// to the tolerance tol (0 when unknown, as in a merge of partials), and
+// false when every regression certified it. solver is WithSolver's
+// backend (nil for the default), for the remedy the message suggests.
+func convergenceWarning(nodes []NodeFit, tol float64, solver Solver) (Warning, bool) {
+	var stopped []int
+	gap := 0.0
+	for _, f := range nodes {
+		if !f.Converged {
+			stopped = append(stopped, f.Node)
+			gap = math.Max(gap, f.Gap)
+		}
+	}
+	if len(stopped) == 0 {
+		return Warning{}, false
+	}
+	tolerance := "the tolerance"
+	if tol > 0 {
+		tolerance = fmt.Sprintf("the tolerance %g", tol)
+	}
+	why := "give more iterations (WithMaxIterations)"
+	switch b := solver.(type) {
+	case Sparsitron:
+		why = "Sparsitron makes one pass over the rows and has no stopping rule"
+	case EntropicMirror, GroupMirror:
+		why = fmt.Sprintf("give more iterations (WithMaxIterations, or the Paper schedule's T) or use the default solver, Accelerated, which is much faster than %v", b)
+	}
+	return Warning{
+		Kind:  NotConverged,
+		Nodes: stopped,
+		Message: fmt.Sprintf("not converged: the regressions of %d of the %d nodes (%s) stopped before the duality gap certified %s (the largest gap is %.3g), so their estimates are not the estimator's to that tolerance; %s",
+			len(stopped), len(nodes), listNodes(stopped, 10), tolerance, gap, why),
+	}, true
 }
 
 // listNodes returns up to max of the variables, "and m more" for the rest.

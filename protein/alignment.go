@@ -531,9 +531,12 @@ func ReadAlignmentFile(name string, opts ...AlignmentOption) (*Alignment, error)
 // dropped for unknown letters, a column with only gaps after filtering
 // (naming its number), and input without sequences or with nothing left
 // after filtering. It returns an error naming the option for an invalid
-// option and the error of r if reading fails. It reads r to its end (to the
+// option, an error for a nil r, and the error of r if reading fails. It reads r to its end (to the
 // "//" for Stockholm) and does not close it.
 func ReadAlignment(r io.Reader, opts ...AlignmentOption) (*Alignment, error) {
+	if r == nil {
+		return nil, errors.New("protein: ReadAlignment: nil reader")
+	}
 	cfg := alignConfig{alphabet: ProteinAlphabet, maxColGaps: 1, maxSeqGaps: 1}
 	for x, o := range opts {
 		if o == nil {

@@ -117,11 +117,14 @@ func Reweight(a *Alignment, opts ...ReweightOption) (*SequenceWeights, error) {
 // memory is about N·⌈L/64⌉·40 bytes plus N counters a worker.
 // BenchmarkReweight measures it on synthetic families.
 //
-// ReweightContext returns an error for a nil alignment or an invalid
-// option, and ctx.Err() (wrapped) if ctx is cancelled; it checks ctx
-// between blocks of rows.
+// ReweightContext returns an error for a nil ctx, a nil alignment or an
+// invalid option, and ctx.Err() (wrapped) if ctx is cancelled; it checks
+// ctx between blocks of rows.
 func ReweightContext(ctx context.Context, a *Alignment, opts ...ReweightOption) (*SequenceWeights, error) {
 	const fn = "Reweight"
+	if ctx == nil {
+		return nil, errors.New("protein: ReweightContext: nil context (pass context.Background() for none)")
+	}
 	if a == nil {
 		return nil, errors.New("protein: Reweight: nil alignment")
 	}

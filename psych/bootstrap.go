@@ -3,6 +3,7 @@ package psych
 import (
 	"context"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -293,10 +294,13 @@ func learnerFit(opts []pairwise.Option) networkFit {
 // src and opts but not on the number of workers or on scheduling. Once ctx is
 // done, Bootstrap returns ctx.Err() promptly.
 //
-// It returns an error for a nil s or src, for samples with missing values
-// (drop the incomplete rows first), for weights that are not whole
+// It returns an error for a nil ctx, s or src, for samples with missing
+// values (drop the incomplete rows first), for weights that are not whole
 // numbers, for an invalid option (naming it), and the first error of a fit.
 func Bootstrap(ctx context.Context, s *pairwise.Samples, src rand.Source, opts BootstrapOptions) (*BootstrapResult, error) {
+	if ctx == nil {
+		return nil, errors.New("psych: Bootstrap: nil context (pass context.Background() for none)")
+	}
 	if s == nil {
 		return nil, fmt.Errorf("psych: Bootstrap: nil samples")
 	}

@@ -2,6 +2,7 @@ package psych
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -150,11 +151,14 @@ type Comparison struct {
 // number of workers. Once ctx is done, CompareGroups returns ctx.Err()
 // promptly.
 //
-// It returns an error for nil samples or src, samples with missing values
-// (drop the incomplete rows first), samples with different numbers of
-// variables, fewer than 2 observations in a group, weights that are not
-// whole numbers, an invalid option, and the first error of a fit.
+// It returns an error for a nil ctx, nil samples or src, samples with
+// missing values (drop the incomplete rows first), samples with different
+// numbers of variables, fewer than 2 observations in a group, weights that
+// are not whole numbers, an invalid option, and the first error of a fit.
 func CompareGroups(ctx context.Context, a, b *pairwise.Samples, src rand.Source, opts CompareOptions) (*Comparison, error) {
+	if ctx == nil {
+		return nil, errors.New("psych: CompareGroups: nil context (pass context.Background() for none)")
+	}
 	workers := opts.Workers
 	if workers == 0 {
 		workers = runtime.GOMAXPROCS(0)

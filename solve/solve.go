@@ -298,7 +298,7 @@ func Ended(ctx context.Context, st Stats, err error) Stats {
 		return st
 	}
 	switch {
-	case err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()):
+	case err != nil && ctx != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()):
 		st.Status = Cancelled
 	case err != nil:
 		st.Status = Failure

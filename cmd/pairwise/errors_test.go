@@ -181,6 +181,45 @@ func TestHelp(t *testing.T) {
 	}
 }
 
+// TestSolverHelp: -solver's help names the default backend, Accelerated
+// (it said entropic for k = 2 and group for k > 2).
+func TestSolverHelp(t *testing.T) {
+	_, _, stderr := runCmd(t, "learn", "-h")
+	if !strings.Contains(stderr, "Accelerated") || strings.Contains(stderr, "default: entropic") {
+		t.Errorf("the help of -solver does not name the default, Accelerated:\n%s", stderr)
+	}
+}
+
+// TestNotConvergedCommand: a fit that stopped before its certificate is
+// reported once, with or without -quiet (it is not the estimator asked
+// for), and not for the Sparsitron, which has no stopping rule; a fit that
+// converges is quiet.
+func TestNotConvergedCommand(t *testing.T) {
+	data := filepath.Join(testdataDir, "grid.csv")
+	const warn = "warning: not converged: the regressions of "
+	for _, c := range []struct {
+		name string
+		args []string
+		want int
+	}{
+		{"converged", []string{"-lambda", "2.5", "-eta", "0.4"}, 0},
+		{"max-iter", []string{"-lambda", "2.5", "-eta", "0.4", "-max-iter", "2"}, 1},
+		{"max-iter quiet", []string{"-quiet", "-lambda", "2.5", "-eta", "0.4", "-max-iter", "2"}, 1},
+		{"max-iter data-driven", []string{"-max-iter", "2"}, 1},
+		{"sparsitron", []string{"-quiet", "-lambda", "2.5", "-eta", "0.4", "-solver", "sparsitron"}, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, _, stderr := runCmd(t, append(append([]string{"learn"}, c.args...), data)...)
+			if code != 0 {
+				t.Fatalf("exit code %d: %s", code, stderr)
+			}
+			if got := strings.Count(stderr, warn); got != c.want {
+				t.Errorf("%d warnings %q, want %d:\n%s", got, warn, c.want, stderr)
+			}
+		})
+	}
+}
+
 // The summary names a suspicious state and where it is, and says how the
 // missing values were handled (issue 18).
 func TestLearnWarnings(t *testing.T) {

@@ -46,7 +46,7 @@ func addLearnerFlags(fs *flag.FlagSet) *learnerFlags {
 		mixture:   fs.Bool("mixture", true, "without -eta, Ising data: keep the pairs whose statistic a two-group mixture fit says is more likely an edge than not,\nonce five pairs reach the Bonferroni value (-mixture=false, or fewer pairs: the gap rule of -gap)"),
 		refit:     fs.Bool("refit", true, "without -eta, Ising data: test the pairs again after refitting each node on the pairs whose statistic reaches 1.5 (-refit=false: one stage)"),
 		graph:     fs.Bool("ebic-graph", true, "without -eta, Ising data, EBIC widths: the small-sample stage; when a global test rejects independence at α/2 and the\nedge test finds fewer than half of the pairs both nodes' EBIC fits keep, learn those pairs too if BIC prefers it (-ebic-graph=false: the test alone)"),
-		solver:    fs.String("solver", "", "regression `backend`: entropic (Algorithm 3), group (Algorithm 4), or sparsitron (the paper's online\nbaseline; it reads the rows in file order, so it implies -merge=false) (default: entropic for k = 2, group for k > 2)"),
+		solver:    fs.String("solver", "", "regression `backend`: entropic (Algorithm 3), group (Algorithm 4), or sparsitron (the paper's online\nbaseline; it reads the rows in file order, so it implies -merge=false), to reproduce the paper; they are much slower than the default\n(default: the library's Accelerated, for every k)"),
 		workers:   fs.Int("workers", runtime.GOMAXPROCS(0), "`goroutines` solving nodes in parallel; results do not depend on it"),
 		tol:       fs.Float64("tol", pairwise.DefaultTolerance, "certified optimality `gap` L(ŵ) - L* of every regression"),
 		maxIter:   fs.Int("max-iter", pairwise.DefaultMaxIterations, "iteration `cap` of every regression"),
@@ -221,7 +221,8 @@ func (lf *learnerFlags) complete(s *pairwise.Samples, name string, stderr io.Wri
 // learnFile reads the samples of path with ro and learns them with opts,
 // with a progress bar and Ctrl-C (during); the model is named by the
 // header, or x1..xn. Unless quiet it writes the summary (summarize; online
-// for the Sparsitron, which has no stopping rule).
+// for the Sparsitron, which has no stopping rule); quiet, it still says
+// when a fit did not converge (warnings).
 func learnFile(path string, ro pairwise.CSVOptions, opts []pairwise.Option, stderr io.Writer, quiet, online bool) (*pairwise.Samples, *pairwise.Result, error) {
 	s, name, err := cli.ReadSamples(path, stdin, ro, stderr, quiet)
 	if err != nil {
@@ -247,13 +248,14 @@ func learnFile(path string, ro pairwise.CSVOptions, opts []pairwise.Option, stde
 	}
 	if !quiet {
 		summarize(stderr, name, s, res, time.Since(t0), online)
+	} else {
+		warnings(stderr, res, true, online)
 	}
 	return s, res, nil
 }
 
-// summarize writes one line about the learned graph, and a warning for
-// regressions that stopped at the iteration cap (not for an online solver,
-// which makes one pass and has no stopping rule).
+// summarize writes one line about the learned graph, how missing values
+// were handled, and the result's warnings (warnings).
 func summarize(w io.Writer, name string, s *pairwise.Samples, res *pairwise.Result, elapsed time.Duration, online bool) {
 	rows := ""
 	if s.Weighted() {
@@ -299,16 +301,21 @@ func summarize(w io.Writer, name string, s *pairwise.Samples, res *pairwise.Resu
 			fmt.Fprintf(w, "missing values: %v in %v rows, learned as a state of their own (-missing state; -missing listwise drops the rows instead)\n", rep.Values, rep.Rows)
 		}
 	}
-	unconverged := 0
-	for _, f := range res.Nodes {
-		if !f.Converged {
-			unconverged++
-		}
-	}
-	if unconverged > 0 && !online {
-		fmt.Fprintf(w, "warning: the regressions of %d of %d nodes reached the iteration cap before certifying the tolerance (raise -max-iter or -tol)\n", unconverged, len(res.Nodes))
-	}
+	warnings(w, res, false, online)
+}
+
+// warnings writes the result's warnings, one line each. A fit that did not
+// converge (pairwise.NotConverged) is not the estimator asked for, so that
+// one is written even when quiet; the others describe the data and are
+// part of the summary. online (the Sparsitron, which makes one pass and has
+// no stopping rule) leaves NotConverged out.
+func warnings(w io.Writer, res *pairwise.Result, quiet, online bool) {
 	for _, warn := range res.Warnings {
-		fmt.Fprintf(w, "warning: %s\n", warn)
+		switch {
+		case warn.Kind == pairwise.NotConverged && !online:
+			fmt.Fprintf(w, "warning: %s; the command's flags for it: -max-iter, -tol, -solver\n", warn)
+		case warn.Kind != pairwise.NotConverged && !quiet:
+			fmt.Fprintf(w, "warning: %s\n", warn)
+		}
 	}
 }

@@ -60,7 +60,7 @@ func runNetwork(args []string, stdout, stderr io.Writer) error {
 	title := fs.String("title", "", "picture `title`")
 	palette := fs.String("palette", "blue", "edge `colours`: blue (positive blue, negative red) or green (positive green, negative red)")
 	maxWeight := fs.Float64("max-weight", 0, "|w| drawn widest (default: the largest |w| of the network)")
-	quiet := fs.Bool("quiet", false, "no progress bar and no summary on standard error")
+	quiet := fs.Bool("quiet", false, "no progress bar and no summary on standard error (a fit that did not converge is still reported)")
 	set, err := cli.ParseOneFile(fs, args, "pairwise network", "input FILE")
 	if err != nil {
 		return err

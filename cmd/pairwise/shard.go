@@ -247,6 +247,7 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 	if !*quiet {
 		fmt.Fprintf(stderr, "merged %d partial results of %d variables: %d edges in %v\n", len(parts), parts[0].N(), len(res.Edges), time.Since(t0).Round(time.Millisecond))
 	}
+	warnings(stderr, res, *quiet, false) // learner.go
 	return writeResult(*format, *out, *modelOut, stdout, res, parts[0])
 }
 

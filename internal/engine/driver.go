@@ -13,7 +13,7 @@
 // gradient with Newton steps on the face of the ball (FISTA, faceNewton),
 // stopped by the duality-gap certificate; an Ising node among many
 // variables runs those methods on working sets of variables, certified on
-// all of them (screen.go). With any other backend it hands
+// all of them (Data.SetScreen). With any other backend it hands
 // the same problem, on the plain layouts of package solve and the rows in
 // their order, to the backend's solve.Solver. The stages that look at all
 // nodes (the width search, symmetrisation, the edge test) live in package
@@ -39,8 +39,9 @@ import (
 // design as 0, the value that says nothing on the ±1 scale, and a node's
 // own regression leaves out (zero weight) the rows where it is missing.
 //
-// Binary rows (K = 2) may come as bits instead (Bits, States nil; the
-// layout is described in bits.go): the fast Ising path then never holds
+// Binary rows (K = 2) may come as bits instead (Bits, States nil), in
+// blocks of 64 rows: word x·N + j holds, in bit r, the state of variable j
+// in row 64x + r, bits past the last row 0. The fast Ising path then never holds
 // the states as bytes, and its screened fits never hold the codes of all
 // rows (NewData). Other paths unpack the bits into bytes once.
 type Rows struct {
@@ -69,7 +70,7 @@ type Backend struct {
 }
 
 // Split decides when the passes over the rows are split among the workers
-// (rowsplit.go): from Min rows on, in chunks of at least Chunk rows.
+// (Chunking, RunChunks): from Min rows on, in chunks of at least Chunk rows.
 type Split struct {
 	Min, Chunk int
 }
@@ -226,7 +227,7 @@ type Task struct {
 	Bias        int           // node i
 	Alpha, Beta int           // the value pair; 0, 0 on the Ising path
 	// Each, when set, reads the design row by row as dense vectors: the
-	// small designs of the unconstrained refits (mle.go), which Fit
+	// small designs of the unconstrained refits (InverseFisher), which Fit
 	// solves with radius +Inf by Newton's method whatever the backend.
 	Each RowEach
 	// Patterns, when set with Each, says that Each's rows are sign

@@ -10,8 +10,8 @@ import (
 	"github.com/mrfkit/pairwise/solve"
 )
 
-// The fast path of the learners. With the default backends (EntropicMirror
-// or GroupMirror with the Adaptive schedule) the learners
+// The fast path of the learners. With the default backend (Accelerated)
+// the learners
 //
 //   - merge identical rows into weights once, before any regression
 //     (Samples.Compact), when that saves rows;

@@ -278,7 +278,7 @@ func RunPath(ctx context.Context, e *engine.Driver, sp *Spec, fo *Folds, tasks [
 					if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 						return nil, ctx.Err()
 					}
-					return nil, fmt.Errorf("pairwise: node %d, width %g: %w", task.Bias, widths[g], err)
+					return nil, fmt.Errorf("width %g: %w", widths[g], err) // the learner names the node
 				}
 				pt.ws[f][t] = w
 				gs := e.Design(task).GroupSize()
@@ -322,7 +322,7 @@ func RunPath(ctx context.Context, e *engine.Driver, sp *Spec, fo *Folds, tasks [
 		}
 		pt.score /= total
 		if math.IsNaN(pt.score) {
-			return nil, fmt.Errorf("pairwise: node %d, width %g: the selection criterion is NaN", tasks[0].Bias, widths[g])
+			return nil, fmt.Errorf("width %g: the selection criterion is NaN", widths[g])
 		}
 		points[g] = pt
 		return pt, nil
