@@ -309,3 +309,15 @@ func meanRowNormSq[F solve.Layout](x F, cw []float64) float64 {
 	}
 	panic("unreachable")
 }
+
+// Defaults of the options that have one.
+const (
+	// DefaultTolerance is the default bound on L(ŵ) - L* certified by the
+	// duality gap for every per-node regression. The statistical error of
+	// ŵ is of order 1/√N; 1e-6 in loss moves ŵ by far less than that at
+	// any N a user can hold, so recovery is not harmed (the learner tests
+	// check this against tighter tolerances).
+	DefaultTolerance = 1e-6
+	// DefaultMaxIterations caps the iterations of one regression.
+	DefaultMaxIterations = 20000
+)

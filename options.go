@@ -70,18 +70,6 @@ type config struct {
 	errs []error // problems found while applying options
 }
 
-// Defaults of the options that have one.
-const (
-	// DefaultTolerance is the default bound on L(ŵ) - L* certified by the
-	// duality gap for every per-node regression. The statistical error of
-	// ŵ is of order 1/√N; 1e-6 in loss moves ŵ by far less than that at
-	// any N a user can hold, so recovery is not harmed (the learner tests
-	// check this against tighter tolerances).
-	DefaultTolerance = 1e-6
-	// DefaultMaxIterations caps the iterations of one regression.
-	DefaultMaxIterations = 20000
-)
-
 func defaultConfig() config {
 	return config{
 		lambda:    math.NaN(),
@@ -382,14 +370,6 @@ func WithRidge(rho float64) Option {
 		}
 		c.ridge = rho
 	})
-}
-
-// taskSolution is the solution w of one regression of a node: the node of
-// Algorithm 1 (Alpha = Beta = 0) or the value pair (Alpha, Beta) of
-// Algorithm 2.
-type taskSolution struct {
-	alpha, beta int
-	w           []float64
 }
 
 // WithKeepSolutions makes the learner keep in the Result the solution ŵ

@@ -96,35 +96,6 @@ func (r *Result) Estimate(i, j int) *mat.Dense {
 	return d
 }
 
-// Symmetrization is the rule that combines the two estimates of a coupling,
-// Ŵ_ij from node i's regression and Ŵ_ji^T from node j's.
-type Symmetrization int
-
-const (
-	// Average keeps (Ŵ_ij + Ŵ_ji^T)/2 and the edge when its weight is at
-	// least η/2. This is the default.
-	Average Symmetrization = iota
-	// And keeps the edge only when both estimates reach η/2 (the weights
-	// are still the average).
-	And
-	// Or keeps the edge when either estimate reaches η/2 (the weights are
-	// still the average).
-	Or
-)
-
-// String returns the rule's name.
-func (s Symmetrization) String() string {
-	switch s {
-	case Average:
-		return "average"
-	case And:
-		return "and"
-	case Or:
-		return "or"
-	}
-	return fmt.Sprintf("Symmetrization(%d)", int(s))
-}
-
 // symmetrise builds the Result from the per-node estimates: every pair's
 // two estimates averaged, (Ŵ_ij + Ŵ_ji^T)/2, and kept as an edge when the
 // rule sym finds it at least η/2 (eta is η). fields[i*k+a] holds θ̂_i(a).
@@ -246,3 +217,71 @@ func symmetricBlock(wij, wji []float64, k int, half float64, sym Symmetrization)
 	}
 	return avg, weight, keep && weight > 0
 }
+
+// taskSolution is the solution w of one regression of a node: the node of
+// Algorithm 1 (Alpha = Beta = 0) or the value pair (Alpha, Beta) of
+// Algorithm 2.
+type taskSolution struct {
+	alpha, beta int
+	w           []float64
+}
+
+// WarningKind classifies a Warning.
+type WarningKind int
+
+// String returns the kind's name.
+func (k WarningKind) String() string {
+	switch k {
+	case SmallSample:
+		return "small sample"
+	case ConstantVariable:
+		return "constant variable"
+	case NotConverged:
+		return "not converged"
+	}
+	return fmt.Sprintf("WarningKind(%d)", int(k))
+}
+
+// Warning is one thing the data could not support, or a fit that stopped
+// short, found while learning (Result.Warnings).
+type Warning struct {
+	Kind WarningKind
+	// Nodes are the variables concerned: the constant ones, those with a
+	// regression too small for the edge test, or those whose regressions
+	// did not converge.
+	Nodes []int
+	// Pairs counts the pairs (i < j) concerned: those the edge test could
+	// not use (SmallSample), those of a constant variable
+	// (ConstantVariable); 0 for NotConverged.
+	Pairs int
+	// Message says it in a sentence, for people.
+	Message string
+}
+
+// String returns the message.
+func (w Warning) String() string { return w.Message }
+
+const (
+	// SmallSample: for some pairs the data are too few for the edge test:
+	// a regression of the pair's nodes has fewer than two observations of
+	// its rarer label per coefficient, or the pair's table of values fails
+	// Cochran's rule (docs/tuning/small-samples.md). The tuning-free test
+	// gives those pairs the statistic 0, so the Wald test does not call
+	// them edges whatever their dependence (on Ising data the EBIC graph
+	// stage of WaldTest may still add them, untested); with η given
+	// (WithMinEdgeWeight) their estimates stand but rest on too little
+	// data to mean much.
+	SmallSample WarningKind = iota + 1
+	// ConstantVariable: some variables take one value in every row
+	// (NodeFit.Constant); they have no edge and their fields sit at the
+	// boundary of the constraint.
+	ConstantVariable
+	// NotConverged: the regressions of some nodes stopped before the
+	// duality-gap certificate proved the tolerance (WithTolerance): at
+	// the iteration cap (WithMaxIterations), at the end of the Paper
+	// schedule's T steps, or after Sparsitron's one pass (NodeFit.Converged
+	// false, NodeFit.Gap). Their estimates are not the constrained
+	// estimator's to that tolerance, so the graph may differ from the one
+	// a converged fit learns.
+	NotConverged
+)

@@ -43,66 +43,6 @@ func valueWeights(s *Samples) [][]float64 {
 	return w
 }
 
-// WarningKind classifies a Warning.
-type WarningKind int
-
-const (
-	// SmallSample: for some pairs the data are too few for the edge test:
-	// a regression of the pair's nodes has fewer than two observations of
-	// its rarer label per coefficient, or the pair's table of values fails
-	// Cochran's rule (docs/tuning/small-samples.md). The tuning-free test
-	// gives those pairs the statistic 0, so the Wald test does not call
-	// them edges whatever their dependence (on Ising data the EBIC graph
-	// stage of WaldTest may still add them, untested); with η given
-	// (WithMinEdgeWeight) their estimates stand but rest on too little
-	// data to mean much.
-	SmallSample WarningKind = iota + 1
-	// ConstantVariable: some variables take one value in every row
-	// (NodeFit.Constant); they have no edge and their fields sit at the
-	// boundary of the constraint.
-	ConstantVariable
-	// NotConverged: the regressions of some nodes stopped before the
-	// duality-gap certificate proved the tolerance (WithTolerance): at
-	// the iteration cap (WithMaxIterations), at the end of the Paper
-	// schedule's T steps, or after Sparsitron's one pass (NodeFit.Converged
-	// false, NodeFit.Gap). Their estimates are not the constrained
-	// estimator's to that tolerance, so the graph may differ from the one
-	// a converged fit learns.
-	NotConverged
-)
-
-// String returns the kind's name.
-func (k WarningKind) String() string {
-	switch k {
-	case SmallSample:
-		return "small sample"
-	case ConstantVariable:
-		return "constant variable"
-	case NotConverged:
-		return "not converged"
-	}
-	return fmt.Sprintf("WarningKind(%d)", int(k))
-}
-
-// Warning is one thing the data could not support, or a fit that stopped
-// short, found while learning (Result.Warnings).
-type Warning struct {
-	Kind WarningKind
-	// Nodes are the variables concerned: the constant ones, those with a
-	// regression too small for the edge test, or those whose regressions
-	// did not converge.
-	Nodes []int
-	// Pairs counts the pairs (i < j) concerned: those the edge test could
-	// not use (SmallSample), those of a constant variable
-	// (ConstantVariable); 0 for NotConverged.
-	Pairs int
-	// Message says it in a sentence, for people.
-	Message string
-}
-
-// String returns the message.
-func (w Warning) String() string { return w.Message }
-
 // sampleWarnings returns the warnings of a learner's result on s: the
 // variables whose regressions fail the events rule (selection.EnoughEvents), the
 // pairs that fail it or Cochran's rule, and the constant variables. The
