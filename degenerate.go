@@ -78,7 +78,7 @@ func foldConstant(s *Samples, est []*estimates.Node, fields []float64, nodes []N
 		if value[j] != -1 {
 			est[j].ClearAll()
 		}
-		centre(fields[j*k : (j+1)*k])
+		estimates.Centre(fields[j*k : (j+1)*k])
 	}
 }
 

@@ -1,74 +1,51 @@
 package pairwise
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/mrfkit/pairwise/internal/dca"
 	"github.com/mrfkit/pairwise/internal/estimates"
 )
 
-// learnIncomplete is the learners on incomplete samples: fn is the learner
-// called (its name for errors), learn the one that fits complete samples.
-func learnIncomplete(ctx context.Context, fn string, s *Samples, opts []Option) (*Result, error) {
+// prepareMissing prepares incomplete samples for the learner called as fn
+// by their MissingRule (WithMissing, or missingRule's default) and returns
+// the samples to fit with the report of what was done: the samples as they
+// are for AvailableCase (binary data on the Ising path, each node on the
+// rows that observe it), the complete rows for ListwiseDeletion, and for
+// MissingAsState the samples on k+1 states, the missing value the state k,
+// which the learner fits with Algorithm 2 and restrictStates brings back to
+// the k real states.
+func prepareMissing(fn string, s *Samples, opts []Option) (*Samples, *MissingReport, error) {
 	cfg, err := prepare(fn, s, opts)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if fn == "LearnIsing" && s.k != 2 {
-		return nil, &AlphabetError{Func: fn, K: s.k, Min: 2, Max: 2}
+		return nil, nil, &AlphabetError{Func: fn, K: s.k, Min: 2, Max: 2}
 	}
 	rule := cfg.missingRule(fn == "LearnPairwise", s.k)
 	rep := missingReport(s, rule)
-	if rule == AvailableCase {
+	switch rule {
+	case AvailableCase:
 		switch {
 		case s.k != 2:
-			return nil, fmt.Errorf("pairwise: %s: WithMissing(AvailableCase) takes binary data (k = 2), not k = %d: use MissingAsState or ListwiseDeletion", fn, s.k)
+			return nil, nil, fmt.Errorf("pairwise: %s: WithMissing(AvailableCase) takes binary data (k = 2), not k = %d: use MissingAsState or ListwiseDeletion", fn, s.k)
 		case fn == "LearnPairwise":
-			return nil, fmt.Errorf("pairwise: %s: WithMissing(AvailableCase) runs the Ising path (Algorithm 1): use Learn or LearnIsing, or MissingAsState", fn)
+			return nil, nil, fmt.Errorf("pairwise: %s: WithMissing(AvailableCase) runs the Ising path (Algorithm 1): use Learn or LearnIsing, or MissingAsState", fn)
 		}
-		f, err := fitIsing(ctx, fn, s, opts, nil)
-		if err != nil {
-			return nil, err
-		}
-		res, err := f.r.assemble(ctx, 2, f.est, f.fields, f.nodes, f.radius)
-		if err != nil {
-			return nil, err
-		}
-		res.Missing = rep
-		return res, nil
-	}
-	if rule == ListwiseDeletion {
+		return s, rep, nil
+	case ListwiseDeletion:
 		c, _, err := s.DropIncomplete()
 		if err != nil {
-			return nil, fmt.Errorf("pairwise: %s: with ListwiseDeletion: %w", fn, err)
+			return nil, nil, fmt.Errorf("pairwise: %s: with ListwiseDeletion: %w", fn, err)
 		}
 		rep.Dropped = rep.Rows
-		var res *Result
-		switch fn {
-		case "LearnIsing":
-			res, err = LearnIsingContext(ctx, c, opts...)
-		case "LearnPairwise":
-			res, err = LearnPairwiseContext(ctx, c, opts...)
-		default:
-			res, err = LearnContext(ctx, c, opts...)
-		}
-		if err != nil {
-			return nil, err
-		}
-		res.Missing = rep
-		return res, nil
+		return c, rep, nil
 	}
 	if s.k+1 > MaxLearnAlphabet {
-		return nil, fmt.Errorf("pairwise: %s: k = %d states and a missing state need %d states, more than the learners' %d: use WithMissing(ListwiseDeletion)", fn, s.k, s.k+1, MaxLearnAlphabet)
+		return nil, nil, fmt.Errorf("pairwise: %s: k = %d states and a missing state need %d states, more than the learners' %d: use WithMissing(ListwiseDeletion)", fn, s.k, s.k+1, MaxLearnAlphabet)
 	}
-	aug, err := LearnPairwiseContext(ctx, s.withMissingState(), opts...)
-	if err != nil {
-		return nil, err
-	}
-	res := restrictStates(aug, s.k)
-	res.Missing = rep
-	return res, nil
+	return s.withMissingState(), rep, nil
 }
 
 // missingRule returns the rule of WithMissing, or when it was not given

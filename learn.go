@@ -2,16 +2,7 @@ package pairwise
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"math"
-	"slices"
-	"sync"
-
-	"github.com/mrfkit/pairwise/internal/engine"
-	"github.com/mrfkit/pairwise/internal/estimates"
-	"github.com/mrfkit/pairwise/internal/selection"
-	"github.com/mrfkit/pairwise/solve"
 )
 
 // Learn learns the graph and the couplings from samples: the Ising path
@@ -55,445 +46,163 @@ func LearnContext(ctx context.Context, s *Samples, opts ...Option) (*Result, err
 	if ctx == nil {
 		return nil, nilContext("LearnContext")
 	}
-	if s == nil {
-		return nil, errors.New("pairwise: Learn: nil samples")
+	return learn(ctx, "Learn", s, opts)
+}
+
+// LearnIsing learns an Ising model with Algorithm 1 of the paper. For every
+// node i it solves the l1-constrained logistic regression of the spin z_i on
+// x = [z_-i, 1] (equation (3)),
+//
+//	ŵ ∈ argmin_w Σ_m c_m ln(1 + exp(-z_i^m ⟨w, x^m⟩)) / Σ_m c_m   s.t. ‖w‖_1 ≤ 2λ,
+//
+// where the bias (the field) is inside the l1 budget as in Fact 1, and sets
+// Â_ij = ŵ_j/2 and θ̂_i = ŵ_bias/2. The graph keeps the pairs with
+// |Â_ij| ≥ η/2 after symmetrisation (see Result).
+//
+// The samples must have k = 2 (spins -1, +1 as states 0, 1). With both
+// WithWidth (λ) and WithMinEdgeWeight (η) this is the paper's algorithm;
+// without them λ_i is chosen per node and the graph by an edge test (see
+// Selection and Tuning). The default solver is
+// Accelerated, stopped when the duality gap certifies WithTolerance;
+// WithSolver chooses another backend (the paper's EntropicMirror,
+// Algorithm 3, GroupMirror, Sparsitron or Custom: see Solver for when to
+// use which).
+//
+// With that default the regressions run on a fast path that gives the same certified solutions:
+// identical rows are merged into weights, the spins are encoded as byte
+// codes of eight variables that turn margins and gradients into table
+// reads and histogram updates, and near the optimum the accelerated method
+// takes Newton steps on the face of the l1 ball (preconditioned by the
+// spins' second moment, computed once through gonum's blas64). From 400
+// variables on, each node's regression is solved on a small working set of
+// variables that grows until the duality gap of the full problem, computed
+// over all n − 1 variables, certifies WithTolerance: the same certificate,
+// with a cost that follows the node's support more than n, and without the
+// n×n second moment. Any other backend runs on the plain ±1 design of
+// package solve.
+//
+// Samples with missing values are learned by AvailableCase unless
+// WithMissing says otherwise (see Missing).
+func LearnIsing(s *Samples, opts ...Option) (*Result, error) {
+	return LearnIsingContext(context.Background(), s, opts...)
+}
+
+// LearnIsingContext is LearnIsing with cancellation: it returns ctx.Err()
+// promptly once ctx is done. The options and their defaults (the solver
+// Accelerated) are LearnIsing's. A nil ctx is an error (pass
+// context.Background() for none).
+func LearnIsingContext(ctx context.Context, s *Samples, opts ...Option) (*Result, error) {
+	if ctx == nil {
+		return nil, nilContext("LearnIsingContext")
 	}
+	return learn(ctx, "LearnIsing", s, opts)
+}
+
+// LearnPairwise learns a pairwise model over the alphabet 0..k-1 with
+// Algorithm 2 of the paper. For every node i and every value pair α < β it
+// takes the samples with z_i ∈ {α, β}, labels them y = +1 for α and -1 for β,
+// and solves the l2,1-constrained logistic regression on the one-hot encoding
+// x ∈ {0,1}^{n×k} of [z_-i, 1] (equation (8)),
+//
+//	w^{α,β} ∈ argmin_w Σ c_m ln(1 + exp(-y_m ⟨w, x_m⟩)) / Σ c_m   s.t. ‖w‖_{2,1} ≤ 2λ√k.
+//
+// It centres the first n-1 rows of w^{α,β} into U^{α,β} (equation (9), with
+// the removed means added to the bias row), sets U^{β,α} = -U^{α,β} and
+// U^{α,α} = 0, and estimates
+//
+//	Ŵ_ij(α, :) = (1/k) Σ_β U^{α,β}(j, :),   θ̂_i(α) = (1/k) Σ_β U^{α,β}(bias, 0),
+//
+// the second by the same argument as the first, since the true field is
+// centred. The graph keeps the pairs with max_{a,b} |Ŵ_ij(a, b)| ≥ η/2 after
+// symmetrisation (see Result).
+//
+// Pairs without enough data: when no sample has z_i ∈ {α, β}, nothing can be
+// said about the difference between α and β, and U^{α,β} is taken as zero
+// (counted in NodeFit.EmptyPairs). When the samples all have z_i = α (or all
+// β), the regression is solved exactly in closed form: the whole radius goes
+// to the bias, w = ±2λ√k·e_bias, and the coupling rows are zero (counted in
+// NodeFit.OneLabelPairs). Both happen only when a value is very rare, and
+// the estimates of that value's rows are then unreliable.
+//
+// Any k from 2 to 256 is accepted; for k = 2 the result agrees with
+// LearnIsing up to the solver tolerance. With both WithWidth (λ) and
+// WithMinEdgeWeight (η) this is the paper's algorithm; without them λ_i is
+// chosen per node and the graph by an edge test (see Selection and Tuning).
+// When the widths are chosen, the closed form of a one-label pair uses the
+// radius of a provisional width λ = 1, not λ_i: such pairs mean a value
+// is nearly unseen, and its field estimate is arbitrary either way. The
+// default solver is Accelerated, stopped when the duality gap certifies
+// WithTolerance; WithSolver chooses another backend (the paper's
+// GroupMirror, Algorithm 4, Sparsitron or Custom: see Solver for when to
+// use which; EntropicMirror takes only k = 2).
+//
+// With that default the regressions run on a fast path that gives the same
+// certified solutions: identical rows are merged into weights, the states
+// are encoded as codes of a few variables that turn margins and gradients
+// into table reads and histogram updates, the pair (α, β) with α ≥ 1 starts
+// from w^{0,β} − w^{0,α}, small problems take Newton steps (their
+// optimum is usually inside the l2,1 ball), and near the optimum of the
+// others the accelerated method takes Newton steps on the face of the ball.
+// Any other backend runs on the plain one-hot layout of package solve, on
+// the rows in their order.
+//
+// Samples with missing values are learned by MissingAsState unless
+// WithMissing says ListwiseDeletion (see Missing).
+func LearnPairwise(s *Samples, opts ...Option) (*Result, error) {
+	return LearnPairwiseContext(context.Background(), s, opts...)
+}
+
+// LearnPairwiseContext is LearnPairwise with cancellation: it returns
+// ctx.Err() promptly once ctx is done. The options and their defaults (the
+// solver Accelerated) are LearnPairwise's. A nil ctx is an error (pass
+// context.Background() for none).
+func LearnPairwiseContext(ctx context.Context, s *Samples, opts ...Option) (*Result, error) {
+	if ctx == nil {
+		return nil, nilContext("LearnPairwiseContext")
+	}
+	return learn(ctx, "LearnPairwise", s, opts)
+}
+
+// learn is the one path of the learners, called as fn ("Learn",
+// "LearnIsing" or "LearnPairwise", the call its errors name). Samples with
+// missing values are first prepared by their MissingRule (prepareMissing:
+// the incomplete rows dropped, the missing value made a state of its own,
+// or kept for the available cases); then Algorithm 1 fits binary samples
+// under Learn and LearnIsing and Algorithm 2 every other, the stages after
+// the fits assemble the result, and a missing state is restricted away.
+func learn(ctx context.Context, fn string, s *Samples, opts []Option) (*Result, error) {
+	if s == nil {
+		return nil, fmt.Errorf("pairwise: %s: nil samples", fn)
+	}
+	k := s.k // the alphabet of the result
+	var rep *MissingReport
 	if s.incomplete {
-		return learnIncomplete(ctx, "Learn", s, opts) // missing.go
-	}
-	if s.k == 2 {
-		return learnIsing(ctx, "Learn", s, opts) // ising.go
-	}
-	return learnPairwise(ctx, "Learn", s, opts) // pairwise.go
-}
-
-// prepare validates the common inputs and applies the options.
-func prepare(fn string, s *Samples, opts []Option) (config, error) {
-	cfg := defaultConfig()
-	if s == nil {
-		return cfg, fmt.Errorf("pairwise: %s: nil samples", fn)
-	}
-	if s.rows == 0 || s.total <= 0 {
-		return cfg, errorOf(ErrNoSamples, "pairwise: %s: no samples", fn)
-	}
-	for x, o := range opts {
-		if o == nil {
-			return cfg, fmt.Errorf("pairwise: %s: option %d is nil", fn, x)
-		}
-		o.apply(&cfg)
-	}
-	if len(cfg.errs) > 0 {
-		return cfg, errors.Join(cfg.errs...)
-	}
-	if math.IsNaN(cfg.eta) {
-		// Without η the edge test holds dense n×n arrays; with it the
-		// estimates are sparse (internal/estimates), and n is bounded by the
-		// samples' own limits.
-		if err := checkLearnSize(fn, s.n, s.k); err != nil { // degenerate.go
-			return cfg, err
+		var err error
+		if s, rep, err = prepareMissing(fn, s, opts); err != nil {
+			return nil, err
 		}
 	}
-	return cfg, nil
-}
-
-// run is one learner call: the options resolved against the samples, the
-// engine's data, and what the stages around the fits learn node by node.
-type run struct {
-	cfg config
-	s   *Samples // as given
-	b   engine.Backend
-	// fitted is s as the engine fits it (identical rows merged with the
-	// fast backend), d its engine data.
-	fitted *Samples
-	d      *engine.Data
-	// spec is the width search of the Selection rule, and folds its
-	// cross-validation split of d's rows; spec is nil when λ (or the
-	// radius) was given.
-	spec    *selection.Spec
-	rule    Selection
-	folds   *selection.Folds
-	wantEta bool // the edge test chooses the graph (η not given)
-	// widths holds λ_i for each node when WithNodeWidths gave them.
-	widths []float64
-	nodes  []nodeSelection
-	pool   engine.Pool
-	// only lists the nodes to fit when a shard learns a subset of them
-	// (shard.go); nil fits every node.
-	only []int
-	// testDone reports the edge test's stage finished to WithProgress's
-	// function (see progressStages); nil when nothing is to report.
-	testDone func()
-	// solutions holds each node's regression solutions (WithKeepSolutions);
-	// nil when they are not kept.
-	solutions [][]taskSolution
-}
-
-// progressStages makes the progress that WithProgress reports cover the
-// stage after the fits when the edge test chooses the graph (η not
-// given): the total is n nodes plus ⌈n/4⌉ units for the edge test and its
-// refit, which take about a fifth of a run, and those units are reported
-// done when the test ends. Without the test the total is n.
-func (r *run) progressStages() {
-	f, n := r.cfg.progress, r.s.n
-	if f == nil || !r.wantEta {
-		return
+	var (
+		f   *fitted
+		err error
+	)
+	if fn == "LearnIsing" && s.k == k || fn == "Learn" && s.k == 2 {
+		f, err = fitIsing(ctx, fn, s, opts, nil) // ising.go
+	} else {
+		f, err = fitPairwise(ctx, fn, s, opts, nil) // pairwise.go
 	}
-	stage := (n + 3) / 4
-	r.cfg.progress = func(done, total int) { f(done, total+stage) }
-	r.testDone = func() { f(n+stage, n+stage) }
-}
-
-// nodeSelection is what the stages around the fits learned about node i.
-// Only the worker fitting node i writes it.
-type nodeSelection struct {
-	lambda float64
-	curve  selection.Curve
-	// d and se hold the debiased Ŵ_ij(a, b) and its standard error, laid
-	// out like Result.est, and df the degrees of freedom of each value a
-	// of z_i; nil when η was given.
-	d, se, df []float64
-}
-
-// newRun validates the inputs, resolves the options and prepares the
-// engine's data. When λ or η is missing it sets up their choice from the
-// data: a Selection's width search, the edge test, or both. With both
-// given the learners run the paper's algorithms unchanged.
-func newRun(fn string, s *Samples, opts []Option, ising bool) (*run, error) {
-	cfg, err := prepare(fn, s, opts)
 	if err != nil {
 		return nil, err
 	}
-	switch {
-	case ising && s.k != 2:
-		return nil, &AlphabetError{Func: fn, K: s.k, Min: 2, Max: 2}
-	case s.k > MaxLearnAlphabet:
-		return nil, &AlphabetError{Func: fn, K: s.k, Min: 2, Max: MaxLearnAlphabet}
-	case !ising && cfg.oneHot == nil && isEntropic(cfg.solver):
-		// Refused before any fit, not at the first regression.
-		reason := "EntropicMirror (Algorithm 3) solves the l1 problems of the Ising path, not the l2,1 problems of the pairwise path: use GroupMirror (Algorithm 4) or the default, Accelerated"
-		if s.k == 2 {
-			reason += ", or learn k = 2 with Learn or LearnIsing"
-		}
-		return nil, &OptionError{Func: fn, Option: "WithSolver", Value: cfg.solver, Reason: reason}
+	res, err := f.r.assemble(ctx, f.k, f.est, f.fields, f.nodes, f.radius)
+	if err != nil {
+		return nil, err
 	}
-	r := &run{s: s, b: cfg.backend(), wantEta: math.IsNaN(cfg.eta), nodes: make([]nodeSelection, s.n)}
-	if cfg.keep {
-		r.solutions = make([][]taskSolution, s.n) // one slot a node, written by its worker
+	if s.k != k {
+		res = restrictStates(res, k)
 	}
-	if cfg.ridge > 0 && !r.b.Fast {
-		return nil, fmt.Errorf("pairwise: %s: WithRidge needs the Accelerated backend (the default)", fn)
-	}
-	if r.wantEta && s.k > 2 {
-		if b := waldOneHotBytes(s.n, s.k); b > maxWaldBytes {
-			return nil, errorOf(ErrEdgeTestTooLarge, "pairwise: %s: the edge test that chooses the edges when η is not given needs about %.1f GB a worker at n = %d, k = %d (the inverse Hessians of a node's %d value pairs), more than the %.0f GB it may use: give the minimum edge weight with WithMinEdgeWeight",
-				fn, b/1e9, s.n, s.k, s.k*(s.k-1)/2, maxWaldBytes/1e9)
-		}
-	}
-	if !math.IsNaN(cfg.radius) {
-		// WithRadius overrides the width, whatever the order: no
-		// regression uses λ, so Result.Width reports NaN, not a λ given
-		// beside it.
-		cfg.lambda = math.NaN()
-	}
-	if cfg.widths != nil && math.IsNaN(cfg.radius) {
-		if len(cfg.widths) != s.n {
-			return nil, fmt.Errorf("pairwise: %s: WithNodeWidths: %d widths for %d variables", fn, len(cfg.widths), s.n)
-		}
-		r.widths = cfg.widths
-		cfg.lambda = placeholderWidth
-	}
-	var f *selection.Folds
-	if r.widths == nil && math.IsNaN(cfg.lambda) && math.IsNaN(cfg.radius) {
-		rule := cfg.selection
-		if rule == nil {
-			rule = EBIC{Gamma: DefaultGamma}
-		}
-		sp, err := rule.spec()
-		if err != nil {
-			return nil, err
-		}
-		r.spec, r.rule = &sp, rule
-		if !sp.EBIC {
-			if f, err = selection.MakeFolds(s.stages(), sp.Folds); err != nil {
-				return nil, fmt.Errorf("pairwise: %s: %v: %w", fn, rule, err)
-			}
-		}
-		cfg.lambda = placeholderWidth
-	}
-	r.cfg = cfg
-	r.progressStages()
-	var into []int32
-	r.fitted = s
-	if r.b.Fast {
-		r.fitted, into = mergeRows(s)
-	}
-	if f != nil && into != nil {
-		f = f.Merge(into, r.fitted.rows)
-	}
-	r.folds = f
-	fs := r.fitted
-	rows := &engine.Rows{N: fs.n, K: fs.k, Count: fs.rows, Weights: fs.weights}
-	if fs.bits != nil && ising && r.b.Fast {
-		// Bit samples stay bits on the fast Ising path (engine.Rows).
-		rows.Bits = fs.bits
-	} else {
-		rows.States = fs.states8()
-	}
-	if ising && fs.incomplete {
-		// Available cases (AvailableCase): the missing state 2 is a
-		// spin 0 to the engine (engine.Rows).
-		rows.K = 3
-	}
-	r.d = engine.NewData(rows, r.b, ising, cfg.workers, cfg.split)
-	r.d.SetScreen(cfg.screen)
-	return r, nil
-}
-
-// stop releases the run's goroutines.
-func (r *run) stop() { r.d.Stop() }
-
-// eachNode runs fit for every node with a driver of its own, on the
-// workers, or one node at a time when the data split their rows among the
-// workers instead (rowsplit.go).
-func (r *run) eachNode(ctx context.Context, fit func(ctx context.Context, e *engine.Driver, i int) error) error {
-	sched := r.cfg
-	if r.d.Split() {
-		sched.workers = 1
-	}
-	count := r.s.n
-	if r.only != nil {
-		count = len(r.only)
-	}
-	return forEachNode(ctx, &sched, count, func(ctx context.Context, i int) error {
-		if r.only != nil {
-			i = r.only[i]
-		}
-		wk := r.pool.Get()
-		defer r.pool.Put(wk)
-		e := &engine.Driver{Backend: r.b, Data: r.d, Settings: solve.Settings{Tol: r.cfg.tol, MaxIter: r.cfg.maxIter}, Work: wk, Ridge: r.cfg.ridge}
-		return fit(ctx, e, i)
-	})
-}
-
-// fitNode solves node i's regressions, the tasks: at the given radius when
-// the width was given, else at the width λ_i that the Selection picks along
-// its path (selection.RunPath; perWidth is the radius of a unit width, dfPerGroup and
-// logD EBIC's count per nonzero group and ln d), the final fits starting
-// from the path's solutions. A value pair (α, β) with α ≥ 1 that has no
-// such start begins at w^{0,β} − w^{0,α}: the log-odds of α against β is
-// the difference of those of 0 against β and 0 against α, so this is the
-// population solution whenever the constraint is not active, and a close
-// start otherwise. When η is to be chosen, it prepares node i's edge test.
-// It returns the solutions and adds their Stats to fit.
-func (r *run) fitNode(ctx context.Context, e *engine.Driver, i int, tasks []engine.Task, radius float64, widthRadius func(float64) float64, dfPerGroup, logD float64, fit *NodeFit) ([][]float64, error) {
-	ns := &r.nodes[i]
-	warm := make([][]float64, len(tasks))
-	iters := 0
-	if r.widths != nil {
-		ns.lambda = r.widths[i]
-		radius = widthRadius(ns.lambda)
-	}
-	total := r.fitted.total
-	if r.fitted.incomplete && len(tasks) > 0 {
-		// Available cases: node i's rows are those that observe it.
-		total = engine.WeightSum(tasks[0].C, len(tasks[0].Y))
-	}
-	if r.spec != nil && len(tasks) > 0 && total > 0 {
-		res, err := selection.RunPath(ctx, e, r.spec, r.folds, tasks, widthRadius(1), dfPerGroup, logD, total)
-		if err != nil {
-			return nil, err
-		}
-		ns.lambda, ns.curve, iters, warm = res.Lambda, res.Curve, res.Iters, res.Warm
-		radius = widthRadius(res.Lambda)
-	} else if r.spec != nil {
-		ns.lambda = placeholderWidth
-	}
-	ws := make([][]float64, len(tasks))
-	from := make(map[[2]int]int, len(tasks)) // the task of each value pair
-	for t := range tasks {
-		task := &tasks[t]
-		from[[2]int{task.Alpha, task.Beta}] = t
-		w := make([]float64, e.Design(task).Dim())
-		if warm[t] != nil {
-			copy(w, warm[t])
-		} else if v := r.warmStart(i, task, len(w)); v != nil {
-			copy(w, v)
-		} else if a, ok := from[[2]int{0, task.Alpha}]; ok && task.Alpha > 0 {
-			if b, ok := from[[2]int{0, task.Beta}]; ok {
-				for x := range w {
-					w[x] = ws[b][x] - ws[a][x]
-				}
-			}
-		}
-		st, err := e.Fit(ctx, task, task.C, radius, w)
-		if t == 0 {
-			st.Iterations += iters
-		}
-		if err != nil {
-			if task.Beta > 0 { // a value pair of Algorithm 2
-				return nil, fmt.Errorf("values (%d, %d): %w", task.Alpha, task.Beta, err)
-			}
-			return nil, err
-		}
-		fit.noteStats(st)
-		ws[t] = w
-	}
-	if r.solutions != nil {
-		sol := make([]taskSolution, len(tasks))
-		for t := range tasks {
-			sol[t] = taskSolution{alpha: tasks[t].Alpha, beta: tasks[t].Beta, w: slices.Clone(ws[t])}
-		}
-		r.solutions[i] = sol
-	}
-	if r.wantEta && len(tasks) > 0 {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		if tasks[0].Beta == 0 && selection.SupportWald(r.fitted.stages(), r.cfg.waldDense) {
-			// Many variables: the test in node i's support model
-			// (internal/selection, wald_support.go).
-			ns.d, ns.se, ns.df = selection.WaldSpinsSupport(r.fitted.stages(), &tasks[0], ws[0], e.Work.RowScratch(len(tasks[0].Y)))
-		} else if tasks[0].Beta == 0 { // the node of Algorithm 1
-			ns.d, ns.se, ns.df = selection.WaldSpins(r.fitted.stages(), &tasks[0], ws[0], e.Work.RowScratch(len(tasks[0].Y)))
-		} else {
-			ns.d, ns.se, ns.df = selection.WaldOneHot(r.fitted.stages(), i, tasks, ws, e.Design)
-		}
-	}
-	return ws, nil
-}
-
-// warmStart returns the solution of WithWarmStart for node i's task of
-// dimension dim, or nil: none given, none of that value pair and length,
-// or the widths searched.
-func (r *run) warmStart(i int, task *engine.Task, dim int) []float64 {
-	if r.cfg.warm == nil || r.spec != nil || i >= len(r.cfg.warm) {
-		return nil
-	}
-	for _, sol := range r.cfg.warm[i] {
-		if sol.alpha == task.Alpha && sol.beta == task.Beta && len(sol.w) == dim {
-			return sol.w
-		}
-	}
-	return nil
-}
-
-// assemble is the stage after the fits: it symmetrises the per-node
-// estimates into the Result, records the chosen widths, and picks the
-// graph: the pairs whose weight reaches η/2 when η was given, else those
-// the edge test keeps. radius is the regressions' radius when the width was
-// given. fields[i*k+a] holds θ̂_i(a). It reads the samples r.s only in the
-// edge test's refit stage, so that MergePartials can run it without them.
-func (r *run) assemble(ctx context.Context, k int, est []*estimates.Node, fields []float64, nodes []NodeFit, radius float64) (*Result, error) {
-	n := len(r.nodes)
-	lambda, eta, sym := r.cfg.lambda, r.cfg.eta, r.cfg.symmetric
-	var tun *Tuning
-	if r.spec != nil || r.wantEta {
-		tun = &Tuning{n: n, k: k}
-	}
-	if r.spec != nil || r.widths != nil {
-		lambda = 0
-		for i := range nodes {
-			nodes[i].Width = r.nodes[i].lambda
-			lambda = math.Max(lambda, r.nodes[i].lambda)
-		}
-		radius = math.NaN() // every node used its own 2λ_i or 2λ_i√k
-	}
-	if r.spec != nil {
-		tun.Selection = r.rule
-		tun.curves = make([]selection.Curve, n)
-		for i := range nodes {
-			tun.curves[i] = r.nodes[i].curve
-		}
-	}
-	if r.wantEta {
-		// Keep every pair with a nonzero estimate; the edge test drops
-		// those that fail it.
-		eta, sym = math.SmallestNonzeroFloat64, Average
-	}
-	res := symmetrise(n, k, est, fields, nodes, eta, sym)
-	res.Width, res.Radius, res.Tuning = lambda, radius, tun
-	res.solutions = r.solutions
-	if r.s != nil { // a merge of partials may come without the samples
-		res.Model.names = r.s.names                          // the samples' names, for WriteModel
-		res.Warnings = sampleWarnings(r.s, nodes, r.wantEta) // warnings.go
-	}
-	if w, ok := convergenceWarning(nodes, r.cfg.tol, r.cfg.solver); ok {
-		res.Warnings = append(res.Warnings, w)
-	}
-	if r.wantEta {
-		debias, stdErrs, dfs := make([][]float64, n), make([][]float64, n), make([][]float64, n)
-		for i, ns := range r.nodes {
-			debias[i], stdErrs[i], dfs[i] = ns.d, ns.se, ns.df
-		}
-		test := r.cfg.test
-		test.sym = r.cfg.symmetric
-		test.dense = r.cfg.waldDense
-		if err := test.run(ctx, r.s, res, tun, debias, stdErrs, dfs, r.cfg.workers); err != nil {
-			return nil, err
-		}
-		if r.testDone != nil {
-			r.testDone()
-		}
+	if rep != nil {
+		res.Missing = rep
 	}
 	return res, nil
-}
-
-// forEachNode runs fit(i) for every node on cfg.workers goroutines, reports
-// progress, and stops early on the first error or when ctx is done. fit must
-// write its results only to slots owned by node i, so the outcome does not
-// depend on the number of workers.
-func forEachNode(parent context.Context, cfg *config, n int, fit func(ctx context.Context, i int) error) error {
-	ctx, cancel := context.WithCancel(parent)
-	defer cancel()
-	var (
-		mu    sync.Mutex
-		done  int
-		first error
-		next  int
-	)
-	if cfg.progress != nil {
-		cfg.progress(0, n)
-	}
-	workers := min(cfg.workers, n)
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				mu.Lock()
-				if first != nil || next >= n {
-					mu.Unlock()
-					return
-				}
-				i := next
-				next++
-				mu.Unlock()
-				err := ctx.Err()
-				if err == nil {
-					err = fit(ctx, i)
-				}
-				mu.Lock()
-				if err != nil {
-					if first == nil {
-						first = err
-						cancel()
-					}
-				} else {
-					done++
-					if cfg.progress != nil {
-						cfg.progress(done, n)
-					}
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
-	if err := parent.Err(); err != nil {
-		// Report the caller's cancellation as such, not a solver's
-		// wrapped view of it.
-		return err
-	}
-	return first
 }

@@ -47,19 +47,6 @@ import (
 // due; WithRefit(false) or WithMinEdgeWeight make the merge need nothing
 // but the partials.
 
-// fitted is what a learner's per-node stage leaves for the global stages:
-// the run, the per-node estimates laid out like Result.est (nil for the
-// nodes not fitted), the fields (θ̂_i(a) at i*k+a) and fits of the nodes,
-// and the regressions' radius when the width was given.
-type fitted struct {
-	r      *run
-	k      int
-	est    []*estimates.Node
-	fields []float64
-	nodes  []NodeFit
-	radius float64
-}
-
 // Partial is the part of a learner's result that one shard computes: for
 // each of its nodes, the estimates of the node's own regressions (before
 // symmetrisation), its fields and NodeFit, the width λ_i and criterion

@@ -297,3 +297,16 @@ func MaxAbs(x []float64) float64 {
 	}
 	return mx
 }
+
+// Centre subtracts the mean of v from each entry and returns the mean.
+func Centre(v []float64) float64 {
+	mean := 0.0
+	for _, x := range v {
+		mean += x
+	}
+	mean /= float64(len(v))
+	for a := range v {
+		v[a] -= mean
+	}
+	return mean
+}
