@@ -40,13 +40,13 @@ Example:
 
 // psychRow is one learned data set.
 type psychRow struct {
-	method                 string
-	N, seed                int
-	tp, fp, fn, edges      int
-	sens, prec, f1, wcor   float64
-	seconds                float64
-	truthEdges, truthItems int
-	ebicGraph              bool // the default's EBIC graph stage chose the graph
+	method               string
+	N, seed              int
+	tp, fp, fn, edges    int
+	sens, prec, f1, wcor float64
+	seconds              float64
+	truthEdges           int
+	ebicGraph            bool // the default's EBIC graph stage chose the graph
 }
 
 func runPsych(args []string, stdout, stderr io.Writer) error {

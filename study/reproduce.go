@@ -413,7 +413,7 @@ func parsePaperSpec(spec string) ([]paperLearner, error) {
 	for _, part := range strings.Split(spec, ";") {
 		fields := strings.Split(strings.TrimSpace(part), "@")
 		if len(fields) < 2 {
-			return nil, fmt.Errorf("%q: want T@k:N,N,...", part)
+			return nil, fmt.Errorf("%q: want T@k:N,N,... (T, then each alphabet k with its sample sizes N)", part)
 		}
 		l := paperLearner{n: map[int][]int{}}
 		if t := strings.TrimSpace(fields[0]); t != "rule" {

@@ -472,11 +472,10 @@ func (r *reproReport) summary(w io.Writer) error {
 		pf("Smallest N of the grid from which on a method recovers the graph in at least %.0f%% of the runs, and the N at which its curve crosses %.0f%% (linear in log N between grid points):\n\n", 100*recoveryLevel, 100*recoveryLevel)
 		pf("| k | ours | Sparsitron | ratio Sparsitron/ours (grid) | ours, crossing | Sparsitron, crossing | ratio (crossings) |\n|---|---|---|---|---|---|---|\n")
 		type verdict struct {
-			k                 int
-			ok1, ok2          bool
-			ratio             float64
-			ours, spars       *reproPoint
-			errOurs, errSpars float64
+			k           int
+			ok1, ok2    bool
+			ratio       float64
+			ours, spars *reproPoint
 		}
 		var verdicts []verdict
 		for _, k := range r.gridKs() {

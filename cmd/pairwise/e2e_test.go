@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -27,10 +26,10 @@ import (
 // returns the path of the binary.
 func buildCommand(t *testing.T) string {
 	t.Helper()
-	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(goTool); err != nil {
-		goTool = "go"
-	}
+	// The go command on the path, as the go command itself finds it
+	// (runtime.GOROOT is deprecated: it names the build's root, which a
+	// test binary may not run beside).
+	goTool := "go"
 	bin := filepath.Join(t.TempDir(), "pairwise")
 	out, err := exec.Command(goTool, "build", "-o", bin, ".").CombinedOutput()
 	if err != nil {

@@ -396,7 +396,7 @@ func fastResiduals(r, sig, u, y, cw []float64) {
 // (1 + 0.91d)/(1 − d/3) for the largest |δ| = d ≤ 1 among rows whose
 // bound is the Taylor one, and +Inf when some |δ| > 1 (no lower bound).
 func bregmanBound(a, b, sig, y, cw []float64) (hi, ratio float64) {
-	b, sig, y, cw = b[:len(a)], sig[:len(a)], y[:len(a)], cw[:len(a)]
+	b, sig, cw = b[:len(a)], sig[:len(a)], cw[:len(a)] // y enters through sig only
 	s, dmax := 0.0, 0.0
 	for m, am := range a {
 		d := am - b[m] // |δ| = |a_m − b_m| since y_m = ±1

@@ -19,7 +19,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -39,10 +38,10 @@ const root = "../../.."
 // root's workspace, which does not list this module.
 func buildPairwise(t *testing.T) string {
 	t.Helper()
-	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(goTool); err != nil {
-		goTool = "go"
-	}
+	// The go command on the path, as the go command itself finds it
+	// (runtime.GOROOT is deprecated: it names the build's root, which a
+	// test binary may not run beside).
+	goTool := "go"
 	dir := t.TempDir()
 	cmd := exec.Command(goTool, "build", "-o", filepath.Join(dir, "pairwise"), ".")
 	cmd.Dir = filepath.Join(root, "cmd", "pairwise")
