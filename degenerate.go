@@ -4,16 +4,6 @@ import (
 	"github.com/mrfkit/pairwise/internal/estimates"
 )
 
-// checkLearnSize returns an error when n variables with k states exceed
-// MaxLearnEntries (called when η is not given), matching
-// ErrEdgeTestTooLarge and saying that η lifts the limit.
-func checkLearnSize(fn string, n, k int) error {
-	if e := float64(n) * float64(n) * float64(k) * float64(k); e > MaxLearnEntries {
-		return errorOf(ErrEdgeTestTooLarge, "pairwise: %s: n = %d variables with k = %d states need %.3g estimates Ŵ_ij(a, b) (8 bytes each), more than MaxLearnEntries = %d, the limit of the dense arrays of the edge test that chooses the graph when η is not given; with η the estimates are sparse and the limit does not apply: give the minimum edge weight with WithMinEdgeWeight", fn, n, k, e, MaxLearnEntries)
-	}
-	return nil
-}
-
 // Degenerate data. A variable that takes the same value v in every row of
 // positive weight (a survey question everyone answered alike, a conserved
 // column of an alignment, every column when all rows are identical) is

@@ -3,7 +3,6 @@ package pairwise
 import (
 	"fmt"
 
-	"github.com/mrfkit/pairwise/internal/dca"
 	"github.com/mrfkit/pairwise/internal/estimates"
 )
 
@@ -80,7 +79,7 @@ func restrictStates(aug *Result, k int) *Result {
 		for a := 0; a < k; a++ {
 			copy(dst[a*k:(a+1)*k], src[a*ka:a*ka+k])
 		}
-		centreBlock(dst, k)
+		estimates.CentreBlock(dst, k)
 		return dst
 	}
 	for i, ae := range aug.est {
@@ -115,7 +114,7 @@ func restrictStates(aug *Result, k int) *Result {
 		for a := 0; a < k; a++ {
 			copy(w[a*k:(a+1)*k], src[a*ka:a*ka+k])
 		}
-		centreBlock(w, k)
+		estimates.CentreBlock(w, k)
 		weight := estimates.MaxAbs(w)
 		if !(weight > 0) {
 			continue
@@ -125,25 +124,4 @@ func restrictStates(aug *Result, k int) *Result {
 	}
 	res.Model = m
 	return &res
-}
-
-// centreBlock centres the rows and columns of the k×k block w (the gauge
-// of a coupling whose other states were removed); for k = 2 it gives the
-// Ising form [[A, -A], [-A, A]].
-func centreBlock(w []float64, k int) {
-	if k == 2 {
-		// The centred 2×2 block is exactly [[A, -A], [-A, A]], with A
-		// the mean of the entries signed by the Ising form.
-		a := (w[0] - w[1] - w[2] + w[3]) / 4
-		w[0], w[1], w[2], w[3] = a, -a, -a, a
-		return
-	}
-	row, col := make([]float64, k), make([]float64, k)
-	g := dca.BlockSums(w, k, row, col)
-	fk := float64(k)
-	for a := 0; a < k; a++ {
-		for b := 0; b < k; b++ {
-			w[a*k+b] += g/(fk*fk) - row[a]/fk - col[b]/fk
-		}
-	}
 }

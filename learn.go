@@ -2,7 +2,6 @@ package pairwise
 
 import (
 	"context"
-	"fmt"
 )
 
 // Learn learns the graph and the couplings from samples: the Ising path
@@ -43,10 +42,7 @@ func Learn(s *Samples, opts ...Option) (*Result, error) {
 // Accelerated) are Learn's. A nil ctx is an error (pass
 // context.Background() for none).
 func LearnContext(ctx context.Context, s *Samples, opts ...Option) (*Result, error) {
-	if ctx == nil {
-		return nil, nilContext("LearnContext")
-	}
-	return learn(ctx, "Learn", s, opts)
+	return learnWith(ctx, "Learn", s, opts)
 }
 
 // LearnIsing learns an Ising model with Algorithm 1 of the paper. For every
@@ -92,10 +88,7 @@ func LearnIsing(s *Samples, opts ...Option) (*Result, error) {
 // Accelerated) are LearnIsing's. A nil ctx is an error (pass
 // context.Background() for none).
 func LearnIsingContext(ctx context.Context, s *Samples, opts ...Option) (*Result, error) {
-	if ctx == nil {
-		return nil, nilContext("LearnIsingContext")
-	}
-	return learn(ctx, "LearnIsing", s, opts)
+	return learnWith(ctx, "LearnIsing", s, opts)
 }
 
 // LearnPairwise learns a pairwise model over the alphabet 0..k-1 with
@@ -157,52 +150,5 @@ func LearnPairwise(s *Samples, opts ...Option) (*Result, error) {
 // solver Accelerated) are LearnPairwise's. A nil ctx is an error (pass
 // context.Background() for none).
 func LearnPairwiseContext(ctx context.Context, s *Samples, opts ...Option) (*Result, error) {
-	if ctx == nil {
-		return nil, nilContext("LearnPairwiseContext")
-	}
-	return learn(ctx, "LearnPairwise", s, opts)
-}
-
-// learn is the one path of the learners, called as fn ("Learn",
-// "LearnIsing" or "LearnPairwise", the call its errors name). Samples with
-// missing values are first prepared by their MissingRule (prepareMissing:
-// the incomplete rows dropped, the missing value made a state of its own,
-// or kept for the available cases); then Algorithm 1 fits binary samples
-// under Learn and LearnIsing and Algorithm 2 every other, the stages after
-// the fits assemble the result, and a missing state is restricted away.
-func learn(ctx context.Context, fn string, s *Samples, opts []Option) (*Result, error) {
-	if s == nil {
-		return nil, fmt.Errorf("pairwise: %s: nil samples", fn)
-	}
-	k := s.k // the alphabet of the result
-	var rep *MissingReport
-	if s.incomplete {
-		var err error
-		if s, rep, err = prepareMissing(fn, s, opts); err != nil {
-			return nil, err
-		}
-	}
-	var (
-		f   *fitted
-		err error
-	)
-	if fn == "LearnIsing" && s.k == k || fn == "Learn" && s.k == 2 {
-		f, err = fitIsing(ctx, fn, s, opts, nil) // ising.go
-	} else {
-		f, err = fitPairwise(ctx, fn, s, opts, nil) // pairwise.go
-	}
-	if err != nil {
-		return nil, err
-	}
-	res, err := f.r.assemble(ctx, f.k, f.est, f.fields, f.nodes, f.radius)
-	if err != nil {
-		return nil, err
-	}
-	if s.k != k {
-		res = restrictStates(res, k)
-	}
-	if rep != nil {
-		res.Missing = rep
-	}
-	return res, nil
+	return learnWith(ctx, "LearnPairwise", s, opts)
 }

@@ -43,9 +43,9 @@ func prepare(fn string, s *Samples, opts []Option) (config, error) {
 	return cfg, nil
 }
 
-// run is one learner call: the options resolved against the samples, the
+// learnRun is one learner call: the options resolved against the samples, the
 // engine's data, and what the stages around the fits learn node by node.
-type run struct {
+type learnRun struct {
 	cfg config
 	s   *Samples // as given
 	b   engine.Backend
@@ -80,7 +80,7 @@ type run struct {
 // given): the total is n nodes plus ⌈n/4⌉ units for the edge test and its
 // refit, which take about a fifth of a run, and those units are reported
 // done when the test ends. Without the test the total is n.
-func (r *run) progressStages() {
+func (r *learnRun) progressStages() {
 	f, n := r.cfg.progress, r.s.n
 	if f == nil || !r.wantEta {
 		return
@@ -105,7 +105,7 @@ type nodeSelection struct {
 // engine's data. When λ or η is missing it sets up their choice from the
 // data: a Selection's width search, the edge test, or both. With both
 // given the learners run the paper's algorithms unchanged.
-func newRun(fn string, s *Samples, opts []Option, ising bool) (*run, error) {
+func newRun(fn string, s *Samples, opts []Option, ising bool) (*learnRun, error) {
 	cfg, err := prepare(fn, s, opts)
 	if err != nil {
 		return nil, err
@@ -123,7 +123,7 @@ func newRun(fn string, s *Samples, opts []Option, ising bool) (*run, error) {
 		}
 		return nil, &OptionError{Func: fn, Option: "WithSolver", Value: cfg.solver, Reason: reason}
 	}
-	r := &run{s: s, b: cfg.backend(), wantEta: math.IsNaN(cfg.eta), nodes: make([]nodeSelection, s.n)}
+	r := &learnRun{s: s, b: cfg.backend(), wantEta: math.IsNaN(cfg.eta), nodes: make([]nodeSelection, s.n)}
 	if cfg.keep {
 		r.solutions = make([][]taskSolution, s.n) // one slot a node, written by its worker
 	}
@@ -197,12 +197,12 @@ func newRun(fn string, s *Samples, opts []Option, ising bool) (*run, error) {
 }
 
 // stop releases the run's goroutines.
-func (r *run) stop() { r.d.Stop() }
+func (r *learnRun) stop() { r.d.Stop() }
 
 // eachNode runs fit for every node with a driver of its own, on the
 // workers, or one node at a time when the data split their rows among the
 // workers instead (rowsplit.go).
-func (r *run) eachNode(ctx context.Context, fit func(ctx context.Context, e *engine.Driver, i int) error) error {
+func (r *learnRun) eachNode(ctx context.Context, fit func(ctx context.Context, e *engine.Driver, i int) error) error {
 	sched := r.cfg
 	if r.d.Split() {
 		sched.workers = 1
@@ -232,7 +232,7 @@ func (r *run) eachNode(ctx context.Context, fit func(ctx context.Context, e *eng
 // population solution whenever the constraint is not active, and a close
 // start otherwise. When η is to be chosen, it prepares node i's edge test.
 // It returns the solutions and adds their Stats to fit.
-func (r *run) fitNode(ctx context.Context, e *engine.Driver, i int, tasks []engine.Task, radius float64, widthRadius func(float64) float64, dfPerGroup, logD float64, fit *NodeFit) ([][]float64, error) {
+func (r *learnRun) fitNode(ctx context.Context, e *engine.Driver, i int, tasks []engine.Task, radius float64, widthRadius func(float64) float64, dfPerGroup, logD float64, fit *NodeFit) ([][]float64, error) {
 	ns := &r.nodes[i]
 	warm := make([][]float64, len(tasks))
 	iters := 0
@@ -312,7 +312,7 @@ func (r *run) fitNode(ctx context.Context, e *engine.Driver, i int, tasks []engi
 // warmStart returns the solution of WithWarmStart for node i's task of
 // dimension dim, or nil: none given, none of that value pair and length,
 // or the widths searched.
-func (r *run) warmStart(i int, task *engine.Task, dim int) []float64 {
+func (r *learnRun) warmStart(i int, task *engine.Task, dim int) []float64 {
 	if r.cfg.warm == nil || r.spec != nil || i >= len(r.cfg.warm) {
 		return nil
 	}
@@ -330,7 +330,7 @@ func (r *run) warmStart(i int, task *engine.Task, dim int) []float64 {
 // the edge test keeps. radius is the regressions' radius when the width was
 // given. fields[i*k+a] holds θ̂_i(a). It reads the samples r.s only in the
 // edge test's refit stage, so that MergePartials can run it without them.
-func (r *run) assemble(ctx context.Context, k int, est []*estimates.Node, fields []float64, nodes []NodeFit, radius float64) (*Result, error) {
+func (r *learnRun) assemble(ctx context.Context, k int, est []*estimates.Node, fields []float64, nodes []NodeFit, radius float64) (*Result, error) {
 	n := len(r.nodes)
 	lambda, eta, sym := r.cfg.lambda, r.cfg.eta, r.cfg.symmetric
 	var tun *Tuning
@@ -450,10 +450,20 @@ func forEachNode(parent context.Context, cfg *config, n int, fit func(ctx contex
 // nodes not fitted), the fields (θ̂_i(a) at i*k+a) and fits of the nodes,
 // and the regressions' radius when the width was given.
 type fitted struct {
-	r      *run
+	r      *learnRun
 	k      int
 	est    []*estimates.Node
 	fields []float64
 	nodes  []NodeFit
 	radius float64
+}
+
+// checkLearnSize returns an error when n variables with k states exceed
+// MaxLearnEntries (called when η is not given), matching
+// ErrEdgeTestTooLarge and saying that η lifts the limit.
+func checkLearnSize(fn string, n, k int) error {
+	if e := float64(n) * float64(n) * float64(k) * float64(k); e > MaxLearnEntries {
+		return errorOf(ErrEdgeTestTooLarge, "pairwise: %s: n = %d variables with k = %d states need %.3g estimates Ŵ_ij(a, b) (8 bytes each), more than MaxLearnEntries = %d, the limit of the dense arrays of the edge test that chooses the graph when η is not given; with η the estimates are sparse and the limit does not apply: give the minimum edge weight with WithMinEdgeWeight", fn, n, k, e, MaxLearnEntries)
+	}
+	return nil
 }

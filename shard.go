@@ -262,7 +262,7 @@ func learnNodes(ctx context.Context, fn string, s *Samples, nodes []int, opts []
 
 // settingsOf returns the settings of run r that the global stages and the
 // check of a merge read; radius is the regressions' radius.
-func settingsOf(r *run, radius float64) partialSettings {
+func settingsOf(r *learnRun, radius float64) partialSettings {
 	c := &r.cfg
 	set := partialSettings{
 		width:     c.lambda,
@@ -366,7 +366,7 @@ func MergePartialsContext(ctx context.Context, s *Samples, workers int, parts ..
 	est := make([]*estimates.Node, n)
 	fields := make([]float64, n*k)
 	nodes := make([]NodeFit, n)
-	r := &run{nodes: make([]nodeSelection, n)}
+	r := &learnRun{nodes: make([]nodeSelection, n)}
 	for x, p := range parts {
 		for _, pn := range p.nodes {
 			i := pn.node

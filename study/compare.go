@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/mrfkit/pairwise"
-	"github.com/mrfkit/pairwise/internal/cli"
+	"github.com/mrfkit/pairwise/cmd/cli"
 )
 
 // compareUsage is the help of "compare".

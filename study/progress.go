@@ -3,7 +3,7 @@ package main
 import (
 	"io"
 
-	"github.com/mrfkit/pairwise/internal/cli"
+	"github.com/mrfkit/pairwise/cmd/cli"
 )
 
 // progress is the terminal progress bar the commands share (cli.Progress).

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mrfkit/pairwise/internal/cli"
+	"github.com/mrfkit/pairwise/cmd/cli"
 	"github.com/mrfkit/pairwise/models"
 )
 

@@ -27,7 +27,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/mrfkit/pairwise"
-	"github.com/mrfkit/pairwise/internal/cli"
+	"github.com/mrfkit/pairwise/cmd/cli"
 	"github.com/mrfkit/pairwise/models"
 )
 

@@ -8,7 +8,7 @@ import (
 
 	"github.com/mrfkit/pairwise"
 	"github.com/mrfkit/pairwise/cmd/pairwise/internal/draw"
-	"github.com/mrfkit/pairwise/internal/cli"
+	"github.com/mrfkit/pairwise/cmd/cli"
 	"github.com/mrfkit/pairwise/protein"
 )
 

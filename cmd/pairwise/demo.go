@@ -10,7 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/mrfkit/pairwise"
-	"github.com/mrfkit/pairwise/internal/cli"
+	"github.com/mrfkit/pairwise/cmd/cli"
 	"github.com/mrfkit/pairwise/models"
 )
 

@@ -7,7 +7,7 @@ import (
 	"runtime/debug"
 
 	"github.com/mrfkit/pairwise"
-	"github.com/mrfkit/pairwise/internal/cli"
+	"github.com/mrfkit/pairwise/cmd/cli"
 )
 
 // learnFormats are the output formats of "pairwise learn".

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/mrfkit/pairwise"
-	"github.com/mrfkit/pairwise/internal/cli"
+	"github.com/mrfkit/pairwise/cmd/cli"
 	"github.com/mrfkit/pairwise/psych"
 )
 

@@ -32,7 +32,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/mrfkit/pairwise/internal/cli"
+	"github.com/mrfkit/pairwise/cmd/cli"
 )
 
 // command is one subcommand: its name, a one-line summary and its entry point.

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/mrfkit/pairwise"
-	"github.com/mrfkit/pairwise/internal/cli"
+	"github.com/mrfkit/pairwise/cmd/cli"
 )
 
 // sampleChunk is the number of exact samples drawn and written at a time,

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/mrfkit/pairwise"
-	"github.com/mrfkit/pairwise/internal/cli"
+	"github.com/mrfkit/pairwise/cmd/cli"
 )
 
 // Sharded learning on a cluster: "pairwise learn -shard i/m" learns every

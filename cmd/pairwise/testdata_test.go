@@ -11,7 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/mrfkit/pairwise"
-	"github.com/mrfkit/pairwise/internal/cli"
+	"github.com/mrfkit/pairwise/cmd/cli"
 )
 
 var update = flag.Bool("update", false, "rewrite the example files in testdata/ of the module root")

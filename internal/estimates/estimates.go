@@ -8,6 +8,8 @@ package estimates
 import (
 	"math"
 	"slices"
+
+	"github.com/mrfkit/pairwise/internal/dca"
 )
 
 // Node holds the estimates Ŵ_ij(a, b) of one node i's own regressions,
@@ -309,4 +311,25 @@ func Centre(v []float64) float64 {
 		v[a] -= mean
 	}
 	return mean
+}
+
+// CentreBlock centres the rows and columns of the k×k block w (the gauge
+// of a coupling whose other states were removed); for k = 2 it gives the
+// Ising form [[A, -A], [-A, A]].
+func CentreBlock(w []float64, k int) {
+	if k == 2 {
+		// The centred 2×2 block is exactly [[A, -A], [-A, A]], with A
+		// the mean of the entries signed by the Ising form.
+		a := (w[0] - w[1] - w[2] + w[3]) / 4
+		w[0], w[1], w[2], w[3] = a, -a, -a, a
+		return
+	}
+	row, col := make([]float64, k), make([]float64, k)
+	g := dca.BlockSums(w, k, row, col)
+	fk := float64(k)
+	for a := 0; a < k; a++ {
+		for b := 0; b < k; b++ {
+			w[a*k+b] += g/(fk*fk) - row[a]/fk - col[b]/fk
+		}
+	}
 }

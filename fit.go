@@ -1,0 +1,53 @@
+package pairwise
+
+import (
+	"context"
+	"fmt"
+)
+
+// learnWith is the one path of the learners, called as fn ("Learn",
+// "LearnIsing" or "LearnPairwise", the call its errors name). Samples with
+// missing values are first prepared by their MissingRule (prepareMissing:
+// the incomplete rows dropped, the missing value made a state of its own,
+// or kept for the available cases); then Algorithm 1 fits binary samples
+// under Learn and LearnIsing and Algorithm 2 every other, the stages after
+// the fits assemble the result, and a missing state is restricted away.
+func learnWith(ctx context.Context, fn string, s *Samples, opts []Option) (*Result, error) {
+	if ctx == nil {
+		return nil, nilContext(fn + "Context")
+	}
+	if s == nil {
+		return nil, fmt.Errorf("pairwise: %s: nil samples", fn)
+	}
+	k := s.k // the alphabet of the result
+	var rep *MissingReport
+	if s.incomplete {
+		var err error
+		if s, rep, err = prepareMissing(fn, s, opts); err != nil {
+			return nil, err
+		}
+	}
+	var (
+		f   *fitted
+		err error
+	)
+	if fn == "LearnIsing" && s.k == k || fn == "Learn" && s.k == 2 {
+		f, err = fitIsing(ctx, fn, s, opts, nil) // ising.go
+	} else {
+		f, err = fitPairwise(ctx, fn, s, opts, nil) // pairwise.go
+	}
+	if err != nil {
+		return nil, err
+	}
+	res, err := f.r.assemble(ctx, f.k, f.est, f.fields, f.nodes, f.radius)
+	if err != nil {
+		return nil, err
+	}
+	if s.k != k {
+		res = restrictStates(res, k)
+	}
+	if rep != nil {
+		res.Missing = rep
+	}
+	return res, nil
+}
