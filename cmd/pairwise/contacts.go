@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/mrfkit/pairwise"
-	"github.com/mrfkit/pairwise/cmd/pairwise/internal/draw"
 	"github.com/mrfkit/pairwise/cmd/cli"
+	"github.com/mrfkit/pairwise/cmd/pairwise/internal/draw"
 	"github.com/mrfkit/pairwise/protein"
 )
 

@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/mrfkit/pairwise"
-	"github.com/mrfkit/pairwise/cmd/pairwise/internal/draw"
 	"github.com/mrfkit/pairwise/cmd/cli"
+	"github.com/mrfkit/pairwise/cmd/pairwise/internal/draw"
 	"github.com/mrfkit/pairwise/psych"
 )
 
