@@ -57,7 +57,7 @@ func (t WaldTest) run(ctx context.Context, s *Samples, res *Result, tun *Tuning,
 	}
 	dfOf := tun.dfOf
 	// zeroConstant sets the statistics of the pairs of a constant variable
-	// to 0 (degenerate.go): the data cannot show an edge there.
+	// to 0 (constant.go): the data cannot show an edge there.
 	zeroConstant := func() {
 		for i := range nodes {
 			for j := range nodes {

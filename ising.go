@@ -42,6 +42,6 @@ func fitIsing(ctx context.Context, fn string, s *Samples, opts []Option, only []
 	if err != nil {
 		return nil, err
 	}
-	foldConstant(s, est, fields, nodes) // degenerate.go
+	foldConstant(s, est, fields, nodes) // constant.go
 	return &fitted{r: r, k: 2, est: est, fields: fields, nodes: nodes, radius: radius}, nil
 }

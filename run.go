@@ -36,7 +36,7 @@ func prepare(fn string, s *Samples, opts []Option) (config, error) {
 		// Without η the edge test holds dense n×n arrays; with it the
 		// estimates are sparse (internal/estimates), and n is bounded by the
 		// samples' own limits.
-		if err := checkLearnSize(fn, s.n, s.k); err != nil { // degenerate.go
+		if err := checkLearnSize(fn, s.n, s.k); err != nil {
 			return cfg, err
 		}
 	}
