@@ -28,8 +28,27 @@ type Command struct {
 // Main dispatches args to the command they name and returns the process's
 // exit code: 0 on success or help, 1 when the command failed (its error
 // printed as "prog command: error"), 2 for no or an unknown command (after
-// usage).
+// usage) and for help on an unknown topic, as Go's flag package exits on
+// an unknown flag. "help COMMAND" prints the command's help.
 func Main(prog string, cmds []Command, usage func(io.Writer), args []string, stdout, stderr io.Writer) int {
+	if len(args) > 1 && args[0] == "help" {
+		if len(args) > 2 {
+			fmt.Fprintf(stderr, "%s help: one topic at most, not %q\n", prog, args[1:])
+			return 2
+		}
+		for _, c := range cmds {
+			if c.Name == args[1] {
+				if err := c.Run([]string{"-h"}, stdout, stderr); err != nil && !errors.Is(err, flag.ErrHelp) {
+					fmt.Fprintf(stderr, "%s %s: %v\n", prog, c.Name, err)
+					return 1
+				}
+				return 0
+			}
+		}
+		fmt.Fprintf(stderr, "%s help: unknown help topic %q; the topics are the commands:\n\n", prog, args[1])
+		usage(stderr)
+		return 2
+	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help" {
 		usage(stderr)
 		if len(args) == 0 {

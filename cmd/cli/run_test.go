@@ -1,9 +1,12 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 
@@ -117,6 +120,40 @@ func TestStripPrefixes(t *testing.T) {
 	} {
 		if got := StripPrefixes(in); got != want {
 			t.Errorf("StripPrefixes(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestMainHelp: "help COMMAND" prints the command's help and exits 0; an
+// unknown command or help topic exits 2 with usage, as Go's flag package
+// does for an unknown flag (issue 31: "help nosuch" printed nothing and
+// exited 0).
+func TestMainHelp(t *testing.T) {
+	ran := ""
+	cmds := []Command{{Name: "learn", Summary: "learn a model", Run: func(args []string, stdout, stderr io.Writer) error {
+		ran = strings.Join(args, " ")
+		fmt.Fprintln(stderr, "usage of learn")
+		return flag.ErrHelp
+	}}}
+	usage := func(w io.Writer) { Usage(w, cmds) }
+	for _, tc := range []struct {
+		args   []string
+		code   int
+		ran    string
+		stderr string
+	}{
+		{[]string{"help", "learn"}, 0, "-h", "usage of learn"},
+		{[]string{"help", "nosuch"}, 2, "", `unknown help topic "nosuch"`},
+		{[]string{"help", "learn", "more"}, 2, "", "one topic at most"},
+		{[]string{"nosuch"}, 2, "", `unknown command "nosuch"`},
+		{[]string{"help"}, 0, "", "learn a model"},
+		{nil, 2, "", "learn a model"},
+	} {
+		ran = ""
+		var stdout, stderr bytes.Buffer
+		code := Main("pairwise", cmds, usage, tc.args, &stdout, &stderr)
+		if code != tc.code || ran != tc.ran || !strings.Contains(stderr.String(), tc.stderr) {
+			t.Errorf("Main(%q) = %d, ran %q, stderr %q; want %d, ran %q, stderr containing %q", tc.args, code, ran, stderr.String(), tc.code, tc.ran, tc.stderr)
 		}
 	}
 }
