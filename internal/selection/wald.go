@@ -367,12 +367,13 @@ var waldPool = sync.Pool{New: func() any { return new([]float64) }}
 
 // invertSym returns the inverse of the symmetric positive semi-definite h,
 // adding the smallest ridge ε·tr(h)/dim (ε = 1e-12, 1e-10, ...) that makes
-// the Cholesky factorisation succeed. A direction without data (a state that
+// the Cholesky factorisation succeed, or h's inverse conditioned (see
+// maxCondition). A direction without data (a state that
 // never occurs) has zero curvature; the ridge leaves it decoupled from the
 // others, and its influence stays zero since no observation points along it.
 func invertSym(h *mat.SymDense) *mat.SymDense {
 	dim := h.SymmetricDim()
-	if inv, ok := engine.InverseSPD(h); ok {
+	if inv, ok := engine.InverseSPD(h); ok && conditioned(h, inv) {
 		return inv
 	}
 	tr := 0.0
@@ -392,6 +393,25 @@ func invertSym(h *mat.SymDense) *mat.SymDense {
 			return inv
 		}
 	}
+}
+
+// maxCondition bounds max_x h_xx·(h⁻¹)_xx, a lower bound on the condition
+// number of h, above which invertSym treats h as singular and adds the
+// ridge: a direction whose curvature is 1e-12 of the others' comes from
+// rows of negligible weight (weights of 1e-300 beside 1e6 in a histogram),
+// and its inverse curvature would make the sandwich variance overflow.
+const maxCondition = 1e12
+
+// conditioned reports whether inv, the inverse of h, is finite and within
+// maxCondition on every diagonal entry.
+func conditioned(h, inv *mat.SymDense) bool {
+	for x := 0; x < h.SymmetricDim(); x++ {
+		c := h.At(x, x) * inv.At(x, x)
+		if !(c <= maxCondition) { // NaN too
+			return false
+		}
+	}
+	return true
 }
 
 // WaldOneHot returns node i's debiased Ŵ_ij(a, b) (the map of Algorithm 2,
