@@ -83,8 +83,9 @@ var countNames = []string{"count", "counts", "n", "freq", "frequency", "weight",
 
 // ReadSamples reads the samples of path ("-" for stdin) as o says, with a
 // progress bar for the bytes read, and returns them with the input's name
-// for messages. Unless quiet it writes the reader's notes on the alphabet
-// (NoteStates).
+// for messages. It writes the reader's notes on the alphabet (NoteStates)
+// even when quiet: an empty or a rare state changes the graph, and quiet
+// silences the progress and the summary, never a warning.
 func ReadSamples(path string, stdin io.Reader, o pairwise.CSVOptions, stderr io.Writer, quiet bool) (*pairwise.Samples, string, error) {
 	in, err := Open(path, stdin)
 	if err != nil {
@@ -114,9 +115,7 @@ func ReadSamples(path string, stdin io.Reader, o pairwise.CSVOptions, stderr io.
 		}
 		return nil, "", FileError(in.Name, err)
 	}
-	if !quiet {
-		NoteStates(stderr, in.Name, s, 0)
-	}
+	NoteStates(stderr, in.Name, s, 0)
 	return s, in.Name, nil
 }
 

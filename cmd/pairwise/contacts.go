@@ -70,7 +70,7 @@ func runContacts(args []string, stdout, stderr io.Writer) error {
 	tol := fs.Float64("tol", pairwise.DefaultContactTolerance, "certified optimality gap of every regression")
 	lambda := fs.Float64("lambda", pairwise.DefaultContactWidth, "width λ: l2,1 radius 2λ√k of every regression")
 	workers := fs.Int("workers", 0, "goroutines (0 for every core)")
-	quiet := fs.Bool("quiet", false, "no progress bar and no summary on standard error")
+	quiet := fs.Bool("quiet", false, "no progress bar and no summary on standard error (warnings are still written: they change what the result means)")
 	if _, err := cli.ParseOneFile(fs, args, "pairwise contacts", "ALIGNMENT file"); err != nil {
 		return err
 	}

@@ -272,3 +272,44 @@ func TestLearnWarnings(t *testing.T) {
 		})
 	}
 }
+
+// TestQuietKeepsWarnings: -quiet silences the progress and the summary but
+// never a warning that changes what the result means (issue 31): a typo
+// that adds a state, pairs the edge test could not use, and rows dropped
+// by -missing listwise reach standard error all the same.
+func TestQuietKeepsWarnings(t *testing.T) {
+	dir := t.TempDir()
+	var typo, na strings.Builder
+	rng := rand.New(rand.NewPCG(31, 1))
+	for m := 1; m <= 2000; m++ {
+		a, b, c := rng.IntN(2), rng.IntN(2), rng.IntN(2)
+		if m == 777 {
+			c = 2
+		}
+		fmt.Fprintf(&typo, "%d,%d,%d\n", a, b, c)
+		if m%10 == 0 {
+			fmt.Fprintf(&na, "NA,%d,%d\n", b, c%2)
+		} else {
+			fmt.Fprintf(&na, "%d,%d,%d\n", a, b, c%2)
+		}
+	}
+	for _, test := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"typo", []string{"learn", "-quiet", writeFile(t, dir, "typo.csv", typo.String())}, `typo.csv: state 2 ("2") occurs once: line 777, column 3`},
+		{"small sample", []string{"learn", "-quiet", filepath.Join(testdataDir, "spins.csv")}, "warning: small sample"},
+		{"listwise", []string{"bootstrap", "-quiet", "-n", "2", "-drop", "0", "-missing", "listwise", "-o", filepath.Join(dir, "b.json"), writeFile(t, dir, "na.csv", na.String())}, "200 rows with missing values dropped"},
+	} {
+		t.Run(test.name, func(t *testing.T) {
+			code, _, stderr := runCmd(t, test.args...)
+			if code != 0 {
+				t.Fatalf("exit code %d: %s", code, stderr)
+			}
+			if !strings.Contains(stderr, test.want) {
+				t.Errorf("standard error under -quiet\n\t%s\ndoes not contain\n\t%s", stderr, test.want)
+			}
+		})
+	}
+}

@@ -61,7 +61,7 @@ func runCompareGroups(args []string, stdout, stderr io.Writer) error {
 	seed := fs.Uint64("seed", 1, "`seed` of the permutations")
 	format := fs.String("format", "csv", "output `format`: csv or json")
 	out := fs.String("o", "", "write the result to `FILE` (default standard output)")
-	quiet := fs.Bool("quiet", false, "no progress bar and no summary on standard error")
+	quiet := fs.Bool("quiet", false, "no progress bar and no summary on standard error (warnings are still written: they change what the result means)")
 	set, err := cli.ParseFlags(fs, args)
 	if err != nil {
 		return err

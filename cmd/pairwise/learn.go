@@ -56,7 +56,7 @@ func runLearn(args []string, stdout, stderr io.Writer) error {
 	fs := cli.NewFlagSet("learn", learnUsage, stderr)
 	lf := addLearnerFlags(fs)
 	format, out, modelOut := addResultFlags(fs)
-	quiet := fs.Bool("quiet", false, "no progress bar and no summary on standard error (a fit that did not converge is still reported)")
+	quiet := fs.Bool("quiet", false, "no progress bar and no summary on standard error (warnings are still written: they change what the result means)")
 	shard := fs.String("shard", "", shardHelp)
 	set, err := cli.ParseOneFile(fs, args, "pairwise learn", "input FILE")
 	if err != nil {

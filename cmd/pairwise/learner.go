@@ -199,7 +199,7 @@ func (lf *learnerFlags) options(set map[string]bool) ([]pairwise.Option, pairwis
 
 // complete returns the samples s of the input name for the commands that
 // resample whole rows and take no missing value: with -missing listwise
-// without their incomplete rows, saying so unless quiet; otherwise missing
+// without their incomplete rows, saying so (also when quiet); otherwise missing
 // values are an error.
 func (lf *learnerFlags) complete(s *pairwise.Samples, name string, stderr io.Writer, quiet bool) (*pairwise.Samples, error) {
 	if !s.Incomplete() {
@@ -212,17 +212,16 @@ func (lf *learnerFlags) complete(s *pairwise.Samples, name string, stderr io.Wri
 	if err != nil {
 		return nil, cli.FileError(name, err)
 	}
-	if !quiet {
-		fmt.Fprintf(stderr, "%s: %v rows with missing values dropped (-missing listwise)\n", name, s.TotalWeight()-c.TotalWeight())
-	}
+	// Said even when quiet: the rows set aside change the result.
+	fmt.Fprintf(stderr, "warning: %s: %v rows with missing values dropped (-missing listwise)\n", name, s.TotalWeight()-c.TotalWeight())
 	return c, nil
 }
 
 // learnFile reads the samples of path with ro and learns them with opts,
 // with a progress bar and Ctrl-C (during); the model is named by the
 // header, or x1..xn. Unless quiet it writes the summary (summarize; online
-// for the Sparsitron, which has no stopping rule); quiet, it still says
-// when a fit did not converge (warnings).
+// for the Sparsitron, which has no stopping rule); quiet, it still writes
+// the warnings.
 func learnFile(path string, ro pairwise.CSVOptions, opts []pairwise.Option, stderr io.Writer, quiet, online bool) (*pairwise.Samples, *pairwise.Result, error) {
 	s, name, err := cli.ReadSamples(path, stdin, ro, stderr, quiet)
 	if err != nil {
@@ -249,7 +248,7 @@ func learnFile(path string, ro pairwise.CSVOptions, opts []pairwise.Option, stde
 	if !quiet {
 		summarize(stderr, name, s, res, time.Since(t0), online)
 	} else {
-		warnings(stderr, res, true, online)
+		warnings(stderr, res, online)
 	}
 	return s, res, nil
 }
@@ -301,20 +300,20 @@ func summarize(w io.Writer, name string, s *pairwise.Samples, res *pairwise.Resu
 			fmt.Fprintf(w, "missing values: %v in %v rows, learned as a state of their own (-missing state; -missing listwise drops the rows instead)\n", rep.Values, rep.Rows)
 		}
 	}
-	warnings(w, res, false, online)
+	warnings(w, res, online)
 }
 
-// warnings writes the result's warnings, one line each. A fit that did not
-// converge (pairwise.NotConverged) is not the estimator asked for, so that
-// one is written even when quiet; the others describe the data and are
-// part of the summary. online (the Sparsitron, which makes one pass and has
-// no stopping rule) leaves NotConverged out.
-func warnings(w io.Writer, res *pairwise.Result, quiet, online bool) {
+// warnings writes the result's warnings, one line each, even when quiet
+// (quiet silences the progress and the summary, never a warning: pairs the
+// edge test could not use, a constant variable, a fit that did not
+// converge all change what the result means). online (the Sparsitron,
+// which makes one pass and has no stopping rule) leaves NotConverged out.
+func warnings(w io.Writer, res *pairwise.Result, online bool) {
 	for _, warn := range res.Warnings {
 		switch {
 		case warn.Kind == pairwise.NotConverged && !online:
 			fmt.Fprintf(w, "warning: %s; the command's flags for it: -max-iter, -tol, -solver\n", warn)
-		case warn.Kind != pairwise.NotConverged && !quiet:
+		case warn.Kind != pairwise.NotConverged:
 			fmt.Fprintf(w, "warning: %s\n", warn)
 		}
 	}

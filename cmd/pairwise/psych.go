@@ -60,7 +60,7 @@ func runNetwork(args []string, stdout, stderr io.Writer) error {
 	title := fs.String("title", "", "picture `title`")
 	palette := fs.String("palette", "blue", "edge `colours`: blue (positive blue, negative red) or green (positive green, negative red)")
 	maxWeight := fs.Float64("max-weight", 0, "|w| drawn widest (default: the largest |w| of the network)")
-	quiet := fs.Bool("quiet", false, "no progress bar and no summary on standard error (a fit that did not converge is still reported)")
+	quiet := fs.Bool("quiet", false, "no progress bar and no summary on standard error (warnings are still written: they change what the result means)")
 	set, err := cli.ParseOneFile(fs, args, "pairwise network", "input FILE")
 	if err != nil {
 		return err
@@ -273,7 +273,7 @@ func runBootstrap(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("o", "", "write the result to `FILE` (default standard output)")
 	intervals := fs.String("intervals", "", "draw the edge-weight intervals to `FILE`.png, FILE.svg or FILE.pdf")
 	stability := fs.String("stability", "", "draw the case-dropping correlations to `FILE`.png, FILE.svg or FILE.pdf")
-	quiet := fs.Bool("quiet", false, "no progress bar and no summary on standard error")
+	quiet := fs.Bool("quiet", false, "no progress bar and no summary on standard error (warnings are still written: they change what the result means)")
 	set, err := cli.ParseOneFile(fs, args, "pairwise bootstrap", "input FILE")
 	if err != nil {
 		return err

@@ -197,7 +197,7 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 	histogram := fs.Bool("histogram", false, `with -data: the input is a histogram, lines "count,z_1,...,z_n"`)
 	merge := fs.Bool("merge", true, "with -data: merge identical rows while reading (as 'pairwise learn' did)")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "`goroutines` of the refit stage; results do not depend on it")
-	quiet := fs.Bool("quiet", false, "no summary on standard error")
+	quiet := fs.Bool("quiet", false, "no summary on standard error (warnings are still written: they change what the result means)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -247,7 +247,7 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 	if !*quiet {
 		fmt.Fprintf(stderr, "merged %d partial results of %d variables: %d edges in %v\n", len(parts), parts[0].N(), len(res.Edges), time.Since(t0).Round(time.Millisecond))
 	}
-	warnings(stderr, res, *quiet, false) // learner.go
+	warnings(stderr, res, false) // learner.go
 	return writeResult(*format, *out, *modelOut, stdout, res, parts[0])
 }
 
