@@ -86,7 +86,76 @@ var countNames = []string{"count", "counts", "n", "freq", "frequency", "weight",
 // for messages. It writes the reader's notes on the alphabet (NoteStates)
 // even when quiet: an empty or a rare state changes the graph, and quiet
 // silences the progress and the summary, never a warning.
+//
+// Without a stated alphabet (o.Alphabet and o.States unset), a value that
+// extends the alphabet and occurs in fewer than five places (StateNotes:
+// "a typo?") is read as missing instead, from a second read of the file,
+// and said so: one stray "2" in a file of 0s and 1s would otherwise make
+// every variable 3-state and cost the edge test the power to find the
+// typo's edges. Stating the alphabet (-k, -states) keeps such a value as
+// a state; from standard input, which cannot be read twice, it is kept
+// and the warning says how to mend it.
 func ReadSamples(path string, stdin io.Reader, o pairwise.CSVOptions, stderr io.Writer, quiet bool) (*pairwise.Samples, string, error) {
+	s, name, err := readSamples(path, stdin, o, stderr, quiet)
+	if err != nil || path == "-" || o.Alphabet != 0 || o.States != nil {
+		if err == nil {
+			NoteStates(stderr, name, s, 0)
+		}
+		return s, name, err
+	}
+	rare := rareTop(s)
+	if len(rare) == 0 {
+		NoteStates(stderr, name, s, 0)
+		return s, name, nil
+	}
+	ro := o
+	ro.Missing = slices.Clone(o.Missing)
+	if ro.Missing == nil {
+		ro.Missing = slices.Clone(pairwise.DefaultMissing)
+	}
+	for _, n := range rare {
+		ro.Missing = append(ro.Missing, n.Value)
+	}
+	r, _, err := readSamples(path, stdin, ro, io.Discard, true)
+	if err != nil || r.Alphabet() != s.Alphabet()-len(rare) {
+		// Another spelling of the value, or a marker clash: keep the
+		// first reading and its warnings.
+		NoteStates(stderr, name, s, 0)
+		return s, name, nil
+	}
+	for _, n := range rare {
+		fmt.Fprintf(stderr, "warning: %s: %s (of %v values): read as missing, as a typo; k = %d (state the alphabet with -k %d or -states to keep it as a state)\n", name, n, float64(s.Vars())*s.TotalWeight()-s.MissingCount(), r.Alphabet(), s.Alphabet())
+	}
+	NoteStates(stderr, name, r, 0)
+	return r, name, nil
+}
+
+// rareTop returns the notes on the rare states at the top of s's alphabet
+// (StateNotes with a count: seen in fewer than five places), the states
+// that a reading as missing removes from the alphabet; none when the
+// alphabet would fall below two states.
+func rareTop(s *pairwise.Samples) []pairwise.StateNote {
+	rare := map[int]pairwise.StateNote{}
+	for _, n := range s.StateNotes() {
+		if n.Count > 0 && n.Value != "" {
+			rare[n.State] = n
+		}
+	}
+	var top []pairwise.StateNote
+	for v := s.Alphabet() - 1; v >= 2; v-- {
+		n, ok := rare[v]
+		if !ok {
+			break
+		}
+		top = append(top, n)
+	}
+	slices.Reverse(top)
+	return top
+}
+
+// readSamples is ReadSamples without the notes on the alphabet and the
+// rule for rare states.
+func readSamples(path string, stdin io.Reader, o pairwise.CSVOptions, stderr io.Writer, quiet bool) (*pairwise.Samples, string, error) {
 	in, err := Open(path, stdin)
 	if err != nil {
 		return nil, "", err
@@ -115,7 +184,6 @@ func ReadSamples(path string, stdin io.Reader, o pairwise.CSVOptions, stderr io.
 		}
 		return nil, "", FileError(in.Name, err)
 	}
-	NoteStates(stderr, in.Name, s, 0)
 	return s, in.Name, nil
 }
 
