@@ -6,7 +6,24 @@
 // regression, one regression per node, recovers every such model from a
 // number of samples logarithmic in n, with no incoherence assumption.
 //
-// # Overview
+// This package is the paper's face: the model, the samples, the samplers,
+// the paper's four algorithms and the data-driven choice of what the paper
+// takes as known. The workflows of particular users are packages above it,
+// which use only what it exports:
+//
+//   - github.com/mrfkit/pairwise/psych: networks of questionnaire items
+//     (R's IsingFit rule, centrality, the bootstrap and case dropping, the
+//     comparison of two groups);
+//   - github.com/mrfkit/pairwise/protein: sequence families (alignments,
+//     sequence weights, contact scores, plmc's couplings file, mutation
+//     effects);
+//   - github.com/mrfkit/pairwise/models: the models of the paper's
+//     experiments (the grid Potts model, the diamond graph) and the
+//     incoherence value;
+//   - github.com/mrfkit/pairwise/solve: the regression problem and the
+//     generic Solver interface, for callers who bring their own solver.
+//
+// # The model and the samples
 //
 // A Model is the distribution of Definition 2,
 //
@@ -17,28 +34,41 @@
 // pulled by the rest, and its minimum edge weight η is the weakest coupling
 // that must be seen. NewIsing builds the k = 2 case from a symmetric A and θ
 // (Definition 1); Centered gives the canonical parametrisation the paper
-// assumes (rows and columns of every W_ij sum to zero).
+// assumes (rows and columns of every W_ij sum to zero); Conditional is
+// Facts 1 and 2.
 //
 // Samples holds observations compactly (one byte a value for k ≤ 256, one
 // bit for large binary files read by the CSV readers), optionally weighted
-// by counts or probabilities. ReadCSV and
-// ReadHistogramCSV read them; NewSamples, NewSpinSamples and
-// NewWeightedSamples build them from slices.
+// by counts or probabilities, with missing values if any (Missing,
+// WithMissing). ReadCSV and ReadHistogramCSV read them; NewSamples,
+// NewSpinSamples and NewWeightedSamples build them from slices, and
+// NewSamplesBytes from row-major state bytes.
 //
 // ExactSampler draws exact i.i.d. samples from models of small treewidth
 // (variable elimination), GibbsSampler from any model (a Markov chain); both
 // take the caller's math/rand/v2 Source so that results are reproducible.
 //
-// # Learning
+// # The paper's algorithms
 //
-// LearnIsing is Algorithm 1: for each node i, the l1-constrained logistic
-// regression of z_i on [z_-i, 1] with radius 2λ, Â_ij = ŵ_j/2, and the edges
-// with |Â_ij| ≥ η/2. LearnPairwise is Algorithm 2: for each node i and each
-// value pair α < β, the l2,1-constrained regression on one-hot features with
-// radius 2λ√k, centred and averaged over β into Ŵ_ij, and the edges with
-// max |Ŵ_ij| ≥ η/2. Learn picks the path by k. The paper's guarantees need
-// WithWidth(λ) with λ at least the true width and WithMinEdgeWeight(η) with
-// η at most the true minimum edge weight.
+// The names follow the paper. LearnIsing is Algorithm 1: for each node i,
+// the l1-constrained logistic regression of z_i on [z_-i, 1] with radius
+// 2λ, Â_ij = ŵ_j/2, and the edges with |Â_ij| ≥ η/2. LearnPairwise is
+// Algorithm 2: for each node i and each value pair α < β, the
+// l2,1-constrained regression on one-hot features with radius 2λ√k, centred
+// and averaged over β into Ŵ_ij (equation 9), and the edges with
+// max |Ŵ_ij| ≥ η/2. Learn picks the path by k. EntropicMirror and
+// GroupMirror are Algorithms 3 and 4, the mirror descents that solve those
+// regressions. The paper's guarantees need WithWidth(λ) with λ at least the
+// true width and WithMinEdgeWeight(η) with η at most the true minimum edge
+// weight; with both given, the learners are the paper's algorithms.
+//
+// Every learner has a Context form (LearnContext, ...) that stops promptly
+// on cancellation; it reports progress (WithProgress) and runs nodes in
+// parallel (WithWorkers, all cores by default), with results that do not
+// depend on the number of workers. Result holds the learned model and graph
+// and, per node, how its regressions ended (Result.Nodes).
+//
+// # Learning without λ and η
 //
 // Users rarely know λ and η. Without WithWidth, each node's width λ_i is
 // chosen from the data by a Selection: EBIC over a path of radii with warm
@@ -58,19 +88,43 @@
 // of the pairs that both nodes' EBIC fits keep nonzero, those pairs join
 // the test's graph when a global test of independence rejects at α/2 and
 // the test found nothing or BIC prefers the union (the EBIC graph; WaldTest
-// says when). WaldTest's fields
-// turn each stage off. Result.Tuning reports what was chosen. Package
-// psych returns the options of R's IsingFit rule instead (EBIC γ = 0.25,
-// AND rule, every nonzero coefficient an edge, no test), for users who must
-// match a published analysis (docs/psych). These rules are ours, not the
-// paper's; docs/tuning in the repository measures them against the oracle
-// that knows λ and η. For k > 2 the test keeps an inverse Hessian
-// for each of a node's k(k-1)/2 value pairs; where that would pass 4 GB a
-// worker (k = 21 with n ≥ 79), Learn returns an error asking for
-// WithMinEdgeWeight instead (it matches ErrEdgeTestTooLarge).
+// says when). WaldTest's fields turn each stage off. Result.Tuning reports
+// what was chosen. These rules are ours, not the paper's; docs/tuning in
+// the repository measures them against the oracle that knows λ and η, and
+// package psych gives the options of R's IsingFit rule instead, for users
+// who must match a published analysis. For k > 2 the test keeps an inverse
+// Hessian for each of a node's k(k-1)/2 value pairs; where that would pass
+// 4 GB a worker (k = 21 with n ≥ 79), or its dense arrays would pass
+// MaxLearnEntries, Learn returns an error asking for WithMinEdgeWeight
+// instead, which lifts the limit (it matches ErrEdgeTestTooLarge).
 //
-// Sparsitron (Klivans and Meka 2017) is available as a baseline backend,
-// WithSolver(Sparsitron{}), as in the paper's Figure 2.
+// # Solvers and the engine
+//
+// Every regression of the learners — a node of Algorithm 1, a value pair of
+// Algorithm 2, each width a Selection tries, each fold, the edge test's
+// refit — is solved by one driver, the per-node engine of the internal
+// package internal/engine, and reported in Result.Nodes (iterations, final
+// loss, the duality-gap certificate and a solve.Status). The backend is
+// chosen with WithSolver:
+//
+//   - Accelerated (the default, for every k): accelerated projected
+//     gradient with the Euclidean map, Newton steps on the face of the ball
+//     and, on the learners' path, the engine's table kernels, merged rows
+//     and starts. Beyond the paper, which runs a fixed number of iterations
+//     T from its proof, it stops when the certificate proves that the loss
+//     is within WithTolerance of the optimum.
+//   - EntropicMirror (Algorithm 3, the entropic map on the doubled simplex;
+//     k = 2 only, an OptionError on the pairwise path) and GroupMirror
+//     (Algorithm 4, the group p-norm map): the paper's mirror maps, with
+//     adaptive steps and the same certificate by default, and the paper's
+//     fixed schedule as Schedule Paper.
+//   - Sparsitron (Klivans and Meka 2017), the paper's baseline in Figure 2.
+//   - Custom: a caller's own solve.Solver for either layout; see package
+//     solve and the example.
+//
+// A fit whose regressions stopped before their certificate proved the
+// tolerance (WithMaxIterations, the Paper schedule) says so in
+// Result.Warnings, a NotConverged warning naming the nodes.
 //
 // # Degenerate data and sizes
 //
@@ -97,62 +151,38 @@
 // ReadCSVCompact streams large files and merges identical rows as it reads.
 // ReadModel and (*Model).WriteModel read and write the model JSON format
 // (n, k, names, nonzero couplings, fields); *Model also implements
-// json.Marshaler and json.Unmarshaler. (*Result).Graph gives the learned
-// graph as a gonum weighted undirected graph. The command
-// github.com/mrfkit/pairwise/cmd/pairwise wraps all of this: learn, sample
-// and demo. The paper's figures and the studies (reproduce, tuning, compare,
-// scaling) are in the repository's study/ folder, a module of its own.
+// json.Marshaler and json.Unmarshaler. A Result writes its edges as CSV
+// (WriteEdgesCSV) or JSON (WriteEdgesJSON) and its graph for Graphviz
+// (WriteDOT); (*Result).Graph gives the learned graph as a gonum weighted
+// undirected graph, and SignedEdges one signed number a coupling block.
+// The command github.com/mrfkit/pairwise/cmd/pairwise, a module of its own,
+// wraps all of this and the packages above (learn, sample, merge, contacts,
+// network, bootstrap, compare-groups, demo). The paper's figures and the
+// studies (reproduce, tuning, compare, scaling) are in the repository's
+// study/ folder, a module of its own.
 //
-// # Solvers and the engine
+// # Beyond one process, and related fits
 //
-// Every regression of the learners — a node of Algorithm 1, a value pair of
-// Algorithm 2, each width a Selection tries, each fold, the edge test's
-// refit — is solved by one driver, the per-node engine of the internal
-// package internal/engine, and reported in Result.Nodes (iterations, final
-// loss, the duality-gap certificate and a solve.Status). The backend is
-// chosen with WithSolver:
+// Every node's regressions read the samples and nothing else, so
+// LearnShard (or LearnNodes) learns a share of the nodes into a Partial,
+// which WritePartial and ReadPartial carry between machines, and
+// MergePartials assembles the parts into the Result one process would have
+// given, bit for bit. WithKeepSolutions keeps every regression's solution
+// in a Result and WithWarmStart starts a fit on related data (a bootstrap's
+// resample) from them.
 //
-//   - Accelerated (the default): accelerated projected gradient with the
-//     Euclidean map, Newton steps on the face of the ball and, on the
-//     learners' path, the engine's table kernels, merged rows and starts.
-//     Beyond the paper, which runs a fixed number of iterations T from its
-//     proof, it stops when the certificate proves that the loss is within
-//     WithTolerance of the optimum.
-//   - EntropicMirror (Algorithm 3, the entropic map on the doubled simplex)
-//     and GroupMirror (Algorithm 4, the group p-norm map): the paper's
-//     mirror maps, with adaptive steps and the same certificate by default,
-//     and the paper's fixed schedule as Schedule Paper.
-//   - Sparsitron (Klivans and Meka 2017), the paper's baseline in Figure 2.
-//   - Custom: a caller's own solve.Solver for either layout; see package
-//     solve and the example.
-//
-// The names follow the paper: Algorithm 1 is LearnIsing, Algorithm 2
-// LearnPairwise, Algorithms 3 and 4 EntropicMirror and GroupMirror; the
-// stages around the fits are the width search of a Selection (EBIC,
-// CrossValidation) and the edge test (WaldTest); Learn runs them, and
-// Result and Tuning report what they did.
-//
-// # Sequence alignments
-//
-// Package protein (github.com/mrfkit/pairwise/protein) holds the
-// workflow of sequence families: protein.ReadAlignment reads a protein or
-// RNA family (FASTA, A2M/A3M, Stockholm) into an Alignment whose state 0
-// is the gap, with plmc's focus mode and gap filters; protein.Reweight
-// gives each sequence the weight 1/(its neighbours at ≥ 80% identity),
-// plmc's weights exactly, and Neff; Alignment.Samples turns both into
-// weighted Samples. From a learned model, protein.ContactScores gives the
-// APC-corrected Frobenius norms that rank contacts, and
-// protein.MutationEffects the log-odds of every single substitution of a
-// sequence. LearnContacts goes from the weighted samples
-// straight to the scores at alignment scale: Algorithm 2's value-pair
-// regressions with a ridge term (WithRidge) beside the constraint, the gap
-// ignored, node by node, without building a model or running the edge test
-// (docs/contacts compares it with plmc).
+// LearnContacts runs Algorithm 2's value-pair regressions at the scale of a
+// sequence alignment, with a ridge term (WithRidge) beside the constraint
+// and the gap ignored, node by node, without building a model or running
+// the edge test; package protein reads the alignments, weighs the
+// sequences and ranks the scores.
 //
 // # Errors
 //
 // Anything a caller can get wrong is a returned error, never a panic, and
-// every message starts with "pairwise: ". The kinds a program may act on
+// every message starts with "pairwise: " and names the function called. A
+// nil context and a nil io.Reader are errors; Model.LogWeight returns NaN
+// for a z that is no state of the model. The kinds a program may act on
 // are typed: an invalid option is an *OptionError (the option's name, the
 // value, the reason); a problem at a place in a CSV or model file is a
 // *ParseError (line, column, the offending text; set its File to have the
@@ -175,7 +205,8 @@
 //   - Value pairs without samples, or with only one of the two values, are
 //     handled as LearnPairwise documents.
 //   - WithRadius sets the constraint radius directly (the paper's 2λ√k
-//     shrinks little at k ≥ 4; see the README).
+//     shrinks little at k ≥ 4; see docs/reproduce in the repository); then
+//     Result.Width is NaN.
 //   - Data-driven λ and η (Selection, the Wald edge test), described above.
 //   - Speed and memory: with the default backend the regressions run on
 //     table kernels over byte codes of the samples, with identical rows
@@ -183,8 +214,9 @@
 //     certificate, on every path (λ and η given or chosen). WithWorkers
 //     goroutines (all cores by default) solve nodes in parallel, or, from
 //     2^18 rows, split the rows of each regression so that one set of row
-//     buffers is held; results do not depend on the number of workers. BENCHMARKS.md in the repository
-//     measures both against glmnet and scikit-learn.
+//     buffers is held; results do not depend on the number of workers.
+//     BENCHMARKS.md in the repository measures both against glmnet and
+//     scikit-learn.
 //
 // # Notebooks
 //
@@ -193,3 +225,41 @@
 // gophernotes can import the package. The generic Solver interface for
 // callers who bring their own solver lives in the subpackage solve.
 package pairwise
+
+// The source files follow the paper, for a reader with it open (go doc
+// shows exported names, not files, so this map is not part of the package
+// documentation):
+//
+//   - learn.go: the entry points, Learn, LearnIsing, LearnPairwise and their
+//     Context forms, with what each option's absence chooses.
+//   - fit.go: the one path every entry point takes (learnWith): missing
+//     values prepared by their rule, then Algorithm 1 or 2, then the stages
+//     that look at all nodes.
+//   - ising.go: Algorithm 1, node by node (fitIsing): radius 2λ,
+//     Â_ij = ŵ_j/2, θ̂_i = ŵ_bias/2 (Fact 1).
+//   - pairwise.go: Algorithm 2, node by node (fitPairwise): the value-pair
+//     regressions, radius 2λ√k, the centring and the average of equation 9.
+//   - mirror.go: the Solver interface and the schedules; mirror_entropic.go
+//     and mirror_group.go: Algorithms 3 and 4 with their mirror maps;
+//     mirror_adaptive.go: their adaptive steps and certificate;
+//     accelerated.go: the default backend and Custom; sparsitron.go: the
+//     baseline.
+//   - run.go: the per-node run (learnRun): the options checked and the
+//     sizes refused up front (prepare, checkLearnSize), the nodes spread
+//     over the workers, a node's regressions through the engine (fitNode,
+//     with the width path when λ is not given), and the assembly
+//     (symmetrisation, the threshold η/2 or the edge test, the warnings).
+//   - selection.go and edgetest.go: the data-driven choice, the public face
+//     (Selection, EBIC, CrossValidation, WaldTest, EdgeMixture, Tuning) and
+//     the run of the Wald test over the pairs; the stages themselves (the
+//     width path, the Wald statistics, the refit, the mixture, the EBIC
+//     graph, the small-sample rules) are in internal/selection.
+//   - internal/engine: the driver every regression goes through;
+//     internal/estimates: the per-node estimates before symmetrisation.
+//   - model.go, modeljson.go, samples.go (with compact.go, missing.go,
+//     states.go, names.go), csv.go and csvparse.go, sampler.go: the model,
+//     the samples, their files and the samplers; result.go,
+//     result_write.go, warnings.go, signed.go, graph.go: the result;
+//     shard.go and shard_json.go: the partial results; contacts_learn.go:
+//     LearnContacts; options.go, limits.go, errors.go: options, the Max*
+//     limits, the typed errors.
