@@ -209,7 +209,7 @@ func (s *Samples) states8() []uint8 {
 // (internal/selection), sharing s's storage; bit samples are unpacked into
 // bytes only if a stage reads the states.
 func (s *Samples) stages() *selection.Data {
-	return &selection.Data{N: s.n, K: s.k, Count: s.rows, Weights: s.weights, Total: s.total, Incomplete: s.incomplete, States: s.states8}
+	return &selection.Data{N: s.n, K: s.k, Count: s.rows, Weights: s.weights, Total: s.total, Incomplete: s.incomplete, Bytes: s.b8, Unpack: s.states8}
 }
 
 // bitRow sets dst (length n) to row m of bit samples, one byte a value.

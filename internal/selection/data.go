@@ -10,10 +10,21 @@ type Data struct {
 	Weights     []float64
 	Total       float64
 	Incomplete  bool
-	// States returns the Count×N states; bit samples are unpacked on the
-	// first call (the caller's lazy unpacking), so stages that never read
-	// the states never hold them as bytes.
-	States func() []uint8
+	// Bytes holds the Count×N states when the samples are bytes; nil for
+	// bit samples, which Unpack turns into bytes on its first call (the
+	// caller's lazy unpacking), so that stages that never read the states
+	// never hold them as bytes.
+	Bytes  []uint8
+	Unpack func() []uint8
+}
+
+// States returns the Count×N states, row-major. It is a field read for
+// byte samples, so that the stages' loops over the rows may call it.
+func (s *Data) States() []uint8 {
+	if s.Bytes != nil {
+		return s.Bytes
+	}
+	return s.Unpack()
 }
 
 // Weight returns the weight of row m.
