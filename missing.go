@@ -174,15 +174,6 @@ func (s *Samples) withMissingState() *Samples {
 	return &c
 }
 
-// checkComplete returns an error for incomplete samples, for the functions
-// that do not take them.
-func checkComplete(fn string, s *Samples) error {
-	if s != nil && s.incomplete {
-		return fmt.Errorf("pairwise: %s: the samples have %v missing values; drop the incomplete rows first (DropIncomplete)", fn, s.MissingCount())
-	}
-	return nil
-}
-
 // MissingRule is how the learners handle missing values (see Missing).
 type MissingRule int
 

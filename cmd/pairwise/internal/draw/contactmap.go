@@ -62,9 +62,9 @@ func contactMap(names []string, s mat.Symmetric, marks [][2]int) (d Drawing, lef
 				t = math.Max(0, math.Min(1, v/hi))
 			}
 			fill(i, j, color.RGBA{
-				uint8(255 - t*(255-float64(mapHigh.R))),
-				uint8(255 - t*(255-float64(mapHigh.G))),
-				uint8(255 - t*(255-float64(mapHigh.B))),
+				uint8(float64(mapLow.R) - t*(float64(mapLow.R)-float64(mapHigh.R))),
+				uint8(float64(mapLow.G) - t*(float64(mapLow.G)-float64(mapHigh.G))),
+				uint8(float64(mapLow.B) - t*(float64(mapLow.B)-float64(mapHigh.B))),
 				255,
 			})
 		}
