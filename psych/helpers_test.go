@@ -13,72 +13,9 @@ import (
 // Fixtures and checks that the psych tests share. They are copies of the
 // root package's test helpers of the same names (a package's test files
 // cannot be imported), kept word for word apart from the package
-// qualifiers.
+// qualifiers; the grid model is package models' NewGridPotts.
 
-// gridEdges returns the edges of a rows×cols grid, I < J, sorted by (I, J).
-func gridEdges(rows, cols int) [][2]int {
-	var e [][2]int
-	for r := 0; r < rows; r++ {
-		for c := 0; c < cols; c++ {
-			v := r*cols + c
-			if c+1 < cols {
-				e = append(e, [2]int{v, v + 1})
-			}
-			if r+1 < rows {
-				e = append(e, [2]int{v, v + cols})
-			}
-		}
-	}
-	return e
-}
-
-// gridPotts returns a zero-field k-ary model on a rows×cols grid with centred
-// couplings of size theta, one random sign s = ±1 per edge (drawn in the
-// order of gridEdges), as in the paper's 3×3 grid experiment (Appendix,
-// entries ±0.2). For even k, W_ij is the checkerboard
-//
-//	W_ij(a, b) = θ·s if a+b is even, -θ·s otherwise,
-//
-// whose rows and columns hold k/2 entries of each sign (for k = 2 these are
-// the paper's two options ±[[θ, -θ], [-θ, θ]]). No ±θ matrix has centred rows
-// for odd k, so for odd k W_ij is the clock pattern
-//
-//	W_ij(a, b) = θ·s·cos(2π(a-b)/k),
-//
-// which is centred (Σ_b cos(2π(a-b)/k) = 0), symmetric, and has
-// max |W_ij(a, b)| = θ on the diagonal, so η = θ as well.
-func gridPotts(rows, cols, k int, theta float64, r *rand.Rand) *pairwise.Model {
-	m, err := pairwise.NewModel(rows*cols, k)
-	if err != nil {
-		panic(err)
-	}
-	for _, e := range gridEdges(rows, cols) {
-		s := 1.0
-		if r.IntN(2) == 0 {
-			s = -1
-		}
-		w := mat.NewDense(k, k, nil)
-		for a := 0; a < k; a++ {
-			for b := 0; b < k; b++ {
-				var v float64
-				switch {
-				case k%2 == 0 && (a+b)%2 == 0:
-					v = theta * s
-				case k%2 == 0:
-					v = -theta * s
-				default:
-					v = theta * s * math.Cos(2*math.Pi*float64(a-b)/float64(k))
-				}
-				w.Set(a, b, v)
-			}
-		}
-		if err := m.SetCoupling(e[0], e[1], w); err != nil {
-			panic(err)
-		}
-	}
-	return m
-}
-
+// drawExact draws count exact samples of m from src.
 func drawExact(t *testing.T, m *pairwise.Model, count int, src rand.Source) *pairwise.Samples {
 	t.Helper()
 	es, err := pairwise.NewExactSampler(m)

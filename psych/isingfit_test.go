@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/mrfkit/pairwise"
+	"github.com/mrfkit/pairwise/models"
 )
 
 // TestIsingFit checks the preset against the rule it documents, computed
@@ -15,7 +16,10 @@ import (
 // rule matters on this data (the Or rule keeps more pairs) and that the
 // exact zeros EBIC needs are there (the graph is not complete).
 func TestIsingFit(t *testing.T) {
-	m := gridPotts(4, 4, 2, 0.4, rand.New(rand.NewPCG(41, 2)))
+	m, err := models.NewGridPotts(4, 4, 2, 0.4, rand.NewPCG(41, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
 	s := drawExact(t, m, 800, rand.NewPCG(42, 2))
 	res, err := pairwise.Learn(s, IsingFit()...)
 	if err != nil {
