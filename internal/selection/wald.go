@@ -395,19 +395,23 @@ func invertSym(h *mat.SymDense) *mat.SymDense {
 	}
 }
 
-// maxCondition bounds max_x h_xx·(h⁻¹)_xx, a lower bound on the condition
-// number of h, above which invertSym treats h as singular and adds the
-// ridge: a direction whose curvature is 1e-12 of the others' comes from
-// rows of negligible weight (weights of 1e-300 beside 1e6 in a histogram),
-// and its inverse curvature would make the sandwich variance overflow.
+// maxCondition bounds max_x (h⁻¹)_xx · max_y h_yy, a lower bound on the
+// condition number of h, above which invertSym treats h as singular and
+// adds the ridge: a direction whose curvature is 1e-12 of the largest
+// comes from rows of negligible weight (weights of 1e-300 beside 1 in a
+// histogram), and its inverse curvature would make the sandwich variance
+// overflow.
 const maxCondition = 1e12
 
 // conditioned reports whether inv, the inverse of h, is finite and within
-// maxCondition on every diagonal entry.
+// maxCondition of h's largest curvature on every diagonal entry.
 func conditioned(h, inv *mat.SymDense) bool {
+	top := 0.0
 	for x := 0; x < h.SymmetricDim(); x++ {
-		c := h.At(x, x) * inv.At(x, x)
-		if !(c <= maxCondition) { // NaN too
+		top = math.Max(top, h.At(x, x))
+	}
+	for x := 0; x < h.SymmetricDim(); x++ {
+		if c := inv.At(x, x) * top; !(c <= maxCondition) { // NaN too
 			return false
 		}
 	}
