@@ -296,14 +296,15 @@ func (r *learnRun) fitNode(ctx context.Context, e *engine.Driver, i int, tasks [
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if tasks[0].Beta == 0 && selection.SupportWald(r.fitted.stages(), r.cfg.waldDense) {
+		data := r.fitted.stages() // built once for the node's statistics
+		if tasks[0].Beta == 0 && selection.SupportWald(data, r.cfg.waldDense) {
 			// Many variables: the test in node i's support model
 			// (internal/selection, wald_support.go).
-			ns.d, ns.se, ns.df = selection.WaldSpinsSupport(r.fitted.stages(), &tasks[0], ws[0], e.Work.RowScratch(len(tasks[0].Y)))
+			ns.d, ns.se, ns.df = selection.WaldSpinsSupport(data, &tasks[0], ws[0], e.Work.RowScratch(len(tasks[0].Y)))
 		} else if tasks[0].Beta == 0 { // the node of Algorithm 1
-			ns.d, ns.se, ns.df = selection.WaldSpins(r.fitted.stages(), &tasks[0], ws[0], e.Work.RowScratch(len(tasks[0].Y)))
+			ns.d, ns.se, ns.df = selection.WaldSpins(data, &tasks[0], ws[0], e.Work.RowScratch(len(tasks[0].Y)))
 		} else {
-			ns.d, ns.se, ns.df = selection.WaldOneHot(r.fitted.stages(), i, tasks, ws, e.Design)
+			ns.d, ns.se, ns.df = selection.WaldOneHot(data, i, tasks, ws, e.Design)
 		}
 	}
 	return ws, nil
