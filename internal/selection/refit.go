@@ -129,7 +129,7 @@ func refitSpinsData(ctx context.Context, s *Data, i int, nb []int, data *refitDa
 	d = make([]float64, 4*n)
 	se = make([]float64, 4*n)
 	for a, j := range nb {
-		setIsingEntry(d, se, j, w[a+1]/2, math.Sqrt(math.Max(inv.At(a+1, a+1), 0)/total)/2)
+		setIsingEntry(d, se, j, w[a+1]/2, sandwichSE(inv.At(a+1, a+1), total)/2)
 	}
 	return d, se, total - float64(p), true
 }

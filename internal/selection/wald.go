@@ -116,9 +116,10 @@ func WaldSpins(s *Data, task *engine.Task, w, u []float64) (d, se, df []float64)
 			v += hv * jh[r*n+c]
 		}
 		dl := delta.AtVec(c)
-		v = (v - dl*dl) / total
-		// Â_ij = d_j/2 as in Algorithm 1
-		setIsingEntry(d, se, c, (w[c]-dl)/2, hc1*math.Sqrt(math.Max(v, 0))/2)
+		// Â_ij = d_j/2 as in Algorithm 1; the variance is (v − dl²)/N,
+		// whose root is taken before the division so that N far below 1
+		// (weights of 1e-300) cannot overflow it.
+		setIsingEntry(d, se, c, (w[c]-dl)/2, hc1*sandwichSE(v-dl*dl, total)/2)
 	}
 	return d, se, []float64{dof, dof}
 }
@@ -135,6 +136,15 @@ func symFull(a *mat.SymDense) []float64 {
 		}
 	}
 	return f
+}
+
+// sandwichSE returns √(max(v, 0)/total), the standard error of a sandwich
+// variance v of one observation over total observations, as
+// √max(v, 0)/√total: the quotient v/total overflows when total is tiny
+// (every weight 1e-300, FuzzLearn's input weights1e300) where the roots
+// do not.
+func sandwichSE(v, total float64) float64 {
+	return math.Sqrt(math.Max(v, 0)) / math.Sqrt(total)
 }
 
 // setIsingEntry writes neighbour j's estimate a and standard error sd in
@@ -569,18 +579,23 @@ func WaldOneHot(s *Data, i int, tasks []engine.Task, ws [][]float64, design func
 			}
 		}
 	}
-	// The influence of each observation on Ŵ_i, summed over its pairs.
+	// The influence of each observation on Ŵ_i, summed over its pairs,
+	// in units of the total weight T (v̂ = T·v, weights ĉ = c/T), so that
+	// T far from 1 (weights of 1e-300) overflows neither v nor c·v²:
+	// Var = Σ c v² − (Σ c v)²/T = (Σ ĉ v̂² − (Σ ĉ v̂)²)/T.
 	sum := make([]float64, n*kk)
 	sumSq := make([]float64, n*kk)
 	inf := make([]float64, n*kk)
 	q := make([]float64, dim)
 	all := 0.0
 	for m := 0; m < s.Count; m++ {
-		c := s.Weight(m)
+		all += s.Weight(m)
+	}
+	for m := 0; m < s.Count; m++ {
+		c := s.Weight(m) / all
 		if c == 0 {
 			continue
 		}
-		all += c
 		a := int(s.States()[m*n+i])
 		act = active(act, m)
 		clear(inf)
@@ -595,7 +610,7 @@ func WaldOneHot(s *Data, i int, tasks []engine.Task, ws [][]float64, design func
 				continue
 			}
 			touched = true
-			coef := hc1[t] * resid[m*k+beta] / totals[t]
+			coef := hc1[t] * resid[m*k+beta] * (all / totals[t])
 			clear(q)
 			for _, p := range act {
 				col := hinvs[t][p*dim : (p+1)*dim]
@@ -628,7 +643,7 @@ func WaldOneHot(s *Data, i int, tasks []engine.Task, ws [][]float64, design func
 	}
 	if all > 0 {
 		for x := range se {
-			se[x] = math.Sqrt(math.Max(sumSq[x]-sum[x]*sum[x]/all, 0))
+			se[x] = sandwichSE(sumSq[x]-sum[x]*sum[x], all)
 		}
 	}
 	return d, se, df

@@ -1,8 +1,6 @@
 package selection
 
 import (
-	"math"
-
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
@@ -132,8 +130,7 @@ func WaldSupport(s *Data, task *engine.Task, w, u []float64, total float64) (d, 
 			v += hinv.At(a, r) * jh.At(r, a)
 		}
 		dl := delta.At(a, 0)
-		v = (v - dl*dl) / total
-		setIsingEntry(d, se, c, (w[c]-dl)/2, hc1*math.Sqrt(math.Max(v, 0))/2)
+		setIsingEntry(d, se, c, (w[c]-dl)/2, hc1*sandwichSE(v-dl*dl, total)/2)
 	}
 	hAj, jAj, b, jb := make([]float64, p), make([]float64, p), make([]float64, p), make([]float64, p)
 	bv, jbv := mat.NewVecDense(p, b), mat.NewVecDense(p, jb)
@@ -152,8 +149,7 @@ func WaldSupport(s *Data, task *engine.Task, w, u []float64, total float64) (d, 
 		dl := (g[j] - floats.Dot(b, ga)) / sc
 		jbv.MulVec(jaa, bv)
 		q := (jjj - 2*floats.Dot(b, jAj) + floats.Dot(b, jb)) / (sc * sc)
-		v := (q - dl*dl) / total
-		setIsingEntry(d, se, j, -dl/2, hc1*math.Sqrt(math.Max(v, 0))/2)
+		setIsingEntry(d, se, j, -dl/2, hc1*sandwichSE(q-dl*dl, total)/2)
 	}
 	return d, se, []float64{dof, dof}
 }
