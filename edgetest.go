@@ -28,7 +28,7 @@ func (t WaldTest) run(ctx context.Context, s *Samples, res *Result, tun *Tuning,
 	// variable there is no pair to test; the critical value is that of one
 	// test, so that it stays finite.
 	tests := float64(max(pairs, 1))
-	if k > 2 {
+	if k > 2 && !tun.Ordinal {
 		tests *= float64(k * k)
 	}
 	if t.sym == Or {
@@ -72,7 +72,12 @@ func (t WaldTest) run(ctx context.Context, s *Samples, res *Result, tun *Tuning,
 	// Pairs whose table fails Cochran's rule (internal/selection) score 0.
 	counts := valueWeights(s)
 	total := s.TotalWeight()
-	sparse := func(i, j int) bool { return !selection.CochranOK(counts[i], counts[j], total) }
+	// The ordinal model's one coupling a pair has no empty cells to fear.
+	sparse := func(i, j int) bool { return !tun.Ordinal && !selection.CochranOK(counts[i], counts[j], total) }
+	maxZ := maxZ
+	if tun.Ordinal {
+		maxZ = ordinalZ
+	}
 	scores := make([]float64, 0, pairs)
 	minSEs := make([]float64, 0, pairs)
 	seDFs := make([]float64, 0, pairs)
@@ -170,7 +175,7 @@ func (t WaldTest) run(ctx context.Context, s *Samples, res *Result, tun *Tuning,
 	}
 	tun.Threshold = tun.Critical
 	mixed := false
-	if k == 2 && !t.NoMixture {
+	if (k == 2 || tun.Ordinal) && !t.NoMixture {
 		// The mixture sees every pair's statistic: the refit's for the
 		// screened pairs, the first stage's for the others (which are
 		// not edges whatever it says: they are zero in gapScores).
@@ -292,6 +297,33 @@ func gapThreshold(z []float64, lo, hi float64) float64 {
 		return hi
 	}
 	return zs[cut-1]
+}
+
+// ordinalZ is maxZ for the ordinal model's blocks, whose entries
+// (a, b) all hold the coupling's statistic scaled by |s_i(a)·s_j(b)|: it
+// reads the entry of the largest standard error (|s_i(a)·s_j(b)| = 1), so
+// that the standard error it returns is the coupling's, not that of an
+// entry scaled towards 0.
+func ordinalZ(di, si, fi, dj, sj, fj []float64, k int) (z, se, seDF float64) {
+	var d float64
+	df := math.Inf(1)
+	for a := 0; a < k; a++ {
+		for b := 0; b < k; b++ {
+			dv, sv, fv := di[a*k+b], si[a*k+b], fi[a]
+			if dj != nil {
+				dv = (dv + dj[b*k+a]) / 2
+				sv = (sv + sj[b*k+a]) / 2
+				fv = math.Min(fv, fj[b])
+			}
+			if sv > se {
+				d, se, df = dv, sv, fv
+			}
+		}
+	}
+	if d == 0 || se == 0 {
+		return 0, math.Inf(1), math.Inf(1)
+	}
+	return selection.TScore(math.Abs(d)/se, df), se, df
 }
 
 // maxZ returns max over entries (a, b) of the normal score (selection.TScore) of

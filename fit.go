@@ -12,6 +12,7 @@ import (
 // or kept for the available cases); then Algorithm 1 fits binary samples
 // under Learn and LearnIsing and Algorithm 2 every other, the stages after
 // the fits assemble the result, and a missing state is restricted away.
+// Under WithOrdinal, Learn fits the ordinal model to k > 2 (ordinal.go).
 func learnWith(ctx context.Context, fn string, s *Samples, opts []Option) (*Result, error) {
 	if ctx == nil {
 		return nil, nilContext(fn + "Context")
@@ -31,9 +32,12 @@ func learnWith(ctx context.Context, fn string, s *Samples, opts []Option) (*Resu
 		f   *fitted
 		err error
 	)
-	if fn == "LearnIsing" && s.k == k || fn == "Learn" && s.k == 2 {
+	switch {
+	case fn == "LearnIsing" && s.k == k || fn == "Learn" && s.k == 2:
 		f, err = fitIsing(ctx, fn, s, opts, nil) // ising.go
-	} else {
+	case fn == "Learn" && wantsOrdinal(opts):
+		f, err = fitOrdinal(ctx, fn, s, opts, nil) // ordinal.go
+	default:
 		f, err = fitPairwise(ctx, fn, s, opts, nil) // pairwise.go
 	}
 	if err != nil {

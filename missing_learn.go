@@ -23,6 +23,15 @@ func prepareMissing(fn string, s *Samples, opts []Option) (*Samples, *MissingRep
 		return nil, nil, &AlphabetError{Func: fn, K: s.k, Min: 2, Max: 2}
 	}
 	rule := cfg.missingRule(fn == "LearnPairwise", s.k)
+	if cfg.ordinal && fn == "Learn" && s.k > 2 {
+		// A missing answer has no score (WithOrdinal).
+		switch {
+		case !cfg.missingSet:
+			rule = ListwiseDeletion
+		case rule == MissingAsState:
+			return nil, nil, &OptionError{Func: fn, Option: "WithMissing", Value: rule, Reason: "under WithOrdinal a missing answer has no score to be a state: use ListwiseDeletion (the default under WithOrdinal)"}
+		}
+	}
 	rep := missingReport(s, rule)
 	switch rule {
 	case AvailableCase:

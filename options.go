@@ -66,6 +66,8 @@ type config struct {
 	// WithKeepSolutions: the bootstrap's resamples at fixed widths).
 	warm [][]taskSolution
 	keep bool
+	// ordinal: WithOrdinal, the ordinal model under Learn (ordinal.go).
+	ordinal bool
 
 	errs []error // problems found while applying options
 }

@@ -73,6 +73,9 @@ type learnRun struct {
 	// solutions holds each node's regression solutions (WithKeepSolutions);
 	// nil when they are not kept.
 	solutions [][]taskSolution
+	// scores are s_j(a) of the ordinal model (WithOrdinal), n×k; nil on
+	// the other paths.
+	scores []float64
 }
 
 // progressStages makes the progress that WithProgress reports cover the
@@ -115,6 +118,8 @@ func newRun(fn string, s *Samples, opts []Option, ising bool) (*learnRun, error)
 		return nil, &AlphabetError{Func: fn, K: s.k, Min: 2, Max: 2}
 	case s.k > MaxLearnAlphabet:
 		return nil, &AlphabetError{Func: fn, K: s.k, Min: 2, Max: MaxLearnAlphabet}
+	case cfg.ordinal && fn != "Learn":
+		return nil, &OptionError{Func: fn, Option: "WithOrdinal", Value: true, Reason: "the ordinal model is fitted by Learn; " + fn + " runs the paper's Algorithm " + map[bool]string{true: "1", false: "2"}[ising] + " unchanged"}
 	case !ising && cfg.oneHot == nil && isEntropic(cfg.solver):
 		// Refused before any fit, not at the first regression.
 		reason := "EntropicMirror (Algorithm 3) solves the l1 problems of the Ising path, not the l2,1 problems of the pairwise path: use GroupMirror (Algorithm 4) or the default, Accelerated"
@@ -130,7 +135,7 @@ func newRun(fn string, s *Samples, opts []Option, ising bool) (*learnRun, error)
 	if cfg.ridge > 0 && !r.b.Fast {
 		return nil, fmt.Errorf("pairwise: %s: WithRidge needs the Accelerated backend (the default)", fn)
 	}
-	if r.wantEta && s.k > 2 {
+	if r.wantEta && s.k > 2 && !cfg.ordinal {
 		if b := waldOneHotBytes(s.n, s.k); b > maxWaldBytes {
 			return nil, errorOf(ErrEdgeTestTooLarge, "pairwise: %s: the edge test that chooses the edges when η is not given needs about %.1f GB a worker at n = %d, k = %d (the inverse Hessians of a node's %d value pairs), more than the %.0f GB it may use: give the minimum edge weight with WithMinEdgeWeight",
 				fn, b/1e9, s.n, s.k, s.k*(s.k-1)/2, maxWaldBytes/1e9)
@@ -303,6 +308,18 @@ func (r *learnRun) fitNode(ctx context.Context, e *engine.Driver, i int, tasks [
 			ns.d, ns.se, ns.df = selection.WaldSpinsSupport(data, &tasks[0], ws[0], e.Work.RowScratch(len(tasks[0].Y)))
 		} else if tasks[0].Beta == 0 { // the node of Algorithm 1
 			ns.d, ns.se, ns.df = selection.WaldSpins(data, &tasks[0], ws[0], e.Work.RowScratch(len(tasks[0].Y)))
+		} else if r.scores != nil { // the ordinal model (ordinal.go)
+			// The test's estimate is node i's conditional law refitted
+			// without constraint on all rows (internal/selection,
+			// ordinal_refit.go); where its maximum likelihood estimate
+			// does not exist, the value pairs' debiased estimates.
+			if w, se, df, ok := selection.OrdinalRefit(data, i, r.scores); ok {
+				ns.d = estimates.OrdinalLayout(i, r.s.n, r.s.k, w, r.scores, false)
+				ns.se = estimates.OrdinalLayout(i, r.s.n, r.s.k, se, r.scores, true)
+				ns.df = slices.Repeat([]float64{df}, r.s.k)
+			} else {
+				ns.d, ns.se, ns.df = selection.WaldScores(data, i, tasks, ws, e.Design, r.scores)
+			}
 		} else {
 			ns.d, ns.se, ns.df = selection.WaldOneHot(data, i, tasks, ws, e.Design)
 		}
@@ -336,7 +353,7 @@ func (r *learnRun) assemble(ctx context.Context, k int, est []*estimates.Node, f
 	lambda, eta, sym := r.cfg.lambda, r.cfg.eta, r.cfg.symmetric
 	var tun *Tuning
 	if r.spec != nil || r.wantEta {
-		tun = &Tuning{n: n, k: k}
+		tun = &Tuning{n: n, k: k, Ordinal: r.scores != nil}
 	}
 	if r.spec != nil || r.widths != nil {
 		lambda = 0

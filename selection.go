@@ -271,6 +271,12 @@ type Tuning struct {
 	// rule), which pass no threshold.
 	GlobalP   float64
 	EBICGraph bool
+	// Ordinal reports that the ordinal model was fitted (WithOrdinal, k >
+	// 2): each pair has one statistic, that of its coupling w_ij from each
+	// node's unconstrained refit, and the Bonferroni value counts
+	// n(n−1)/2 tests, not k² a pair; Debiased and StdErr hold
+	// ŵ_ij·s_i(a)·s_j(b) and its standard error for every (a, b).
+	Ordinal bool
 
 	n, k    int
 	curves  []selection.Curve // per node, when a Selection ran

@@ -161,8 +161,12 @@ type codedDesign struct {
 	sbuf  *[][]uint16
 	bias  int
 	spins bool
-	f     []float64 // n×k: f_j(a), then the per-state gradient sums
-	tab   []float64 // the tables, or the histograms: full[:gc.off[gc.groups]]
+	// scores, when set, make the design scored (the ordinal model): x_mj
+	// = scores[j·k + z_mj] for j ≠ bias, one coordinate a variable as for
+	// spins, l1 constrained; nil otherwise (Data.SetScores).
+	scores []float64
+	f      []float64 // n×k: f_j(a), then the per-state gradient sums
+	tab    []float64 // the tables, or the histograms: full[:gc.off[gc.groups]]
 	// full is tab at its full size, so that indexing it with a uint16 code
 	// needs no bounds check.
 	full *[maxCodedTables]float64
@@ -259,17 +263,18 @@ func (d *codedDesign) growStreamBuffers() {
 // Len returns the number of rows.
 func (d *codedDesign) Len() int { return d.rows }
 
-// Dim returns n for spins and n·k for one-hot rows.
+// Dim returns n for spins and scores, and n·k for one-hot rows.
 func (d *codedDesign) Dim() int {
-	if d.spins {
+	if d.spins || d.scores != nil {
 		return d.gc.n
 	}
 	return d.gc.n * d.gc.k
 }
 
-// GroupSize returns 1 for spins (l1) and k for one-hot rows (l2,1).
+// GroupSize returns 1 for spins and scores (l1) and k for one-hot rows
+// (l2,1).
 func (d *codedDesign) GroupSize() int {
-	if d.spins {
+	if d.spins || d.scores != nil {
 		return 1
 	}
 	return d.gc.k
@@ -596,6 +601,18 @@ func (d *codedDesign) fillContributions(w []float64) {
 		}
 		return
 	}
+	if d.scores != nil {
+		// f_j(a) = w_j·s_j(a); the bias is w_bias whatever z_bias.
+		for j, v := range w[:gc.n] {
+			for a, sc := range d.scores[k*j : k*(j+1)] {
+				f[k*j+a] = v * sc
+			}
+		}
+		for a := 0; a < k; a++ {
+			f[k*d.bias+a] = w[d.bias]
+		}
+		return
+	}
 	copy(f, w[:gc.n*k])
 	for a := 1; a < k; a++ {
 		f[d.bias*k+a] = w[d.bias*k]
@@ -719,6 +736,22 @@ func (d *codedDesign) gradientFromHistograms(dst []float64) {
 		// A missing spin (state 2 of k = 3) adds nothing but to the bias.
 		for j := range dst[:gc.n] {
 			dst[j] = f[k*j+1] - f[k*j]
+		}
+		s := 0.0
+		for a := 0; a < k; a++ {
+			s += f[k*d.bias+a]
+		}
+		dst[d.bias] = s
+		return
+	}
+	if d.scores != nil {
+		// Σ_m r_m s_j(z_mj) = Σ_a s_j(a)·S_j(a).
+		for j := range dst[:gc.n] {
+			v := 0.0
+			for a, sc := range d.scores[k*j : k*(j+1)] {
+				v += sc * f[k*j+a]
+			}
+			dst[j] = v
 		}
 		s := 0.0
 		for a := 0; a < k; a++ {

@@ -126,6 +126,8 @@ type Data struct {
 	unpacked   []uint8
 	statesOnce sync.Once
 	codesOnce  sync.Once
+	// scores are s_j(a) of the ordinal model (SetScores), n×k, or nil.
+	scores []float64
 	// team splits every pass over the rows among the workers when there
 	// are at least split.Min rows (rowsplit.go); the nodes are then
 	// solved one at a time. nil otherwise.
@@ -202,6 +204,21 @@ func (d *Data) moments() (cov, mean []float64) {
 		d.cov, d.mean = spinMoments(d.byteRows(), normalisedWeights(nil, d.Rows, nil))
 	})
 	return d.cov, d.mean
+}
+
+// SetScores makes the value pairs' designs scored: the row of value pair
+// (α, β) of node i is x_j = scores[j·k + z_j] for j ≠ i and 1 for the bias,
+// one coefficient a variable (the ordinal model, W_ij(a, b) = w_ij·s_i(a)·
+// s_j(b): the pair's log-odds is θ_i(α) − θ_i(β) + (s_i(α) − s_i(β))·Σ_j
+// w_ij·s_j(z_j)). scores (n×k, |s| ≤ 1 so that a row's squared norm stays
+// at most n, as the step sizes assume) is kept, not copied; call it before
+// any fit. The fast backend only: without codes it returns an error.
+func (d *Data) SetScores(scores []float64) error {
+	if d.gc == nil {
+		return errors.New("pairwise: the ordinal model needs the Accelerated backend (the default)")
+	}
+	d.scores = scores
+	return nil
 }
 
 // Split reports whether the passes over the rows are split among the
@@ -499,6 +516,7 @@ func (e *Driver) Design(t *Task) Design {
 	}
 	w.codes = e.Data.gc.gatherRows(w.codes[:0], t.Rows)
 	cd := newCodedDesign(e.Data.gc, w.codes, t.Bias, false, w.f, w.full)
+	cd.scores = e.Data.scores
 	w.f, w.full = cd.f, cd.full
 	cd.bsums = &w.bsums
 	if e.Data.team != nil {
@@ -578,7 +596,7 @@ func (e *Driver) fit(ctx context.Context, t *Task, c []float64, radius float64, 
 		if isZero(w) {
 			pre.Iterations = isingMM(ctx, p, cd, w, wk)
 		}
-	case coded && !cd.spins && e.Data.newton && !e.NoNewton:
+	case coded && !cd.spins && cd.scores == nil && e.Data.newton && !e.NoNewton:
 		// The coordinates each row selects, in increasing order: (j, z_j)
 		// for j ≠ i and (i, 0) for the bias.
 		k := e.Data.Rows.K
