@@ -3,6 +3,7 @@ package pairwise
 import (
 	"context"
 	"fmt"
+	"slices"
 )
 
 // learnWith is the one path of the learners, called as fn ("Learn",
@@ -21,6 +22,12 @@ func learnWith(ctx context.Context, fn string, s *Samples, opts []Option) (*Resu
 		return nil, fmt.Errorf("pairwise: %s: nil samples", fn)
 	}
 	k := s.k // the alphabet of the result
+	scale, check := Nominal, (*ScaleCheck)(nil)
+	if fn == "Learn" && s.k > 2 {
+		if scale, check = resolveScale(s, opts); scale == Ordinal {
+			opts = append(slices.Clip(opts), ordinalChosen())
+		}
+	}
 	var rep *MissingReport
 	if s.incomplete {
 		var err error
@@ -35,7 +42,7 @@ func learnWith(ctx context.Context, fn string, s *Samples, opts []Option) (*Resu
 	switch {
 	case fn == "LearnIsing" && s.k == k || fn == "Learn" && s.k == 2:
 		f, err = fitIsing(ctx, fn, s, opts, nil) // ising.go
-	case fn == "Learn" && wantsOrdinal(opts):
+	case scale == Ordinal:
 		f, err = fitOrdinal(ctx, fn, s, opts, nil) // ordinal.go
 	default:
 		f, err = fitPairwise(ctx, fn, s, opts, nil) // pairwise.go
@@ -53,5 +60,6 @@ func learnWith(ctx context.Context, fn string, s *Samples, opts []Option) (*Resu
 	if rep != nil {
 		res.Missing = rep
 	}
+	res.Scale, res.ScaleCheck = scale, check
 	return res, nil
 }

@@ -24,12 +24,12 @@ func prepareMissing(fn string, s *Samples, opts []Option) (*Samples, *MissingRep
 	}
 	rule := cfg.missingRule(fn == "LearnPairwise", s.k)
 	if cfg.ordinal && fn == "Learn" && s.k > 2 {
-		// A missing answer has no score (WithOrdinal).
+		// A missing answer has no score (WithScale).
 		switch {
 		case !cfg.missingSet:
 			rule = ListwiseDeletion
 		case rule == MissingAsState:
-			return nil, nil, &OptionError{Func: fn, Option: "WithMissing", Value: rule, Reason: "under WithOrdinal a missing answer has no score to be a state: use ListwiseDeletion (the default under WithOrdinal)"}
+			return nil, nil, &OptionError{Func: fn, Option: "WithMissing", Value: rule, Reason: "on the ordinal scale a missing answer has no score to be a state: use ListwiseDeletion (its default), or WithScale(Nominal)"}
 		}
 	}
 	rep := missingReport(s, rule)

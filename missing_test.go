@@ -316,7 +316,9 @@ func TestLearnMissing(t *testing.T) {
 		}
 	}
 	// The defaults: AvailableCase for binary data in Learn and
-	// LearnIsing, MissingAsState in LearnPairwise and for k > 2.
+	// LearnIsing, MissingAsState in LearnPairwise and for k > 2 on the
+	// nominal scale, ListwiseDeletion on the ordinal one (a missing
+	// answer has no score).
 	b2, _ := NewIncompleteSamples(2, [][]int{{0, 1, 1}, {Missing, 1, 0}, {1, 0, 1}, {0, 0, Missing}, {1, 1, 0}, {0, 1, 0}}, nil)
 	b3, _ := NewIncompleteSamples(3, [][]int{{0, 1, 2}, {Missing, 1, 0}, {2, 0, 1}, {0, 2, Missing}, {1, 1, 0}, {0, 1, 2}}, nil)
 	for _, c := range []struct {
@@ -328,9 +330,16 @@ func TestLearnMissing(t *testing.T) {
 		{"Learn, k = 2", Learn, b2, AvailableCase},
 		{"LearnIsing", LearnIsing, b2, AvailableCase},
 		{"LearnPairwise, k = 2", LearnPairwise, b2, MissingAsState},
-		{"Learn, k = 3", Learn, b3, MissingAsState},
+		{"Learn, k = 3, nominal", Learn, b3, MissingAsState},
+		{"Learn, k = 3, ordinal", Learn, b3, ListwiseDeletion},
 	} {
-		res, err := c.learn(c.s)
+		var opts []Option
+		if strings.HasSuffix(c.name, "nominal") {
+			opts = append(opts, WithScale(Nominal))
+		} else if strings.HasSuffix(c.name, "ordinal") {
+			opts = append(opts, WithScale(Ordinal))
+		}
+		res, err := c.learn(c.s, opts...)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}

@@ -37,6 +37,13 @@ type Result struct {
 	// Missing says how the missing values of the samples were handled
 	// (see Missing and WithMissing); nil for complete samples.
 	Missing *MissingReport
+	// Scale is the model Learn fitted to k > 2 states (WithScale): Ordinal
+	// or Nominal; Nominal for k = 2 and for LearnPairwise and LearnIsing.
+	// ScaleCheck is the evidence AutoScale chose it on, nil when the
+	// scale was given, k = 2, or the check was skipped
+	// (MaxScaleCheckVars).
+	Scale      Scale
+	ScaleCheck *ScaleCheck
 	// Warnings says what the data could not support: too few samples for
 	// some pairs to be tested (SmallSample; the tuning-free edge test
 	// then reports no edge for them, docs/tuning/small-samples.md),
@@ -225,3 +232,55 @@ const (
 	// a converged fit learns.
 	NotConverged
 )
+
+// Scale is how Learn treats variables of k > 2 states: as nominal
+// categories, whose pairs have the full k×k blocks of Algorithm 2, or as
+// ordered answers, whose pairs have one coupling each (the ordinal model).
+// Learn's default is AutoScale: the data choose. LearnPairwise always fits
+// the nominal blocks (it is Algorithm 2), and k = 2 is the Ising model under
+// either scale.
+type Scale int
+
+const (
+	// Nominal fits the full k×k blocks W_ij(a, b) (Algorithm 2).
+	Nominal Scale = iota
+	// Ordinal fits the ordinal model W_ij(a, b) = w_ij·s_i(a)·s_j(b)
+	// (see WithScale).
+	Ordinal
+	// AutoScale lets the data choose between the two (see WithScale).
+	AutoScale
+)
+
+// String returns "nominal", "ordinal" or "auto".
+func (sc Scale) String() string {
+	switch sc {
+	case Nominal:
+		return "nominal"
+	case Ordinal:
+		return "ordinal"
+	case AutoScale:
+		return "auto"
+	}
+	return fmt.Sprintf("Scale(%d)", int(sc))
+}
+
+// ScaleCheck is the evidence on which AutoScale chose the scale, summed
+// over every pair of variables' table of answers: Association, its G² of
+// independence less its degrees of freedom (the association the data show
+// beyond chance); Linear, the part of it that the linear-by-linear
+// association model (one parameter on the scores, the ordinal model's
+// shape) explains; and Needed, the linear part the ordinal scale needs:
+// for each pair, its association times (1 + 1/(m − 1))/2, m the fewer
+// values of its two variables, halfway between the linear share of a
+// Potts coupling δ(a, b) on m values, 1/(m − 1), and the ordinal model's,
+// 1. AutoScale chooses Ordinal when Linear ≥ Needed; when Association ≤ 0
+// (no association beyond chance) nothing shows that the states are
+// ordered, and it chooses Nominal.
+type ScaleCheck struct {
+	Association, Linear, Needed float64
+}
+
+// Ordinal reports whether the check chooses the ordinal scale.
+func (c ScaleCheck) Ordinal() bool {
+	return c.Association > 0 && c.Linear >= c.Needed
+}

@@ -118,8 +118,8 @@ func newRun(fn string, s *Samples, opts []Option, ising bool) (*learnRun, error)
 		return nil, &AlphabetError{Func: fn, K: s.k, Min: 2, Max: 2}
 	case s.k > MaxLearnAlphabet:
 		return nil, &AlphabetError{Func: fn, K: s.k, Min: 2, Max: MaxLearnAlphabet}
-	case cfg.ordinal && fn != "Learn":
-		return nil, &OptionError{Func: fn, Option: "WithOrdinal", Value: true, Reason: "the ordinal model is fitted by Learn; " + fn + " runs the paper's Algorithm " + map[bool]string{true: "1", false: "2"}[ising] + " unchanged"}
+	case cfg.scale == Ordinal && fn != "Learn":
+		return nil, &OptionError{Func: fn, Option: "WithScale", Value: Ordinal, Reason: "the ordinal model is fitted by Learn; " + fn + " runs the paper's Algorithm " + map[bool]string{true: "1", false: "2"}[ising] + " unchanged"}
 	case !ising && cfg.oneHot == nil && isEntropic(cfg.solver):
 		// Refused before any fit, not at the first regression.
 		reason := "EntropicMirror (Algorithm 3) solves the l1 problems of the Ising path, not the l2,1 problems of the pairwise path: use GroupMirror (Algorithm 4) or the default, Accelerated"
@@ -379,8 +379,8 @@ func (r *learnRun) assemble(ctx context.Context, k int, est []*estimates.Node, f
 	res.Width, res.Radius, res.Tuning = lambda, radius, tun
 	res.solutions = r.solutions
 	if r.s != nil { // a merge of partials may come without the samples
-		res.Model.names = r.s.names                          // the samples' names, for WriteModel
-		res.Warnings = sampleWarnings(r.s, nodes, r.wantEta) // warnings.go
+		res.Model.names = r.s.names                                           // the samples' names, for WriteModel
+		res.Warnings = sampleWarnings(r.s, nodes, r.wantEta, r.scores != nil) // warnings.go
 	}
 	if w, ok := convergenceWarning(nodes, r.cfg.tol, r.cfg.solver); ok {
 		res.Warnings = append(res.Warnings, w)

@@ -226,6 +226,11 @@ func learnNodes(ctx context.Context, fn string, s *Samples, nodes []int, opts []
 			return nil, fmt.Errorf("pairwise: %s: the samples have %v missing values; shards take them on binary data with AvailableCase only (here k = %d, %v): drop the incomplete rows first (DropIncomplete)", fn, s.MissingCount(), s.k, rule)
 		}
 	}
+	if s.k > 2 {
+		if sc, _ := resolveScale(s, opts); sc == Ordinal {
+			return nil, &OptionError{Func: fn, Option: "WithScale", Value: sc, Reason: "shards fit the nominal blocks of Algorithm 2 only: give WithScale(Nominal), or learn the ordinal model in one process with Learn"}
+		}
+	}
 	algorithm := "ising"
 	if s.k == 2 {
 		f, err = fitIsing(ctx, fn, s, opts, nodes)

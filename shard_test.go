@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -138,7 +139,9 @@ func TestShardedIdentical(t *testing.T) {
 		{"k=2/tuning-free", 2, nil},
 		{"k=2/cv,and", 2, []Option{WithSelection(CrossValidation{Folds: 3}), WithSymmetrization(And), WithMinEdgeWeight(0.3)}},
 		{"k=3/given", 3, []Option{WithWidth(1.5), WithMinEdgeWeight(0.3)}},
-		{"k=3/tuning-free", 3, nil},
+		// Shards fit the nominal blocks only (LearnShard refuses the
+		// ordinal scale: TestShardOrdinalRefused).
+		{"k=3/tuning-free", 3, []Option{WithScale(Nominal)}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -383,5 +386,16 @@ func TestPartialFiles(t *testing.T) {
 	}
 	if err := parts[0].WritePartial(failWriter{}, false); err == nil || err.Error() != "disk full" {
 		t.Errorf("failing writer: %v, want its error", err)
+	}
+}
+
+// TestShardOrdinalRefused checks that a shard refuses the ordinal scale,
+// given or chosen by AutoScale, with an OptionError naming WithScale,
+// instead of fitting nominal blocks that the one-process Learn would not.
+func TestShardOrdinalRefused(t *testing.T) {
+	s := shardSamples(t, 3)
+	var oe *OptionError
+	if _, err := LearnShard(s, 0, 2, WithScale(Ordinal)); !errors.As(err, &oe) || oe.Option != "WithScale" {
+		t.Errorf("LearnShard with WithScale(Ordinal): %v, want an OptionError of WithScale", err)
 	}
 }

@@ -49,8 +49,11 @@ func valueWeights(s *Samples) [][]float64 {
 // rules depend on the value weights only, so they are the ones the edge
 // test applied (selection.WaldSpins, selection.WaldOneHot, WaldTest.run); tested says whether
 // it ran.
-func sampleWarnings(s *Samples, nodes []NodeFit, tested bool) []Warning {
+func sampleWarnings(s *Samples, nodes []NodeFit, tested, ordinal bool) []Warning {
 	n, k := s.n, s.k
+	if ordinal {
+		return append(ordinalSampleWarnings(s, nodes, tested), constantWarnings(n, nodes)...)
+	}
 	counts := valueWeights(s)
 	total := s.TotalWeight()
 	p := float64(n) // coefficients of a regression: Ising path
@@ -60,10 +63,9 @@ func sampleWarnings(s *Samples, nodes []NodeFit, tested bool) []Warning {
 	var warns []Warning
 	// short[i]: some regression of node i has too few of its rarer label.
 	short := make([]bool, n)
-	var shortNodes, constant []int
+	var shortNodes []int
 	for i := 0; i < n; i++ {
 		if nodes[i].Constant {
-			constant = append(constant, i)
 			continue
 		}
 		// The rarest value present is the rarer label of some regression
@@ -81,12 +83,11 @@ func sampleWarnings(s *Samples, nodes []NodeFit, tested bool) []Warning {
 		}
 	}
 	isConst := func(i int) bool { return nodes[i].Constant }
-	small, sparse, constPairs := 0, 0, 0
+	small, sparse := 0, 0
 	for i := 0; i < n; i++ {
 		for j := i + 1; j < n; j++ {
 			switch {
 			case isConst(i) || isConst(j):
-				constPairs++
 			case short[i] && short[j]:
 				small++
 			case !selection.CochranOK(counts[i], counts[j], total):
@@ -120,16 +121,84 @@ func sampleWarnings(s *Samples, nodes []NodeFit, tested bool) []Warning {
 				small, n*(n-1)/2, what, total, n, k, len(shortNodes), selection.MinEventsPerCoefficient*p, selection.MinEventsPerCoefficient, p, sparse, need),
 		})
 	}
-	if len(constant) > 0 {
-		warns = append(warns, Warning{
-			Kind:  ConstantVariable,
-			Nodes: constant,
-			Pairs: constPairs,
-			Message: fmt.Sprintf("constant variables: %d of the %d variables take one value in every row (%s); they have no edge, and their %d pairs say nothing",
-				len(constant), n, listNodes(constant, 10), constPairs),
-		})
+	return append(warns, constantWarnings(n, nodes)...)
+}
+
+// constantWarnings returns the ConstantVariable warning of the nodes
+// that take one value, if any.
+func constantWarnings(n int, nodes []NodeFit) []Warning {
+	var constant []int
+	for i := range nodes {
+		if nodes[i].Constant {
+			constant = append(constant, i)
+		}
 	}
-	return warns
+	if len(constant) == 0 {
+		return nil
+	}
+	c := len(constant)
+	pairs := c*(c-1)/2 + c*(n-c)
+	return []Warning{{
+		Kind:  ConstantVariable,
+		Nodes: constant,
+		Pairs: pairs,
+		Message: fmt.Sprintf("constant variables: %d of the %d variables take one value in every row (%s); they have no edge, and their %d pairs say nothing",
+			c, n, listNodes(constant, 10), pairs),
+	}}
+}
+
+// ordinalSampleWarnings is the SmallSample warning of the ordinal model
+// (WithScale): its edge test refits each node's law on all rows, one field
+// for each answer but the first and one coupling for each other variable,
+// and a node with fewer than MinEventsPerCoefficient rows a parameter is
+// short; a pair is untested when either node is. Rare answers cost
+// nothing here: they are fields of the softmax.
+func ordinalSampleWarnings(s *Samples, nodes []NodeFit, tested bool) []Warning {
+	n := s.n
+	counts := valueWeights(s)
+	total := s.TotalWeight()
+	short := make([]bool, n)
+	var shortNodes []int
+	most := 0.0
+	for i := 0; i < n; i++ {
+		if nodes[i].Constant {
+			continue
+		}
+		values := 0
+		for _, c := range counts[i] {
+			if c > 0 {
+				values++
+			}
+		}
+		p := float64(values - 1 + n - 1)
+		most = math.Max(most, p)
+		if !selection.EnoughEvents(total, p) {
+			short[i] = true
+			shortNodes = append(shortNodes, i)
+		}
+	}
+	small := 0
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			if !nodes[i].Constant && !nodes[j].Constant && (short[i] || short[j]) {
+				small++
+			}
+		}
+	}
+	if small == 0 {
+		return nil
+	}
+	what := "were not tested: the Wald test does not call them edges, whatever their dependence"
+	if !tested {
+		what = "rest on too little data for their estimates to mean much"
+	}
+	return []Warning{{
+		Kind:  SmallSample,
+		Nodes: shortNodes,
+		Pairs: small,
+		Message: fmt.Sprintf("small sample: %d of the %d pairs %s (N = %.4g for n = %d variables on the ordinal scale: each variable's law has up to %g parameters, and its test needs %g rows for each; %d variables have fewer)",
+			small, n*(n-1)/2, what, total, n, most, selection.MinEventsPerCoefficient, len(shortNodes)),
+	}}
 }
 
 // convergenceWarning returns the NotConverged warning of the nodes' fits

@@ -27,6 +27,15 @@ sample'). Variables are named by the header, or x1..xn without one.
 Without -lambda and -eta the library chooses them from the data (slower);
 with them, the learner is exactly the paper's algorithm.
 
+Answers with k > 2 values (-scale): Likert items and other ordered answers
+are learned with one coupling a pair on the answers' values (the ordinal
+model, W_ij(a,b) = w_ij·s_i(a)·s_j(b), s the values scaled to [-1, 1]),
+other states with a full k×k block a pair (Algorithm 2). By default
+(-scale auto, without -eta) the data choose: ordinal when most of the
+association between the answers lies along their values. The summary
+says which model was used and why; -scale ordinal or -scale nominal
+decides. With -eta the states are nominal unless -scale ordinal.
+
 The alphabet: without -k or -states, k is the largest value + 1, and the
 summary warns about a state that never occurs (a scale written 1..6 leaves
 state 0 empty, which changes the graph: read it with -states 1,2,3,4,5,6)

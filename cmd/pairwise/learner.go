@@ -24,7 +24,7 @@ type learnerFlags struct {
 	names                                                  []string // the flags' names
 	histogram, merge, gap, mixture, refit, isingfit, graph *bool
 	lambda, eta, radius, gamma, alpha, tol                 *float64
-	selection, solver, sym, states, na, missing            *string
+	selection, solver, sym, states, na, missing, scale     *string
 	folds, workers, maxIter, alphabet                      *int
 }
 
@@ -54,6 +54,7 @@ func addLearnerFlags(fs *flag.FlagSet) *learnerFlags {
 		alphabet:  fs.Int("k", 0, "the alphabet size `k`: values must be states 0..k-1 (or spins for k = 2); any other value is an error (default: from the data)"),
 		states:    fs.String("states", "", "the `list` of states as written, comma-separated, in order: -states 1,2,3,4,5 reads a scale written 1..5 as states 0..4"),
 		na:        fs.String("na", "NA,", "the missing-value `markers`, comma-separated (the default is NA and the empty field; \"none\" for none)"),
+		scale:     fs.String("scale", "auto", "for k > 2: `scale` ordinal (one coupling a pair on the answers' values, W_ij(a,b) = w·s_i(a)·s_j(b)),\nnominal (full k×k blocks, Algorithm 2) or auto (ordinal when most of the association between the answers\nlies along their values, as for Likert items; without -eta only)"),
 		missing:   fs.String("missing", "", "how to learn from rows with missing values: `rule` avail (binary data: each variable's regression on the rows that observe it,\na missing neighbour as the spin 0), state (a missing value is a state of its own) or listwise (drop the rows)\n(default: avail for binary data, state for k > 2)"),
 	}
 	fs.VisitAll(func(f *flag.Flag) { lf.names = append(lf.names, f.Name) })
@@ -183,6 +184,16 @@ func (lf *learnerFlags) options(set map[string]bool) ([]pairwise.Option, pairwis
 			ro.Missing = strings.Split(*lf.na, ",")
 		}
 	}
+	switch *lf.scale {
+	case "auto":
+		opts = append(opts, pairwise.WithScale(pairwise.AutoScale))
+	case "ordinal":
+		opts = append(opts, pairwise.WithScale(pairwise.Ordinal))
+	case "nominal":
+		opts = append(opts, pairwise.WithScale(pairwise.Nominal))
+	default:
+		return fail("-scale %q: want auto, ordinal or nominal", *lf.scale)
+	}
 	switch *lf.missing {
 	case "": // the learners' default: AvailableCase for k = 2, MissingAsState for k > 2
 	case "state":
@@ -290,6 +301,9 @@ func summarize(w io.Writer, name string, s *pairwise.Samples, res *pairwise.Resu
 	}
 	fmt.Fprintf(w, "%s: %s samples%s of %d variables, k = %d: %d edges learned in %v (%s; %s)\n",
 		name, strconv.FormatFloat(s.TotalWeight(), 'f', -1, 64), rows, s.Vars(), s.Alphabet(), len(res.Edges), elapsed.Round(time.Millisecond), lambda, eta)
+	if s.Alphabet() > 2 {
+		fmt.Fprintln(w, scaleLine(res))
+	}
 	if rep := res.Missing; rep != nil {
 		switch rep.Rule {
 		case pairwise.ListwiseDeletion:
@@ -301,6 +315,22 @@ func summarize(w io.Writer, name string, s *pairwise.Samples, res *pairwise.Resu
 		}
 	}
 	warnings(w, res, online)
+}
+
+// scaleLine says which model the k > 2 states were learned with, and why.
+func scaleLine(res *pairwise.Result) string {
+	why := ""
+	if c := res.ScaleCheck; c != nil {
+		share := "no association beyond chance"
+		if c.Association > 0 {
+			share = fmt.Sprintf("%.0f%% of the association between the answers lies along their values; the ordinal scale needs %.0f%%", 100*c.Linear/c.Association, 100*c.Needed/c.Association)
+		}
+		why = "chosen from the data: " + share + "; "
+	}
+	if res.Scale == pairwise.Ordinal {
+		return "scale: ordinal, one coupling a pair on the answers' values (" + why + "-scale nominal fits full k×k blocks)"
+	}
+	return "scale: nominal, a full k×k block a pair (" + why + "-scale ordinal fits one coupling a pair on the answers' values)"
 }
 
 // warnings writes the result's warnings, one line each, even when quiet
