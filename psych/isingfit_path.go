@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 
+	"gonum.org/v1/gonum/floats"
+
 	"github.com/mrfkit/pairwise/solve"
 )
 
@@ -36,13 +38,13 @@ const (
 	// and a linear predictor beyond ±logit(1 − pathMinProb) counts as a
 	// probability of exactly 0 or 1.
 	pathMinProb = 1e-9
-	// pathTol is the convergence threshold of the coordinate descent:
-	// the largest change of a coordinate, weighted by its curvature
-	// (Σ_m v_m x̃_mj² (Δβ_j)²), in a sweep. glmnet stops at 1e-7 times the
-	// null deviance; this is tighter, so that the coefficients are those
-	// of the exact minimiser to about 1e-6 and a zero is a zero of the
-	// penalised problem, not of where the iterations stopped.
-	pathTol = 1e-13
+	// pathTol is glmnet's convergence threshold (thresh): coordinate
+	// descent at one penalty stops when a sweep changes no coefficient by
+	// more than pathTol times the null deviance, a change measured
+	// weighted by its curvature (Σ_m v_m x̃_mj² (Δβ_j)², the intercept's
+	// by Σ_m v_m), and the Newton steps stop when a whole step moved no
+	// coefficient by more than that.
+	pathTol = 1e-7
 	// pathMaxSweeps caps the sweeps of coordinate descent at one penalty,
 	// and pathMaxNewton its Newton (IRLS) steps.
 	pathMaxSweeps = 10000
@@ -209,6 +211,7 @@ type nodePath struct {
 	beta      []float64
 	b0        float64
 	eta, v, r []float64 // linear predictor, IRLS weights, weighted residuals
+	vx        []float64 // p×rows like x: v_m x̃_mj at the Newton step
 	xv        []float64 // Σ_m v_m x̃_mj²
 	active    []bool
 	sweeps    int
@@ -228,7 +231,7 @@ func newNodePath(spins []float64, n int, y []float64, use []int, weight func(int
 		x: make([]float64, p*rows), y: make([]float64, rows), wt: make([]float64, rows),
 		mean: make([]float64, p), sd: make([]float64, p),
 		beta: make([]float64, p), eta: make([]float64, rows), v: make([]float64, rows),
-		r: make([]float64, rows), xv: make([]float64, p), active: make([]bool, p)}
+		r: make([]float64, rows), vx: make([]float64, p*rows), xv: make([]float64, p), active: make([]bool, p)}
 	for k, m := range use {
 		f.wt[k] = weight(m) / total
 		f.y[k] = (y[m] + 1) / 2
@@ -266,6 +269,7 @@ func newNodePath(spins []float64, n int, y []float64, use []int, weight func(int
 		}
 		f.lamMax = math.Max(f.lamMax, math.Abs(g))
 	}
+	f.predict()
 	return f
 }
 
@@ -289,9 +293,13 @@ func (f *nodePath) run(ctx context.Context, gamma float64) (pathPoint, solve.Sta
 			return best, solve.Stats{Iterations: f.sweeps}, err
 		}
 		if m > 0 {
+			// The first point is the intercept-only fit, as glmnet's
+			// (fitted at a huge penalty, reported at λ_max); solving
+			// at λ_max itself could let a coefficient through by
+			// rounding.
 			lambda *= step
+			f.solve(lambda)
 		}
-		f.solve(lambda)
 		ll, dev, nz := f.logLik()
 		if ebic := -2*ll + float64(nz)*perEdge; ebic < bestEBIC {
 			bestEBIC = ebic
@@ -328,26 +336,22 @@ func (f *nodePath) logLik() (ll, dev float64, nonzero int) {
 // solve minimises Σ wt·(log-loss) + λ Σ|β̃_j| from the current state by
 // Newton (IRLS) steps, each solved by coordinate descent: sweeps over all
 // coordinates, and between them over the active ones, until a sweep over
-// all changes no coordinate by more than pathTol (curvature-weighted),
-// then a new Newton step until the step itself is that small.
+// all changes no coordinate by more than the threshold (pathTol times the
+// null deviance, curvature-weighted), then a new Newton step until the
+// step itself is that small.
 func (f *nodePath) solve(lambda float64) {
+	thr := pathTol * f.nullDev
 	f.predict()
 	for it := 0; it < pathMaxNewton; it++ {
 		f.irlsWeights()
-		vsum := 0.0
-		for _, v := range f.v {
-			vsum += v
-		}
+		vsum := floats.Sum(f.v)
 		if vsum <= (1+pathMinProb)*pathMinProb*(1-pathMinProb) {
 			return // glmnet's stop: the fit is (numerically) saturated
 		}
 		for c := 0; c < f.p; c++ {
-			col := f.x[c*f.rows : (c+1)*f.rows]
-			s := 0.0
-			for k, v := range f.v {
-				s += v * col[k] * col[k]
-			}
-			f.xv[c] = s
+			col, vx := f.col(c), f.vx[c*f.rows:(c+1)*f.rows]
+			floats.MulTo(vx, f.v, col)
+			f.xv[c] = floats.Dot(vx, col)
 		}
 		moved := 0.0 // the Newton step's size, curvature-weighted
 		for sweep := 0; ; sweep++ {
@@ -357,24 +361,27 @@ func (f *nodePath) solve(lambda float64) {
 			}
 			full := f.sweep(lambda, false, vsum)
 			moved = math.Max(moved, full)
-			if full < pathTol {
+			if full < thr {
 				break
 			}
 			for inner := 0; inner < pathMaxSweeps; inner++ {
 				d := f.sweep(lambda, true, vsum)
 				moved = math.Max(moved, d)
-				if d < pathTol {
+				if d < thr {
 					break
 				}
 			}
 		}
 		f.predict()
-		if moved < pathTol {
+		if moved < thr {
 			return
 		}
 	}
 	f.converged = false
 }
+
+// col returns predictor c's standardised column.
+func (f *nodePath) col(c int) []float64 { return f.x[c*f.rows : (c+1)*f.rows] }
 
 // sweep updates every coordinate (or only the active ones) once, then the
 // intercept, keeping the weighted residuals r of the quadratic model up to
@@ -386,13 +393,8 @@ func (f *nodePath) sweep(lambda float64, activeOnly bool, vsum float64) float64 
 		if activeOnly && !f.active[c] {
 			continue
 		}
-		col := f.x[c*f.rows : (c+1)*f.rows]
-		g := 0.0
-		for k, rk := range f.r {
-			g += rk * col[k]
-		}
 		old := f.beta[c]
-		g += f.xv[c] * old
+		g := floats.Dot(f.r, f.col(c)) + f.xv[c]*old
 		nb := 0.0
 		if g > lambda {
 			nb = (g - lambda) / f.xv[c]
@@ -407,20 +409,12 @@ func (f *nodePath) sweep(lambda float64, activeOnly bool, vsum float64) float64 
 		if nb != 0 {
 			f.active[c] = true
 		}
-		for k, v := range f.v {
-			f.r[k] -= d * v * col[k]
-		}
+		floats.AddScaled(f.r, -d, f.vx[c*f.rows:(c+1)*f.rows])
 		dlx = math.Max(dlx, f.xv[c]*d*d)
 	}
-	rs := 0.0
-	for _, rk := range f.r {
-		rs += rk
-	}
-	d := rs / vsum
+	d := floats.Sum(f.r) / vsum
 	f.b0 += d
-	for k, v := range f.v {
-		f.r[k] -= d * v
-	}
+	floats.AddScaled(f.r, -d, f.v)
 	return math.Max(dlx, vsum*d*d)
 }
 
@@ -430,12 +424,8 @@ func (f *nodePath) predict() {
 		f.eta[k] = f.b0
 	}
 	for c, b := range f.beta {
-		if b == 0 {
-			continue
-		}
-		col := f.x[c*f.rows : (c+1)*f.rows]
-		for k := range f.eta {
-			f.eta[k] += b * col[k]
+		if b != 0 {
+			floats.AddScaled(f.eta, b, f.col(c))
 		}
 	}
 }
