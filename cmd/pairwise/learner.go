@@ -34,13 +34,13 @@ func addLearnerFlags(fs *flag.FlagSet) *learnerFlags {
 	lf := &learnerFlags{
 		histogram: fs.Bool("histogram", false, `the input is a histogram, lines "count,z_1,...,z_n"`),
 		merge:     fs.Bool("merge", true, "merge identical rows into counts while reading (less memory and time when rows repeat);\n-merge=false keeps every row in file order"),
-		isingfit:  fs.Bool("isingfit", false, "estimate as R's IsingFit does (psych.IsingFit: EBIC γ = 0.25, AND rule, every nonzero\ncoefficient an edge, no edge test), to match a published analysis (see docs/psych)"),
+		isingfit:  fs.Bool("isingfit", false, "estimate as R's IsingFit 0.4 does (psych.IsingFit: glmnet's penalised path, EBIC γ = 0.25 (-gamma),\nAND rule, every nonzero coefficient an edge, no edge test; binary items, complete rows), to match a published analysis\n(see docs/psych)"),
 		lambda:    fs.Float64("lambda", 0, "width bound `λ` ≥ the model width, radius 2λ (k = 2) or 2λ√k (default: the library's choice)"),
 		eta:       fs.Float64("eta", 0, "minimum edge weight bound `η`: keep edges of weight ≥ η/2 (default: the library's choice)"),
 		radius:    fs.Float64("radius", 0, "constraint `radius` of every regression, in place of the one set by λ (default: from λ)"),
 		selection: fs.String("select", "", "without -lambda, the `rule` choosing each node's λ: cv (cross-validation) or ebic (default: the library's rule)"),
 		folds:     fs.Int("folds", 0, "without -lambda, with -select cv: cross-validation `folds` (default: the library's)"),
-		gamma:     fs.Float64("gamma", 0.25, "without -lambda, with -select ebic: the EBIC `γ` (0 is BIC; 0.25 is IsingFit's choice)"),
+		gamma:     fs.Float64("gamma", 0.25, "without -lambda, with -select ebic or -isingfit: the EBIC `γ` (0 is BIC; 0.25 is IsingFit's choice)"),
 		alpha:     fs.Float64("alpha", pairwise.DefaultFalseEdgeRate, "without -eta: family-wise false-edge `rate` α of the edge test"),
 		gap:       fs.Bool("gap", true, "without -eta: let the edge test's gap rule add the pairs above the widest gap in the statistics (-gap=false: Bonferroni at α only)"),
 		mixture:   fs.Bool("mixture", true, "without -eta, Ising data: keep the pairs whose statistic a two-group mixture fit says is more likely an edge than not,\nonce five pairs reach the Bonferroni value (-mixture=false, or fewer pairs: the gap rule of -gap)"),
@@ -78,6 +78,11 @@ func (lf *learnerFlags) options(set map[string]bool) ([]pairwise.Option, pairwis
 			return fail("-%s sets the edge test or η, which -isingfit replaces by its nonzero rule", name)
 		}
 	}
+	for _, name := range []string{"lambda", "radius", "select", "folds", "solver", "tol", "max-iter"} {
+		if *lf.isingfit && set[name] {
+			return fail("-%s sets the constrained fits, which -isingfit replaces by IsingFit's penalised path (-gamma sets its EBIC γ)", name)
+		}
+	}
 	if *lf.workers < 1 {
 		return fail("-workers %d: want at least 1", *lf.workers)
 	}
@@ -99,7 +104,7 @@ func (lf *learnerFlags) options(set map[string]bool) ([]pairwise.Option, pairwis
 	}
 	opts := []pairwise.Option{pairwise.WithWorkers(*lf.workers)}
 	if *lf.isingfit {
-		opts = append(psych.IsingFit(), opts...) // the flags given win
+		opts = append(psych.IsingFitGamma(*lf.gamma), opts...) // the flags given win
 	}
 	for _, o := range []struct {
 		flag string
@@ -136,7 +141,7 @@ func (lf *learnerFlags) options(set map[string]bool) ([]pairwise.Option, pairwis
 	switch *lf.selection {
 	case "":
 		for _, name := range []string{"folds", "gamma"} {
-			if set[name] {
+			if set[name] && !(name == "gamma" && *lf.isingfit) {
 				return fail("-%s: say which rule it is for with -select", name)
 			}
 		}
@@ -274,6 +279,9 @@ func summarize(w io.Writer, name string, s *pairwise.Samples, res *pairwise.Resu
 	lambda := fmt.Sprintf("λ = %g", res.Width)
 	if math.IsNaN(res.Width) {
 		lambda = fmt.Sprintf("radius %g", res.Radius)
+	}
+	if res.Radius == math.MaxFloat64 { // psych.IsingFit's radius out of reach
+		lambda = "penalised regressions along IsingFit's path, each node's penalty chosen by EBIC"
 	}
 	eta := fmt.Sprintf("η = %g", res.MinEdgeWeight)
 	if tu := res.Tuning; tu != nil {

@@ -178,6 +178,8 @@ func TestPsychCommandErrors(t *testing.T) {
 		{[]string{"bootstrap", "-drop", "0", "-stability", "x.png", surveyFile}, "-stability needs"},
 		{[]string{"bootstrap", "-intervals", "x.gif", surveyFile}, ".png, .svg or .pdf"},
 		{[]string{"bootstrap", "-isingfit", "-alpha", "0.05", surveyFile}, "-alpha"},
+		{[]string{"network", "-isingfit", "-lambda", "1", surveyFile}, "-lambda sets the constrained fits"},
+		{[]string{"network", "-isingfit", "-solver", "entropic", surveyFile}, "-solver sets the constrained fits"},
 		{[]string{"network", "-picture", "x.jpg", surveyFile}, ".png, .svg or .pdf"},
 		{[]string{"network", "-palette", "pink", surveyFile}, "-palette"},
 		{[]string{"network", "-model", "-lambda", "1", surveyFile}, "nothing is learned"},
