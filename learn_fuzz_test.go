@@ -256,6 +256,13 @@ func fuzzLearnCase(data []byte) fuzzCase {
 	if r := int(at(7)) >> 1 & 3; r > 0 {
 		add(WithMissing(fuzzMissingRules[r-1]), fuzzMissingRules[r-1].String())
 	}
+	// Bits 3 and 4 of byte 7: the scale of k > 2 (none: AutoScale).
+	switch at(7) >> 3 & 3 {
+	case 1:
+		add(WithScale(Ordinal), "ordinal")
+	case 2:
+		add(WithScale(Nominal), "nominal")
+	}
 	learner := "Learn"
 	if fc.pairwise {
 		learner = "LearnPairwise"
@@ -285,6 +292,8 @@ var fuzzSeedOptions = []fuzzSeedOption{
 	{f1: 3 << fuzzBackShift},                      // Sparsitron
 	{f1: fuzzLambda | fuzzEta | 3<<fuzzBackShift, lambda: 2, eta: 2},
 	{f1: fuzzLambda, f2: fuzzRadius | fuzzNoRefit | fuzzNoMixture | fuzzNoGap, lambda: 1},
+	{learner: 1 << 3}, // WithScale(Ordinal), the edge test
+	{f1: fuzzLambda | fuzzEta, lambda: 2, eta: 2, learner: 1 << 3}, // WithScale(Ordinal), λ and η
 }
 
 // encodeFuzzCase returns the bytes from which FuzzLearn decodes the case
