@@ -22,7 +22,7 @@ func learnWith(ctx context.Context, fn string, s *Samples, opts []Option) (*Resu
 		return nil, fmt.Errorf("pairwise: %s: nil samples", fn)
 	}
 	k := s.k // the alphabet of the result
-	scale, check := Nominal, (*ScaleCheck)(nil)
+	scale, check := Nominal, (*scaleCheck)(nil)
 	if fn == "Learn" && s.k > 2 {
 		if scale, check = resolveScale(s, opts); scale == Ordinal {
 			opts = append(slices.Clip(opts), ordinalChosen())
@@ -60,6 +60,6 @@ func learnWith(ctx context.Context, fn string, s *Samples, opts []Option) (*Resu
 	if rep != nil {
 		res.Missing = rep
 	}
-	res.Scale, res.ScaleCheck = scale, check
+	res.Scale, res.scaleCheck = scale, check
 	return res, nil
 }

@@ -483,15 +483,14 @@ func WithMissing(rule MissingRule) Option {
 //
 // AutoScale (the default) fits the ordinal model when the association
 // along the scores reaches the midpoint between the share a Potts coupling
-// δ(a, b) has there and the whole (ScaleCheck, reported in
-// Result.ScaleCheck, says how; docs/learning.md gives the measurements
-// behind the rule): Likert answers of latent normal variables pass by far,
+// δ(a, b) has there and the whole (Result.ScaleCheck says how, and gives
+// the numbers; docs/learning.md gives the measurements behind the rule): Likert answers of latent normal variables pass by far,
 // the nominal blocks of the paper's grids fail by far and get Algorithm
 // 2's blocks. This goes beyond the paper. The check reads each pair's
 // table once (N·n²/2
 // additions). It is skipped, and the states are nominal, when η is given
 // (WithMinEdgeWeight: η bounds the nominal blocks' weight, and with λ and
-// η the learner is the paper's algorithm), above MaxScaleCheckVars
+// η the learner is the paper's algorithm), above 200
 // variables, with a backend other than Accelerated, and for incomplete
 // samples under WithMissing(MissingAsState) (a missing state has no
 // score). Result.Scale says which model was fitted. Nominal
@@ -506,6 +505,6 @@ func WithScale(sc Scale) Option {
 	})
 }
 
-// MaxScaleCheckVars is the most variables on which AutoScale checks the
+// maxScaleCheckVars is the most variables on which AutoScale checks the
 // scale; above it the states are nominal unless WithScale(Ordinal).
-const MaxScaleCheckVars = 200
+const maxScaleCheckVars = 200

@@ -16,7 +16,7 @@ func ordinalChosen() Option { return optionFunc(func(c *config) { c.ordinal = tr
 // resolveScale returns the scale Learn fits to s (k > 2) under opts, and
 // the check that chose it under AutoScale (nil otherwise). Each pair's
 // table in the check holds the rows that observe both.
-func resolveScale(s *Samples, opts []Option) (Scale, *ScaleCheck) {
+func resolveScale(s *Samples, opts []Option) (Scale, *scaleCheck) {
 	cfg := defaultConfig()
 	for _, o := range opts {
 		if o != nil {
@@ -27,13 +27,13 @@ func resolveScale(s *Samples, opts []Option) (Scale, *ScaleCheck) {
 		return cfg.scale, nil
 	}
 	switch {
-	case !math.IsNaN(cfg.eta), s.n > MaxScaleCheckVars, !cfg.backend().Fast,
+	case !math.IsNaN(cfg.eta), s.n > maxScaleCheckVars, !cfg.backend().Fast,
 		s.incomplete && cfg.missingSet && cfg.missing == MissingAsState:
 		return Nominal, nil
 	}
 	sums := selection.ScaleStats(s.stages(), ordinalScores(s))
-	check := &ScaleCheck{Association: sums.Association, Linear: sums.Association - sums.NonLinear, Needed: sums.Needed}
-	if check.Ordinal() {
+	check := &scaleCheck{association: sums.Association, linear: sums.Association - sums.NonLinear, needed: sums.Needed}
+	if check.ordinal() {
 		return Ordinal, check
 	}
 	return Nominal, check

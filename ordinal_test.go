@@ -320,8 +320,8 @@ func TestAutoScale(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Scale != Ordinal || res.ScaleCheck == nil || !res.ScaleCheck.Ordinal() {
-		t.Errorf("ordinal truth: scale %v, check %+v, want ordinal", res.Scale, res.ScaleCheck)
+	if a, l, need, ok := res.ScaleCheck(); res.Scale != Ordinal || !ok || !(l >= need) {
+		t.Errorf("ordinal truth: scale %v, check %v, %v, %v, %v, want ordinal", res.Scale, a, l, need, ok)
 	}
 	grid := gridPotts(3, 3, 4, 0.5, rand.New(rand.NewPCG(1, 0)))
 	gs, err := NewExactSampler(grid)
@@ -335,14 +335,17 @@ func TestAutoScale(t *testing.T) {
 	if res, err = Learn(s); err != nil {
 		t.Fatal(err)
 	}
-	if res.Scale != Nominal || res.ScaleCheck == nil || res.ScaleCheck.Ordinal() {
-		t.Errorf("checkerboard grid: scale %v, check %+v, want nominal", res.Scale, res.ScaleCheck)
+	if a, l, need, ok := res.ScaleCheck(); res.Scale != Nominal || !ok || l >= need {
+		t.Errorf("checkerboard grid: scale %v, check %v, %v, %v, %v, want nominal", res.Scale, a, l, need, ok)
 	}
 	if fmt.Sprint(edgePairs(res.Edges)) != fmt.Sprint(edgePairs(grid.Edges())) {
 		t.Errorf("checkerboard grid: edges %v, want %v", edgePairs(res.Edges), edgePairs(grid.Edges()))
 	}
 	// A given scale is not checked.
-	if res, err = Learn(s, WithScale(Nominal)); err != nil || res.ScaleCheck != nil || res.Scale != Nominal {
-		t.Errorf("WithScale(Nominal): scale %v, check %v, err %v", res.Scale, res.ScaleCheck, err)
+	if res, err = Learn(s, WithScale(Nominal)); err != nil || res.Scale != Nominal {
+		t.Fatalf("WithScale(Nominal): scale %v, err %v", res.Scale, err)
+	}
+	if _, _, _, ok := res.ScaleCheck(); ok {
+		t.Error("WithScale(Nominal): the scale was checked")
 	}
 }

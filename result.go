@@ -39,11 +39,8 @@ type Result struct {
 	Missing *MissingReport
 	// Scale is the model Learn fitted to k > 2 states (WithScale): Ordinal
 	// or Nominal; Nominal for k = 2 and for LearnPairwise and LearnIsing.
-	// ScaleCheck is the evidence AutoScale chose it on, nil when the
-	// scale was given, k = 2, or the check was skipped
-	// (MaxScaleCheckVars).
-	Scale      Scale
-	ScaleCheck *ScaleCheck
+	// ScaleCheck gives the evidence AutoScale chose it on.
+	Scale Scale
 	// Warnings says what the data could not support: too few samples for
 	// some pairs to be tested (SmallSample; the tuning-free edge test
 	// then reports no edge for them, docs/tuning/small-samples.md),
@@ -52,6 +49,8 @@ type Result struct {
 	// when there is nothing to say; the graph of a result with warnings is
 	// to be read with them.
 	Warnings []Warning
+
+	scaleCheck *scaleCheck // AutoScale's evidence; nil when it did not run
 
 	n, k int
 	est  []*estimates.Node // est[i].Block(j)[a*k + b] = Ŵ_ij(a, b) from node i's regressions, sparse (internal/estimates)
@@ -264,23 +263,35 @@ func (sc Scale) String() string {
 	return fmt.Sprintf("Scale(%d)", int(sc))
 }
 
-// ScaleCheck is the evidence on which AutoScale chose the scale, summed
-// over every pair of variables' table of answers: Association, its G² of
-// independence less its degrees of freedom (the association the data show
-// beyond chance); Linear, the part of it that the linear-by-linear
-// association model (one parameter on the scores, the ordinal model's
-// shape) explains; and Needed, the linear part the ordinal scale needs:
-// for each pair, its association times (1 + 1/(m − 1))/2, m the fewer
-// values of its two variables, halfway between the linear share of a
-// Potts coupling δ(a, b) on m values, 1/(m − 1), and the ordinal model's,
-// 1. AutoScale chooses Ordinal when Linear ≥ Needed; when Association ≤ 0
-// (no association beyond chance) nothing shows that the states are
-// ordered, and it chooses Nominal.
-type ScaleCheck struct {
-	Association, Linear, Needed float64
+// scaleCheck is the evidence on which AutoScale chose the scale (see
+// Result.ScaleCheck).
+type scaleCheck struct {
+	association, linear, needed float64
 }
 
-// Ordinal reports whether the check chooses the ordinal scale.
-func (c ScaleCheck) Ordinal() bool {
-	return c.Association > 0 && c.Linear >= c.Needed
+// ordinal reports whether the check chooses the ordinal scale.
+func (c scaleCheck) ordinal() bool {
+	return c.association > 0 && c.linear >= c.needed
+}
+
+// ScaleCheck returns the evidence on which AutoScale chose Result.Scale,
+// summed over every pair of variables' table of answers: association, its
+// G² of independence less its degrees of freedom (the association the
+// data show beyond chance); linear, the part of it that the
+// linear-by-linear association model (one parameter on the scores, the
+// ordinal model's shape) explains; and needed, the linear part the
+// ordinal scale needs: for each pair, its association times
+// (1 + 1/(m − 1))/2, m the fewer values of its two variables, halfway
+// between the linear share of a Potts coupling δ(a, b) on m values,
+// 1/(m − 1), and the ordinal model's, 1. AutoScale chose Ordinal when
+// association > 0 and linear ≥ needed (with no association beyond chance
+// nothing shows that the states are ordered). checked is false, and the
+// numbers 0, when no check ran: the scale was given, k = 2, LearnPairwise
+// or LearnIsing, or the check was skipped (see WithScale).
+func (r *Result) ScaleCheck() (association, linear, needed float64, checked bool) {
+	if r.scaleCheck == nil {
+		return 0, 0, 0, false
+	}
+	c := r.scaleCheck
+	return c.association, c.linear, c.needed, true
 }

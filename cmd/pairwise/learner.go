@@ -328,10 +328,10 @@ func summarize(w io.Writer, name string, s *pairwise.Samples, res *pairwise.Resu
 // scaleLine says which model the k > 2 states were learned with, and why.
 func scaleLine(res *pairwise.Result) string {
 	why := ""
-	if c := res.ScaleCheck; c != nil {
+	if assoc, linear, needed, ok := res.ScaleCheck(); ok {
 		share := "no association beyond chance"
-		if c.Association > 0 {
-			share = fmt.Sprintf("%.0f%% of the association between the answers lies along their values; the ordinal scale needs %.0f%%", 100*c.Linear/c.Association, 100*c.Needed/c.Association)
+		if assoc > 0 {
+			share = fmt.Sprintf("%.0f%% of the association between the answers lies along their values; the ordinal scale needs %.0f%%", 100*linear/assoc, 100*needed/assoc)
 		}
 		why = "chosen from the data: " + share + "; "
 	}
