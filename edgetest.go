@@ -72,8 +72,35 @@ func (t WaldTest) run(ctx context.Context, s *Samples, res *Result, tun *Tuning,
 	// Pairs whose table fails Cochran's rule (internal/selection) score 0.
 	counts := valueWeights(s)
 	total := s.TotalWeight()
-	// The ordinal model's one coupling a pair has no empty cells to fear.
-	sparse := func(i, j int) bool { return !tun.Ordinal && !selection.CochranOK(counts[i], counts[j], total) }
+	// Cochran's rule: a binary pair's 2×2 table is tested whole or not at
+	// all. For k > 2 it admits coefficients, not pairs: the entries (a, b)
+	// of W_ij whose expected count N_a·N_b/N reaches CochranHigh enter the
+	// statistic, so that a rare answer leaves out its own row or column of
+	// the block, not the pair. The ordinal model's one coupling a pair has
+	// no empty cells to fear.
+	sparse := func(i, j int) bool { return k == 2 && !selection.CochranOK(counts[i], counts[j], total) }
+	admitted := func(i, j int, transpose bool) []bool {
+		if k == 2 || tun.Ordinal {
+			return nil
+		}
+		ok := make([]bool, kk)
+		some := false
+		for a, ca := range counts[i] {
+			for b, cb := range counts[j] {
+				if ca*cb/total >= selection.CochranHigh {
+					x := a*k + b
+					if transpose {
+						x = b*k + a
+					}
+					ok[x], some = true, true
+				}
+			}
+		}
+		if !some {
+			return make([]bool, kk) // no entry: the pair scores 0
+		}
+		return ok
+	}
 	maxZ := maxZ
 	if tun.Ordinal {
 		maxZ = ordinalZ
@@ -90,10 +117,11 @@ func (t WaldTest) run(ctx context.Context, s *Samples, res *Result, tun *Tuning,
 		}
 		di, si, fi := tun.debias[i][j*kk:(j+1)*kk], tun.stdErrs[i][j*kk:(j+1)*kk], dfOf(i, j)
 		dj, sj, fj := tun.debias[j][i*kk:(i+1)*kk], tun.stdErrs[j][i*kk:(i+1)*kk], dfOf(j, i)
+		admit := admitted(i, j, false)
 		switch t.sym {
 		case And, Or:
-			zi, mi, ni := maxZ(di, si, fi, nil, nil, nil, k)
-			zj, mj, nj := maxZ(dj, sj, fj, nil, nil, nil, k)
+			zi, mi, ni := maxZ(di, si, fi, nil, nil, nil, k, admit)
+			zj, mj, nj := maxZ(dj, sj, fj, nil, nil, nil, k, admitted(i, j, true))
 			// Or keeps the smaller standard error, And the larger.
 			m, nu := mj, nj
 			if (t.sym == Or && mi < mj) || (t.sym == And && mi > mj) {
@@ -104,7 +132,7 @@ func (t WaldTest) run(ctx context.Context, s *Samples, res *Result, tun *Tuning,
 			}
 			return math.Min(zi, zj), m, nu
 		}
-		return maxZ(di, si, fi, dj, sj, fj, k)
+		return maxZ(di, si, fi, dj, sj, fj, k, admit)
 	}
 	for i := 0; i < n; i++ {
 		for j := i + 1; j < n; j++ {
@@ -304,7 +332,7 @@ func gapThreshold(z []float64, lo, hi float64) float64 {
 // reads the entry of the largest standard error (|s_i(a)·s_j(b)| = 1), so
 // that the standard error it returns is the coupling's, not that of an
 // entry scaled towards 0.
-func ordinalZ(di, si, fi, dj, sj, fj []float64, k int) (z, se, seDF float64) {
+func ordinalZ(di, si, fi, dj, sj, fj []float64, k int, _ []bool) (z, se, seDF float64) {
 	var d float64
 	df := math.Inf(1)
 	for a := 0; a < k; a++ {
@@ -335,12 +363,16 @@ func ordinalZ(di, si, fi, dj, sj, fj []float64, k int) (z, se, seDF float64) {
 // whatever the estimate: the sandwich variance is zero only when every
 // observation has the same influence on the estimate (a handful of rows,
 // such as two that mirror each other), which says that the data cannot
-// measure the estimate's error, not that it has none.
-func maxZ(di, si, fi, dj, sj, fj []float64, k int) (z, minSE, seDF float64) {
+// measure the estimate's error, not that it has none. admit (k×k, in node
+// i's layout; nil for every entry) says which entries enter.
+func maxZ(di, si, fi, dj, sj, fj []float64, k int, admit []bool) (z, minSE, seDF float64) {
 	minSE, seDF = math.Inf(1), math.Inf(1)
 	lastT, lastDF, lastZ := math.NaN(), math.NaN(), 0.0 // k = 2 repeats one entry
 	for a := 0; a < k; a++ {
 		for b := 0; b < k; b++ {
+			if admit != nil && !admit[a*k+b] {
+				continue
+			}
 			d, se, df := di[a*k+b], si[a*k+b], fi[a]
 			if dj != nil {
 				d = (d + dj[b*k+a]) / 2

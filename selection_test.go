@@ -530,8 +530,8 @@ func TestSelectionSymmetrization(t *testing.T) {
 		n := s.Vars()
 		for i := 0; i < n; i++ {
 			for j := i + 1; j < n; j++ {
-				zi, _, _ := maxZ(tu.debias[i][j*4:(j+1)*4], tu.stdErrs[i][j*4:(j+1)*4], tu.dfOf(i, j), nil, nil, nil, 2)
-				zj, _, _ := maxZ(tu.debias[j][i*4:(i+1)*4], tu.stdErrs[j][i*4:(i+1)*4], tu.dfOf(j, i), nil, nil, nil, 2)
+				zi, _, _ := maxZ(tu.debias[i][j*4:(j+1)*4], tu.stdErrs[i][j*4:(j+1)*4], tu.dfOf(i, j), nil, nil, nil, 2, nil)
+				zj, _, _ := maxZ(tu.debias[j][i*4:(i+1)*4], tu.stdErrs[j][i*4:(i+1)*4], tu.dfOf(j, i), nil, nil, nil, 2, nil)
 				want := zi >= tu.Threshold && zj >= tu.Threshold
 				if rule == Or {
 					want = zi >= tu.Threshold || zj >= tu.Threshold

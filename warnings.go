@@ -54,12 +54,12 @@ func sampleWarnings(s *Samples, nodes []NodeFit, tested, ordinal bool) []Warning
 	if ordinal {
 		return append(ordinalSampleWarnings(s, nodes, tested), constantWarnings(n, nodes)...)
 	}
+	if k > 2 {
+		return append(nominalSampleWarnings(s, nodes, tested), constantWarnings(n, nodes)...)
+	}
 	counts := valueWeights(s)
 	total := s.TotalWeight()
 	p := float64(n) // coefficients of a regression: Ising path
-	if k > 2 {
-		p = float64((n-1)*(k-1) + 1) // a value pair's, pairwise path
-	}
 	var warns []Warning
 	// short[i]: some regression of node i has too few of its rarer label.
 	short := make([]bool, n)
@@ -102,17 +102,11 @@ func sampleWarnings(s *Samples, nodes []NodeFit, tested, ordinal bool) []Warning
 		}
 	}
 	if small > 0 {
-		what := "were not tested: the Wald test does not call them edges, whatever their dependence"
-		if k == 2 {
-			what += " (the EBIC graph stage may still add them, untested)"
-		}
+		what := "were not tested: the Wald test does not call them edges, whatever their dependence (the EBIC graph stage may still add them, untested)"
 		if !tested {
 			what = "rest on too little data for their estimates to mean much"
 		}
 		need := math.Max(4*p, selection.CochranHigh*4)
-		if k > 2 {
-			need = math.Max(2*p*float64(k), selection.CochranHigh*float64(k*k))
-		}
 		warns = append(warns, Warning{
 			Kind:  SmallSample,
 			Nodes: shortNodes,
@@ -144,6 +138,74 @@ func constantWarnings(n int, nodes []NodeFit) []Warning {
 		Pairs: pairs,
 		Message: fmt.Sprintf("constant variables: %d of the %d variables take one value in every row (%s); they have no edge, and their %d pairs say nothing",
 			c, n, listNodes(constant, 10), pairs),
+	}}
+}
+
+// nominalSampleWarnings is the SmallSample warning of Algorithm 2's blocks
+// (k > 2). The edge test admits coefficients, not variables: node i's
+// value pair (α, β) enters only when its rarer value has
+// MinEventsPerCoefficient rows for each of the regression's D =
+// (n − 1)(k − 1) + 1 coefficients, and the entry (a, b) of a pair's block
+// only when both values are in such a pair and its expected count
+// N_a·N_b/N reaches Cochran's CochranHigh. A pair is untested when no entry
+// is admitted.
+func nominalSampleWarnings(s *Samples, nodes []NodeFit, tested bool) []Warning {
+	n, k := s.n, s.k
+	counts := valueWeights(s)
+	total := s.TotalWeight()
+	p := float64((n-1)*(k-1) + 1)
+	// usable[i][a]: value a of node i is in some pair the test uses.
+	usable := make([][]bool, n)
+	var shortNodes []int
+	for i := 0; i < n; i++ {
+		usable[i] = make([]bool, k)
+		enough := 0
+		for _, c := range counts[i] {
+			if selection.EnoughEvents(c, p) {
+				enough++
+			}
+		}
+		rare := false
+		for a, c := range counts[i] {
+			usable[i][a] = enough >= 2 && selection.EnoughEvents(c, p)
+			rare = rare || (c > 0 && !usable[i][a])
+		}
+		if rare && !nodes[i].Constant {
+			shortNodes = append(shortNodes, i)
+		}
+	}
+	small := 0
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			if nodes[i].Constant || nodes[j].Constant {
+				continue
+			}
+			admitted := false
+			for a, ca := range counts[i] {
+				for b, cb := range counts[j] {
+					if usable[i][a] && usable[j][b] && ca*cb/total >= selection.CochranHigh {
+						admitted = true
+					}
+				}
+			}
+			if !admitted {
+				small++
+			}
+		}
+	}
+	if small == 0 {
+		return nil
+	}
+	what := "were not tested: the Wald test does not call them edges, whatever their dependence"
+	if !tested {
+		what = "rest on too little data for their estimates to mean much"
+	}
+	return []Warning{{
+		Kind:  SmallSample,
+		Nodes: shortNodes,
+		Pairs: small,
+		Message: fmt.Sprintf("small sample: %d of the %d pairs %s (N = %.4g for n = %d variables, k = %d: a value enters the test in the value pairs whose rarer value has %g rows for each of a regression's %g coefficients, and %d variables have values that do not; a rare value leaves out its own pairs and its rows and columns of the blocks; -scale ordinal needs far fewer rows)",
+			small, n*(n-1)/2, what, total, n, k, selection.MinEventsPerCoefficient, p, len(shortNodes)),
 	}}
 }
 

@@ -432,7 +432,11 @@ func conditioned(h, inv *mat.SymDense) bool {
 // equation (9) and the average over β, applied to the debiased value-pair
 // solutions) and their sandwich standard errors, laid out like Result.est,
 // and the degrees of freedom of each value a of z_i (df[a]): the fewest,
-// N_αβ − D, among the value pairs that hold a (+Inf when none was fitted).
+// N_αβ − D, among the value pairs the test uses that hold a (0 when it uses
+// none of them). A value pair whose rarer value
+// has too few rows for D coefficients (EnoughEvents) is left out of the
+// estimate and of its influences: a rare value costs its own pairs, not
+// every pair of its variable.
 // tasks are node i's value pairs with both labels and ws their solutions;
 // pairs without data contribute zero, as in LearnPairwise. design gives a
 // task's design (Driver.Design).
@@ -501,19 +505,26 @@ func WaldOneHot(s *Data, i int, tasks []engine.Task, ws [][]float64, design func
 	var act []int
 	u := make([]float64, 0)
 	uc := make([]float64, n*k)
+	seen := make([]bool, k) // the values in some pair the test uses
 	for t := range tasks {
 		task := &tasks[t]
+		if !EnoughEvents(minorityWeight(task), float64(dim)) {
+			// Too few of the rarer value: the pair's coefficients are
+			// left out of the test (its estimate and its influences),
+			// not its values' every pair. Under the null every value
+			// pair's U(j, ·) is 0, so the average over the pairs used is
+			// too.
+			continue
+		}
 		byPair[task.Alpha*k+task.Beta] = t
 		rows := len(task.Y)
 		total := engine.WeightSum(task.C, rows)
 		totals[t] = total
 		hc1[t] = HC1Factor(total, float64(dim))
 		dof := total - float64(dim)
-		if !EnoughEvents(minorityWeight(task), float64(dim)) {
-			dof = 0 // too few of the rarer value: the test cannot use it
-		}
 		df[task.Alpha] = math.Min(df[task.Alpha], dof)
 		df[task.Beta] = math.Min(df[task.Beta], dof)
+		seen[task.Alpha], seen[task.Beta] = true, true
 		if cap(u) < rows {
 			u = make([]float64, rows)
 		}
@@ -644,6 +655,11 @@ func WaldOneHot(s *Data, i int, tasks []engine.Task, ws [][]float64, design func
 	if all > 0 {
 		for x := range se {
 			se[x] = sandwichSE(sumSq[x]-sum[x]*sum[x], all)
+		}
+	}
+	for a, ok := range seen {
+		if !ok {
+			df[a] = 0 // no pair of value a is used: its row has no test
 		}
 	}
 	return d, se, df
