@@ -51,7 +51,8 @@ type ScaleSums struct {
 // ScaleStats returns the sums of ScaleSums over all pairs of variables of
 // s under scores (n×k). Each pair's table holds the rows that observe
 // both (a missing value is the state k). Pairs of a variable with fewer
-// than three values have no degree of freedom beyond φ and add nothing.
+// than three values add nothing: two values have no order to show, and a
+// Potts coupling on two values is the ordinal model's.
 func ScaleStats(s *Data, scores []float64) (sums ScaleSums) {
 	n, k := s.N, s.K
 	seen := make([][]bool, n)
@@ -80,10 +81,10 @@ func ScaleStats(s *Data, scores []float64) (sums ScaleSums) {
 	states := s.States()
 	for i := 0; i < n; i++ {
 		for j := i + 1; j < n; j++ {
-			df := (values[i] - 1) * (values[j] - 1)
-			if df <= 1 {
-				continue
+			if values[i] < 3 || values[j] < 3 {
+				continue // a binary variable's two values have no order to show
 			}
+			df := (values[i] - 1) * (values[j] - 1)
 			clear(tab)
 			obs := 0.0
 			for m := 0; m < s.Count; m++ {
