@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/mrfkit/pairwise/internal/engine"
 	"github.com/mrfkit/pairwise/internal/estimates"
 	"github.com/mrfkit/pairwise/internal/selection"
+	"github.com/mrfkit/pairwise/solve"
 )
 
 // ordinalChosen is the scale as learnWith resolved it: the ordinal model.
@@ -94,6 +96,13 @@ func fitOrdinal(ctx context.Context, fn string, s *Samples, opts []Option, only 
 	fields := make([]float64, n*k)
 	nodes := make([]NodeFit, n)
 	err = r.eachNode(ctx, func(ctx context.Context, e *engine.Driver, i int) error {
+		if r.spec != nil && r.wantEta && r.widths == nil {
+			// Neither λ nor η: the edge test's refit of node i's law is
+			// the estimate, and no width is searched (see WithScale).
+			if ok := r.ordinalRefitNode(i, est, fields, nodes); ok {
+				return nil
+			}
+		}
 		// The value pairs against node i's commonest answer (see
 		// WithScale): k − 1 regressions, where all pairs take k(k−1)/2
 		// for the same estimates within their noise.
@@ -111,8 +120,8 @@ func fitOrdinal(ctx context.Context, fn string, s *Samples, opts []Option, only 
 		nodes[i] = fit
 		c := selection.OrdinalPairWeights(tasks, scores, k, nil)
 		w := make([]float64, n)
-		// θ_i(α) − θ_i(β) is pair (α, β)'s bias; θ_i(a) is their average
-		// over β, pairs without rows counting 0, as Algorithm 2 averages.
+		// Pair (α, β)'s bias is θ_i(α) − θ_i(β); one of them is the
+		// reference answer, whose field is 0.
 		for t := range tasks {
 			task := &tasks[t]
 			if delta := scores[i*k+task.Alpha] - scores[i*k+task.Beta]; c[t] > 0 && delta != 0 {
@@ -122,8 +131,11 @@ func fitOrdinal(ctx context.Context, fn string, s *Samples, opts []Option, only 
 					}
 				}
 			}
-			fields[i*k+task.Alpha] += ws[t][i] / float64(k)
-			fields[i*k+task.Beta] -= ws[t][i] / float64(k)
+			if task.Alpha == pl.Ref {
+				fields[i*k+task.Beta] = -ws[t][i]
+			} else {
+				fields[i*k+task.Alpha] = ws[t][i]
+			}
 		}
 		est[i] = estimates.Sparse(k, estimates.OrdinalLayout(i, n, k, w, scores, false), estimates.ZeroBlock(k))
 		return nil
@@ -133,4 +145,41 @@ func fitOrdinal(ctx context.Context, fn string, s *Samples, opts []Option, only 
 	}
 	foldConstant(s, est, fields, nodes) // constant.go
 	return &fitted{r: r, k: k, est: est, fields: fields, nodes: nodes, radius: radius}, nil
+}
+
+// ordinalRefitNode makes node i's estimate, fields and edge-test
+// statistics from the unconstrained refit of its conditional law
+// (selection.OrdinalRefit), for the tuning-free default on the ordinal
+// scale, and reports whether the refit exists. An answer node i never
+// takes gets the field of its rarest answer less ln N: below any answer
+// seen once in N rows.
+func (r *learnRun) ordinalRefitNode(i int, est []*estimates.Node, fields []float64, nodes []NodeFit) bool {
+	data := r.fitted.stages()
+	w, se, theta, df, ok := selection.OrdinalRefit(data, i, r.scores)
+	if !ok {
+		return false
+	}
+	n, k := r.s.n, r.s.k
+	ns := &r.nodes[i]
+	ns.lambda = 0 // no width searched
+	ns.d = estimates.OrdinalLayout(i, n, k, w, r.scores, false)
+	ns.se = estimates.OrdinalLayout(i, n, k, se, r.scores, true)
+	ns.df = slices.Repeat([]float64{df}, k)
+	est[i] = estimates.Sparse(k, estimates.OrdinalLayout(i, n, k, w, r.scores, false), estimates.ZeroBlock(k))
+	low := math.Inf(1)
+	for _, t := range theta {
+		if !math.IsNaN(t) {
+			low = math.Min(low, t)
+		}
+	}
+	for a, t := range theta {
+		if math.IsNaN(t) {
+			t = low - math.Log(math.Max(r.fitted.total, 2))
+		}
+		fields[i*k+a] = t
+	}
+	// Newton's method stopped at a decrement below 1e-12: Gap 0 stands
+	// for that certificate, of the unconstrained problem.
+	nodes[i] = NodeFit{Node: i, Regressions: 1, Converged: true, Status: solve.GapBelowTol}
+	return true
 }

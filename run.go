@@ -313,7 +313,7 @@ func (r *learnRun) fitNode(ctx context.Context, e *engine.Driver, i int, tasks [
 			// without constraint on all rows (internal/selection,
 			// ordinal_refit.go); where its maximum likelihood estimate
 			// does not exist, the value pairs' debiased estimates.
-			if w, se, df, ok := selection.OrdinalRefit(data, i, r.scores); ok {
+			if w, se, _, df, ok := selection.OrdinalRefit(data, i, r.scores); ok {
 				ns.d = estimates.OrdinalLayout(i, r.s.n, r.s.k, w, r.scores, false)
 				ns.se = estimates.OrdinalLayout(i, r.s.n, r.s.k, se, r.scores, true)
 				ns.df = slices.Repeat([]float64{df}, r.s.k)

@@ -290,7 +290,12 @@ func summarize(w io.Writer, name string, s *pairwise.Samples, res *pairwise.Resu
 			for _, f := range res.Nodes {
 				lo, hi = math.Min(lo, f.Width), math.Max(hi, f.Width)
 			}
-			lambda = fmt.Sprintf("λ_i from %.3g to %.3g chosen by %v", lo, hi, tu.Selection)
+			switch {
+			case hi == 0 && tu.Ordinal:
+				lambda = "no width: each variable's law refitted without constraint"
+			default:
+				lambda = fmt.Sprintf("λ_i from %.3g to %.3g chosen by %v", lo, hi, tu.Selection)
+			}
 		}
 		if tu.FalseEdgeRate > 0 {
 			eta = fmt.Sprintf("edges by a Wald test at false-edge rate α = %g, threshold %.3g", tu.FalseEdgeRate, tu.Threshold)

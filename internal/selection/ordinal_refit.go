@@ -31,12 +31,13 @@ import (
 const ordinalRefitMaxIter = 50
 
 // OrdinalRefit returns node i's refitted couplings ŵ_ij (one a variable, 0
-// at i), their standard errors and the degrees of freedom, for the scores
-// s_j(a) (n×k); ok is false when the maximum likelihood estimate does not
-// exist or was not reached (separated answers: a coupling runs off to
-// infinity), when node i takes fewer than two answers, or when there are
-// no more rows than parameters.
-func OrdinalRefit(s *Data, i int, scores []float64) (w, se []float64, df float64, ok bool) {
+// at i), their standard errors, its fields θ̂_i(a) (k of them: 0 for the
+// first answer z_i takes, NaN for the answers it never takes) and the
+// degrees of freedom, for the scores s_j(a) (n×k); ok is false when the
+// maximum likelihood estimate does not exist or was not reached
+// (separated answers: a coupling runs off to infinity), when node i takes
+// fewer than two answers, or when there are no more rows than parameters.
+func OrdinalRefit(s *Data, i int, scores []float64) (w, se, theta []float64, df float64, ok bool) {
 	n, k := s.N, s.K
 	states := s.States()
 	// The answers node i takes, and the design's columns: the other
@@ -57,7 +58,7 @@ func OrdinalRefit(s *Data, i int, scores []float64) (w, se []float64, df float64
 	}
 	na := len(answers)
 	if na < 2 {
-		return nil, nil, 0, false
+		return nil, nil, nil, 0, false
 	}
 	slot := make([]int, k) // the answer's position in answers
 	for x, a := range answers {
@@ -72,7 +73,7 @@ func OrdinalRefit(s *Data, i int, scores []float64) (w, se []float64, df float64
 	nc := len(cols)
 	dim := (na - 1) + nc // fields of answers[1:], then couplings
 	if !(total > float64(dim)) {
-		return nil, nil, 0, false
+		return nil, nil, nil, 0, false
 	}
 	si := make([]float64, na)
 	for x, a := range answers {
@@ -172,11 +173,11 @@ func OrdinalRefit(s *Data, i int, scores []float64) (w, se []float64, df float64
 	converged := false
 	for it := 0; it < ordinalRefitMaxIter; it++ {
 		if !chol.Factorize(info) {
-			return nil, nil, 0, false
+			return nil, nil, nil, 0, false
 		}
 		sv := mat.NewVecDense(dim, step)
 		if err := chol.SolveVecTo(sv, mat.NewVecDense(dim, grad)); err != nil {
-			return nil, nil, 0, false
+			return nil, nil, nil, 0, false
 		}
 		dec := 0.0 // the Newton decrement λ²/2, the predicted gain
 		for d := range step {
@@ -203,14 +204,14 @@ func OrdinalRefit(s *Data, i int, scores []float64) (w, se []float64, df float64
 		ll = pass(par, true)
 	}
 	if !converged {
-		return nil, nil, 0, false
+		return nil, nil, nil, 0, false
 	}
 	if !chol.Factorize(info) {
-		return nil, nil, 0, false
+		return nil, nil, nil, 0, false
 	}
 	var inv mat.SymDense
 	if err := chol.InverseTo(&inv); err != nil {
-		return nil, nil, 0, false
+		return nil, nil, nil, 0, false
 	}
 	w = make([]float64, n)
 	se = make([]float64, n)
@@ -219,8 +220,16 @@ func OrdinalRefit(s *Data, i int, scores []float64) (w, se []float64, df float64
 		w[j] = par[d]
 		se[j] = sandwichSE(inv.At(d, d), total)
 		if math.IsNaN(w[j]) || math.IsInf(se[j], 0) || math.IsNaN(se[j]) {
-			return nil, nil, 0, false
+			return nil, nil, nil, 0, false
 		}
 	}
-	return w, se, total - float64(dim), true
+	theta = make([]float64, k)
+	for a := range theta {
+		theta[a] = math.NaN()
+	}
+	theta[answers[0]] = 0
+	for x, a := range answers[1:] {
+		theta[a] = par[x]
+	}
+	return w, se, theta, total - float64(dim), true
 }
