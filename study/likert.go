@@ -899,7 +899,11 @@ func readLikertTruth(path string) (*likertTruth, error) {
 
 func runLikertLearn(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("likert learn", likertUsage, stderr)
-	configs := fs.String("configs", "categorical,dichotomised", "our configurations, comma-separated: categorical, dichotomised, ordinal")
+	def := "categorical,dichotomised"
+	if likertOrdinalOptions != nil {
+		def += ",ordinal"
+	}
+	configs := fs.String("configs", def, "our configurations, comma-separated: categorical, dichotomised, ordinal (in a build with -tags pairwise_ordinal)")
 	workers := fs.Int("workers", 1, "goroutines per fit")
 	sizes := fs.String("N", "", "only these sample sizes (comma-separated; all when empty)")
 	maxSeed := fs.Int("seeds", 0, "only seeds 1 to this (all when 0)")
