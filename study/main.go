@@ -14,6 +14,7 @@
 //	go run . scaling [flags]         fit and draw the learners' scaling from go test -bench output
 //	go run . structprec prep|score   contact precision against a solved structure (docs/contacts)
 //	go run . psych [flags]           the default against the IsingFit preset on questionnaire-shaped networks
+//	go run . likert gen|learn|table  Likert questionnaires: truths, our learner, the table (docs/psych/likert.md)
 //	go run . regular [flags]         write samples of a random d-regular Ising model for the scaling study
 //
 // Run "go run . COMMAND -h" for the flags and examples of a command.
@@ -40,6 +41,7 @@ var commands = []command{
 	{Name: "regular", Summary: "write Gibbs samples of a random d-regular Ising model and its truth, for glmnet and pairwise learn", Run: runRegular},
 	{Name: "structprec", Summary: "contact precision of score files against a solved structure (PDB) or a distance map; prepares focus alignments", Run: runStructprec},
 	{Name: "psych", Summary: "the default against the IsingFit preset on questionnaire-shaped networks, N = 100 to 2500", Run: runPsych},
+	{Name: "likert", Summary: "structure recovery on Likert answers: truths from real questionnaires, our configurations, a table with the peers'", Run: runLikert},
 }
 
 func main() {
