@@ -53,12 +53,14 @@ prints one CSV line a (truth, N, seed, configuration):
   family,questionnaire,N,seed,method,p,truth_edges,edges,tp,fp,fn,f1,precision,recall,seconds
 (the lines of ../scripts/likert_peers.R; precision NA for an empty graph;
 seconds is the learner alone, not reading the file). Configurations:
-  categorical    pairwise.Learn on the k-ary answers (the library default)
+  default        pairwise.Learn on the k-ary answers, no option (the data
+                 choose the scale: WithScale(AutoScale))
+  categorical    pairwise.Learn with WithScale(Nominal): Algorithm 2's k×k
+                 blocks (the library default before issue 31)
   dichotomised   pairwise.Learn on the answers split at each item's median
                  (1 for answers ≥ c, with c the cut nearest a 50/50 split,
                  the smallest on ties; the split of likert_peers.R)
-  ordinal        pairwise.Learn with pairwise.WithOrdinal(): only in a build
-                 with -tags pairwise_ordinal (likert_ordinal.go)
+  ordinal        pairwise.Learn with WithScale(Ordinal)
 
 table reads result files of learn and likert_peers.R and prints the
 Markdown summary of docs/psych/likert.md: mean F1, precision (over the runs
@@ -712,27 +714,21 @@ type likertConfig struct {
 	opts    []pairwise.Option
 }
 
-// likertOrdinalOptions returns the options of the "ordinal" configuration,
-// pairwise.WithOrdinal(); nil in a build without it. likert_ordinal.go sets
-// it in a build with -tags pairwise_ordinal.
-var likertOrdinalOptions func() []pairwise.Option
-
 // likertConfigs returns the named configurations, in the order asked.
 func likertConfigs(names string) ([]likertConfig, error) {
 	var cs []likertConfig
 	for _, n := range strings.Split(names, ",") {
 		switch n = strings.TrimSpace(n); n {
-		case "categorical":
+		case "default":
 			cs = append(cs, likertConfig{name: n})
+		case "categorical":
+			cs = append(cs, likertConfig{name: n, opts: []pairwise.Option{pairwise.WithScale(pairwise.Nominal)}})
 		case "dichotomised":
 			cs = append(cs, likertConfig{name: n, prepare: dichotomise})
 		case "ordinal":
-			if likertOrdinalOptions == nil {
-				return nil, errors.New(`likert learn: "ordinal" needs pairwise.WithOrdinal: run with -tags pairwise_ordinal once the library has it`)
-			}
-			cs = append(cs, likertConfig{name: n, opts: likertOrdinalOptions()})
+			cs = append(cs, likertConfig{name: n, opts: []pairwise.Option{pairwise.WithScale(pairwise.Ordinal)}})
 		default:
-			return nil, fmt.Errorf("likert learn: unknown configuration %q: want categorical, dichotomised or ordinal", n)
+			return nil, fmt.Errorf("likert learn: unknown configuration %q: want default, categorical, dichotomised or ordinal", n)
 		}
 	}
 	return cs, nil
@@ -899,11 +895,7 @@ func readLikertTruth(path string) (*likertTruth, error) {
 
 func runLikertLearn(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("likert learn", likertUsage, stderr)
-	def := "categorical,dichotomised"
-	if likertOrdinalOptions != nil {
-		def += ",ordinal"
-	}
-	configs := fs.String("configs", def, "our configurations, comma-separated: categorical, dichotomised, ordinal (in a build with -tags pairwise_ordinal)")
+	configs := fs.String("configs", "default,dichotomised", "our configurations, comma-separated: default, categorical, dichotomised, ordinal")
 	workers := fs.Int("workers", 1, "goroutines per fit")
 	sizes := fs.String("N", "", "only these sample sizes (comma-separated; all when empty)")
 	maxSeed := fs.Int("seeds", 0, "only seeds 1 to this (all when 0)")

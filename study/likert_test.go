@@ -143,8 +143,8 @@ func TestLikertTiny(t *testing.T) {
 			t.Errorf("dichotomised: F1 %.3f, want at least 0.8", r.f1)
 		}
 	}
-	if _, err := likertConfigs("ordinal"); (err == nil) != (likertOrdinalOptions != nil) {
-		t.Errorf("ordinal configuration: error %v with WithOrdinal built in = %t", err, likertOrdinalOptions != nil)
+	if _, err := likertConfigs("default,categorical,ordinal"); err != nil {
+		t.Errorf("default, categorical and ordinal configurations: %v", err)
 	}
 	if _, err := likertConfigs("bogus"); err == nil {
 		t.Error("an unknown configuration: no error")
