@@ -256,6 +256,9 @@ func (t WaldTest) run(ctx context.Context, s *Samples, res *Result, tun *Tuning,
 			keep, tun.EBICGraph = g, chosen
 		}
 	}
+	if tun.Ordinal && t.ebicStage(tun) && len(keep) > 0 {
+		keep, tun.EBICGraph = ordinalSmallSample(keep, ij, gapScores, lowest)
+	}
 	edges := res.Edges[:0]
 	for _, e := range res.Edges {
 		if keep[[2]int{e.I, e.J}] {
@@ -275,6 +278,40 @@ func (t WaldTest) run(ctx context.Context, s *Samples, res *Result, tun *Tuning,
 		res.MinEdgeWeight = nonzeroMinEdgeWeight
 	}
 	return nil
+}
+
+// ordinalSmallSample is the small-sample stage of the ordinal model (the
+// Ising path's is the EBIC graph), run when the Wald test kept some pair:
+// the data are then not independent, and G_L, the pairs whose statistic
+// reaches lowest (the gap rule's floor z₁, which one null pair in all is
+// expected to pass), is set against G_W, the test's keep. G_W stands when
+// it holds at least half of G_L; otherwise the test lacks the power to
+// judge what the data show (few rows) and the graph is G_W ∪ G_L. On
+// independent data the test keeps a pair in at most about α of runs, so
+// the stage adds to those only. It returns the graph and whether the stage
+// chose it (Tuning.EBICGraph).
+func ordinalSmallSample(keep map[[2]int]bool, ij [][2]int, z []float64, lowest float64) (map[[2]int]bool, bool) {
+	var gl [][2]int
+	kept := 0
+	for p, v := range z {
+		if v >= lowest {
+			gl = append(gl, ij[p])
+			if keep[ij[p]] {
+				kept++
+			}
+		}
+	}
+	if 2*kept >= len(gl) {
+		return keep, false
+	}
+	union := make(map[[2]int]bool, len(keep)+len(gl))
+	for p := range keep {
+		union[p] = true
+	}
+	for _, p := range gl {
+		union[p] = true
+	}
+	return union, true
 }
 
 // nonzeroMinEdgeWeight is the minimum edge weight of a graph whose pairs
