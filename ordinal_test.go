@@ -240,6 +240,7 @@ func skewedNullSamples(t testing.TB, n, k, rows int, r *rand.Rand) *Samples {
 // most 5% in every cell of its grid (-null.full: 200 runs a cell for the
 // ordinal model, 50 for the slower categorical one).
 func TestNullCalibration(t *testing.T) {
+	skipUnderRace(t) // 80 learner calls: see skipUnderRace
 	type cell struct {
 		k, n, rows int
 		ordinal    bool
