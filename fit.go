@@ -13,7 +13,8 @@ import (
 // or kept for the available cases); then Algorithm 1 fits binary samples
 // under Learn and LearnIsing and Algorithm 2 every other, the stages after
 // the fits assemble the result, and a missing state is restricted away.
-// Under WithOrdinal, Learn fits the ordinal model to k > 2 (ordinal.go).
+// On the ordinal scale (WithScale, chosen by resolveScale), Learn fits the
+// ordinal model to k > 2 (ordinal.go).
 func learnWith(ctx context.Context, fn string, s *Samples, opts []Option) (*Result, error) {
 	if ctx == nil {
 		return nil, nilContext(fn + "Context")

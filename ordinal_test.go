@@ -11,7 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// ordinalModel returns the ordinal model (WithOrdinal) on n variables with
+// ordinalModel returns the ordinal model (WithScale(Ordinal)) on n variables with
 // k states, scores s(a) = (2a − (k−1))/(k−1) for every variable, coupling w
 // on each pair of edges and fields theta (k values, the same for every
 // variable; nil for none).
@@ -162,7 +162,7 @@ func edgePairs(edges []Edge) [][2]int {
 	return p
 }
 
-// TestOrdinalOptionErrors checks that WithOrdinal is refused where it
+// TestOrdinalOptionErrors checks that WithScale(Ordinal) is refused where it
 // cannot apply, with errors a caller can act on.
 func TestOrdinalOptionErrors(t *testing.T) {
 	s, err := NewSamples(3, [][]int{{0, 1, 2}, {1, 2, 0}, {2, 0, 1}, {0, 0, 0}})
@@ -171,10 +171,10 @@ func TestOrdinalOptionErrors(t *testing.T) {
 	}
 	var oe *OptionError
 	if _, err := LearnPairwise(s, WithScale(Ordinal)); !errors.As(err, &oe) {
-		t.Errorf("LearnPairwise with WithOrdinal: %v, want an OptionError", err)
+		t.Errorf("LearnPairwise with WithScale(Ordinal): %v, want an OptionError", err)
 	}
 	if _, err := Learn(s, WithScale(Ordinal), WithSolver(GroupMirror{})); err == nil {
-		t.Error("WithOrdinal with GroupMirror: no error")
+		t.Error("WithScale(Ordinal) with GroupMirror: no error")
 	}
 }
 

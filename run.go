@@ -73,7 +73,7 @@ type learnRun struct {
 	// solutions holds each node's regression solutions (WithKeepSolutions);
 	// nil when they are not kept.
 	solutions [][]taskSolution
-	// scores are s_j(a) of the ordinal model (WithOrdinal), n×k; nil on
+	// scores are s_j(a) of the ordinal model (WithScale), n×k; nil on
 	// the other paths.
 	scores []float64
 }

@@ -271,7 +271,7 @@ type Tuning struct {
 	// rule), which pass no threshold.
 	GlobalP   float64
 	EBICGraph bool
-	// Ordinal reports that the ordinal model was fitted (WithOrdinal, k >
+	// Ordinal reports that the ordinal model was fitted (WithScale, k >
 	// 2): each pair has one statistic, that of its coupling w_ij from each
 	// node's unconstrained refit, and the Bonferroni value counts
 	// n(n−1)/2 tests, not k² a pair; Debiased and StdErr hold
