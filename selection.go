@@ -268,7 +268,10 @@ type Tuning struct {
 	// ran without the stage, zero when WithMinEdgeWeight was given.
 	// EBICGraph reports that the stage chose the graph: the Wald test's
 	// edges and the pairs both nodes' EBIC fits keep nonzero (the And
-	// rule), which pass no threshold.
+	// rule), which pass no threshold. On the ordinal scale it reports the
+	// ordinal small-sample stage instead: the test's edges and the pairs
+	// whose statistic reaches Lowest's level, the gap rule's floor
+	// (without a global test; GlobalP stays NaN).
 	GlobalP   float64
 	EBICGraph bool
 	// Ordinal reports that the ordinal model was fitted (WithScale, k >
