@@ -323,6 +323,7 @@ func (r *learnRun) fitNode(ctx context.Context, e *engine.Driver, i int, tasks [
 		} else {
 			ns.d, ns.se, ns.df = selection.WaldOneHot(data, i, tasks, ws, e.Design)
 		}
+		selection.DropOverflow(ns.d, ns.se)
 	}
 	return ws, nil
 }

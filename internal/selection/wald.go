@@ -681,3 +681,18 @@ func minorityWeight(task *engine.Task) float64 {
 	}
 	return math.Min(pos, neg)
 }
+
+// DropOverflow sets to 0 every entry of a node's debiased estimates d and
+// standard errors se where either is not finite, which the edge test then
+// cannot use (it scores an entry of zero estimate or zero standard error
+// 0). Weights many orders of magnitude apart (1 beside 1e300 in one
+// sample: FuzzLearn's inputs 797c27f15dfcfad7 and 8d69a93dcbf1d52f) can
+// overflow the influences of a nearly singular regression even when each
+// step is scaled.
+func DropOverflow(d, se []float64) {
+	for x := range d {
+		if math.IsNaN(d[x]) || math.IsInf(d[x], 0) || math.IsNaN(se[x]) || math.IsInf(se[x], 0) {
+			d[x], se[x] = 0, 0
+		}
+	}
+}
