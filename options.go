@@ -487,14 +487,16 @@ func WithMissing(rule MissingRule) Option {
 // the numbers; docs/learning.md gives the measurements behind the rule): Likert answers of latent normal variables pass by far,
 // the nominal blocks of the paper's grids fail by far and get Algorithm
 // 2's blocks. This goes beyond the paper. The check reads each pair's
-// table once (N·n²/2
-// additions). It is skipped, and the states are nominal, when η is given
+// table once (N·n²/2 additions) and fits it (a few passes over its k²
+// cells). It is skipped, and the states are nominal, when η is given
 // (WithMinEdgeWeight: η bounds the nominal blocks' weight, and with λ and
-// η the learner is the paper's algorithm), above 200
-// variables, with a backend other than Accelerated, and for incomplete
-// samples under WithMissing(MissingAsState) (a missing state has no
-// score). Result.Scale says which model was fitted. Nominal
-// fits the full blocks, as LearnPairwise does.
+// η the learner is the paper's algorithm), when the tables hold more than
+// 2^20 cells in all (n(n−1)/2·k²: 60 items of 7 answers hold 87,000, 100
+// columns of 21 amino acids 2.2 million), with a backend other than
+// Accelerated, and for incomplete samples under
+// WithMissing(MissingAsState) (a missing state has no score).
+// Result.Scale says which model was fitted. Nominal fits the full blocks,
+// as LearnPairwise does.
 func WithScale(sc Scale) Option {
 	return optionFunc(func(c *config) {
 		if sc < Nominal || sc > AutoScale {
@@ -505,6 +507,7 @@ func WithScale(sc Scale) Option {
 	})
 }
 
-// maxScaleCheckVars is the most variables on which AutoScale checks the
-// scale; above it the states are nominal unless WithScale(Ordinal).
-const maxScaleCheckVars = 200
+// maxScaleCheckCells bounds the cells of all the pairs' tables,
+// n(n−1)/2·k², on which AutoScale checks the scale; above it the states
+// are nominal unless WithScale(Ordinal).
+const maxScaleCheckCells = 1 << 20

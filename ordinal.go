@@ -29,7 +29,7 @@ func resolveScale(s *Samples, opts []Option) (Scale, *scaleCheck) {
 		return cfg.scale, nil
 	}
 	switch {
-	case !math.IsNaN(cfg.eta), s.n > maxScaleCheckVars, !cfg.backend().Fast,
+	case !math.IsNaN(cfg.eta), s.n*(s.n-1)/2*s.k*s.k > maxScaleCheckCells, !cfg.backend().Fast,
 		s.incomplete && cfg.missingSet && cfg.missing == MissingAsState:
 		return Nominal, nil
 	}
