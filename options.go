@@ -467,7 +467,13 @@ func WithMissing(rule MissingRule) Option {
 // does not exist (answers separated by the others) the value pairs'
 // debiased estimates stand in. Rare answers cost no pair: a rare answer of
 // z_i is one more field of its softmax, and as a neighbour one more value
-// of a score, not a coefficient. Tuning.Ordinal reports the model.
+// of a score, not a coefficient. Tuning.Ordinal reports the model. When
+// the Wald test keeps some pair but fewer than half of those whose
+// statistic reaches the gap rule's floor (one null pair expected above
+// it), those pairs join the graph: the small-sample stage of this scale
+// (Tuning.EBICGraph). With neither λ nor η the refit is also the estimate,
+// and no width is searched (NodeFit.Width 0); with λ or η the value
+// pairs' constrained fits are.
 //
 // The ordinal model suits ordered answers whose effects are roughly linear
 // in the answer: a coupling that is not (an answer that goes with its
