@@ -87,7 +87,7 @@ func (t WaldTest) run(ctx context.Context, s *Samples, res *Result, tun *Tuning,
 		some := false
 		for a, ca := range counts[i] {
 			for b, cb := range counts[j] {
-				if ca*cb/total >= selection.CochranHigh {
+				if selection.CochranEntry(ca, cb, total) {
 					x := a*k + b
 					if transpose {
 						x = b*k + a

@@ -102,9 +102,9 @@ func sampleWarnings(s *Samples, nodes []NodeFit, tested, ordinal bool) []Warning
 		}
 	}
 	if small > 0 {
-		what := "were not tested: the Wald test does not call them edges, whatever their dependence (the EBIC graph stage may still add them, untested)"
-		if !tested {
-			what = "rest on too little data for their estimates to mean much"
+		what := untestedPairs(tested)
+		if tested {
+			what += " (the EBIC graph stage may still add them, untested)"
 		}
 		need := math.Max(4*p, selection.CochranHigh*4)
 		warns = append(warns, Warning{
@@ -183,7 +183,7 @@ func nominalSampleWarnings(s *Samples, nodes []NodeFit, tested bool) []Warning {
 			admitted := false
 			for a, ca := range counts[i] {
 				for b, cb := range counts[j] {
-					if usable[i][a] && usable[j][b] && ca*cb/total >= selection.CochranHigh {
+					if usable[i][a] && usable[j][b] && selection.CochranEntry(ca, cb, total) {
 						admitted = true
 					}
 				}
@@ -196,10 +196,7 @@ func nominalSampleWarnings(s *Samples, nodes []NodeFit, tested bool) []Warning {
 	if small == 0 {
 		return nil
 	}
-	what := "were not tested: the Wald test does not call them edges, whatever their dependence"
-	if !tested {
-		what = "rest on too little data for their estimates to mean much"
-	}
+	what := untestedPairs(tested)
 	return []Warning{{
 		Kind:  SmallSample,
 		Nodes: shortNodes,
@@ -250,10 +247,7 @@ func ordinalSampleWarnings(s *Samples, nodes []NodeFit, tested bool) []Warning {
 	if small == 0 {
 		return nil
 	}
-	what := "were not tested: the Wald test does not call them edges, whatever their dependence"
-	if !tested {
-		what = "rest on too little data for their estimates to mean much"
-	}
+	what := untestedPairs(tested)
 	return []Warning{{
 		Kind:  SmallSample,
 		Nodes: shortNodes,
@@ -312,4 +306,13 @@ func listNodes(nodes []int, max int) string {
 		fmt.Fprintf(&b, "%d", i)
 	}
 	return b.String()
+}
+
+// untestedPairs says what the pairs of a SmallSample warning are: not
+// tested, when the edge test ran, or too thinly estimated, when η was given.
+func untestedPairs(tested bool) string {
+	if !tested {
+		return "rest on too little data for their estimates to mean much"
+	}
+	return "were not tested: the Wald test does not call them edges, whatever their dependence"
 }

@@ -127,6 +127,14 @@ const (
 	cochranShare = 0.2
 )
 
+// CochranEntry reports whether a cell of a pair's table, of values with
+// weights ca and cb among total, has the expected count under independence
+// ca·cb/total of at least CochranHigh: the entries of a k > 2 block that
+// the edge test admits.
+func CochranEntry(ca, cb, total float64) bool {
+	return ca*cb/total >= CochranHigh
+}
+
 // CochranOK reports whether the pair of variables with value weights ci
 // and cj (total N) passes Cochran's rule; values of zero weight take no
 // part.

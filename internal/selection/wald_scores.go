@@ -189,12 +189,6 @@ func waldScores(s *Data, i int, tasks []engine.Task, ws [][]float64, design func
 		if j != i {
 			se[j] = sandwichSE(sumSq[j]-sum[j]*sum[j], all)
 		}
-		if math.IsNaN(d[j]) || math.IsInf(d[j], 0) || math.IsNaN(se[j]) || math.IsInf(se[j], 0) {
-			// Weights far apart (1 beside 1e300, FuzzLearn's input
-			// 797c27f15dfcfad7) can overflow the influences of a
-			// nearly singular pair: the test cannot use the estimate.
-			d[j], se[j] = 0, 0
-		}
 	}
 	return d, se, math.Max(df, 0)
 }
