@@ -214,3 +214,24 @@ func BenchmarkLearnIsingByN(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkLearnKaryDefault measures the tuning-free Learn (no λ, no η) on
+// the nominal scale at k > 2, where the per-node fits are followed by the
+// edge test's debiased blocks and their covariances (the grouped
+// statistic): the paper's 3×3 Potts grid (couplings ±0.2) at k = 4 and 6,
+// N = 1e4, and a questionnaire-shaped null, 25 independent items of six
+// skewed answers at N = 2500; one worker.
+func BenchmarkLearnKaryDefault(b *testing.B) {
+	for _, k := range []int{4, 6} {
+		m := gridPotts(3, 3, k, 0.2, rand.New(rand.NewPCG(uint64(k), 7)))
+		grid := "grid=3x3/k=" + strconv.Itoa(k)
+		b.Run(grid+"/N=10000", func(b *testing.B) {
+			s := benchSamples(b, grid, m, 10000)
+			benchLearn(b, s, Learn, WithScale(Nominal), WithWorkers(1))
+		})
+	}
+	b.Run("items=25/k=6/N=2500", func(b *testing.B) {
+		s := skewedNullSamples(b, 25, 6, 2500, rand.New(rand.NewPCG(25, 6)))
+		benchLearn(b, s, Learn, WithScale(Nominal), WithWorkers(1))
+	})
+}

@@ -3,6 +3,7 @@ package pairwise
 import (
 	"context"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/mrfkit/pairwise/internal/selection"
@@ -19,7 +20,14 @@ import (
 // dfs[i][a] are the degrees of freedom of node i's statistics for z_i = a
 // (internal/selection; nil for a node with none): every statistic enters as
 // its normal score under Student's t law with those degrees of freedom.
-func (t WaldTest) run(ctx context.Context, s *Samples, res *Result, tun *Tuning, debias, stdErrs, dfs [][]float64, workers int) error {
+//
+// covs[i] holds the covariances of node i's blocks for the grouped
+// statistic (selection.WaldOneHot with block; nil when it was not
+// computed): on the nominal scale at k > 2 each pair then has one Wald
+// statistic over its block (selection.BlockWald), and the Bonferroni value
+// counts n(n−1)/2 tests; without them it has the largest |Ŵ/SE| of its k²
+// entries and counts k² tests a pair.
+func (t WaldTest) run(ctx context.Context, s *Samples, res *Result, tun *Tuning, debias, stdErrs, dfs, covs [][]float64, workers int) error {
 	n, k := tun.n, tun.k
 	alpha := t.rate()
 	tun.FalseEdgeRate = alpha
@@ -28,7 +36,13 @@ func (t WaldTest) run(ctx context.Context, s *Samples, res *Result, tun *Tuning,
 	// variable there is no pair to test; the critical value is that of one
 	// test, so that it stays finite.
 	tests := float64(max(pairs, 1))
-	if k > 2 && !tun.Ordinal {
+	tun.Block = k > 2 && !tun.Ordinal && covs != nil
+	for i := range debias {
+		if tun.Block && debias[i] != nil && covs[i] == nil {
+			tun.Block = false
+		}
+	}
+	if k > 2 && !tun.Ordinal && !tun.Block {
 		tests *= float64(k * k)
 	}
 	if t.sym == Or {
@@ -101,9 +115,19 @@ func (t WaldTest) run(ctx context.Context, s *Samples, res *Result, tun *Tuning,
 		}
 		return ok
 	}
+	var blockCov [2][]float64 // the covariances the grouped statistic reads
+	var blockSets [2][]bool   // and its values, rows and columns
 	maxZ := maxZ
-	if tun.Ordinal {
+	switch {
+	case tun.Ordinal:
 		maxZ = ordinalZ
+	case tun.Block:
+		// The grouped statistic needs the blocks' covariances, which
+		// blockZ reads through the closure: node i's, or the pair's
+		// average (ci, cj set by score below).
+		maxZ = func(di, si, fi, dj, sj, fj []float64, k int, _ []bool) (float64, float64, float64) {
+			return blockZ(di, si, fi, blockCov[0], dj, sj, fj, blockCov[1], k, blockSets[0], blockSets[1])
+		}
 	}
 	scores := make([]float64, 0, pairs)
 	minSEs := make([]float64, 0, pairs)
@@ -118,9 +142,18 @@ func (t WaldTest) run(ctx context.Context, s *Samples, res *Result, tun *Tuning,
 		di, si, fi := tun.debias[i][j*kk:(j+1)*kk], tun.stdErrs[i][j*kk:(j+1)*kk], dfOf(i, j)
 		dj, sj, fj := tun.debias[j][i*kk:(i+1)*kk], tun.stdErrs[j][i*kk:(i+1)*kk], dfOf(j, i)
 		admit := admitted(i, j, false)
+		var ci, cj []float64
+		var vi, vj []bool
+		if tun.Block {
+			red := (k - 1) * (k - 1) * (k - 1) * (k - 1)
+			ci, cj = covs[i][j*red:(j+1)*red], covs[j][i*red:(i+1)*red]
+			vi, vj = selection.BlockValues(counts[i], counts[j], total)
+		}
 		switch t.sym {
 		case And, Or:
+			blockCov, blockSets = [2][]float64{ci, nil}, [2][]bool{vi, vj}
 			zi, mi, ni := maxZ(di, si, fi, nil, nil, nil, k, admit)
+			blockCov, blockSets = [2][]float64{cj, nil}, [2][]bool{vj, vi}
 			zj, mj, nj := maxZ(dj, sj, fj, nil, nil, nil, k, admitted(i, j, true))
 			// Or keeps the smaller standard error, And the larger.
 			m, nu := mj, nj
@@ -132,6 +165,7 @@ func (t WaldTest) run(ctx context.Context, s *Samples, res *Result, tun *Tuning,
 			}
 			return math.Min(zi, zj), m, nu
 		}
+		blockCov, blockSets = [2][]float64{ci, cj}, [2][]bool{vi, vj}
 		return maxZ(di, si, fi, dj, sj, fj, k, admit)
 	}
 	for i := 0; i < n; i++ {
@@ -362,6 +396,75 @@ func gapThreshold(z []float64, lo, hi float64) float64 {
 		return hi
 	}
 	return zs[cut-1]
+}
+
+// blockZ is maxZ for the grouped statistic: the normal score
+// (selection.BlockScore) of the Wald statistic of the interaction
+// contrasts (selection.BlockWald) on the values rows × cols
+// (selection.BlockValues) of node i's block (dj == nil) or of the average
+// of node i's block and node j's transposed one, whose covariance is taken
+// as the average of the two (ci and cj in reduced coordinates,
+// selection.WaldOneHot). The average's true covariance is never larger,
+// (Σ_i + Σ_j)/2 − Cov(Ŵ_i − Ŵ_jᵀ)/4, so the statistic errs towards no
+// edge, as maxZ's averaged standard errors do. A row or column without
+// degrees of freedom (no value pair of its value was used: WaldOneHot) is
+// zero and measures nothing: it leaves the set. The degrees of freedom are
+// the fewest of the rows' and columns' left; it returns the smallest
+// standard error of the entries, as maxZ.
+func blockZ(di, si, fi, ci, dj, sj, fj, cj []float64, k int, rows, cols []bool) (z, minSE, seDF float64) {
+	minSE, seDF = math.Inf(1), math.Inf(1)
+	kk := k * k
+	d, c := di, ci
+	if dj != nil {
+		d = make([]float64, kk)
+		for a := 0; a < k; a++ {
+			for b := 0; b < k; b++ {
+				d[a*k+b] = (di[a*k+b] + dj[b*k+a]) / 2
+			}
+		}
+		r := k - 1
+		c = make([]float64, len(ci))
+		// (a, b) of node j's reduced block is (b, a) of node i's.
+		tr := func(x int) int { return (x%r)*r + x/r }
+		for x := 0; x < r*r; x++ {
+			for y := 0; y < r*r; y++ {
+				c[x*r*r+y] = (ci[x*r*r+y] + cj[tr(x)*r*r+tr(y)]) / 2
+			}
+		}
+	}
+	rows, cols = slices.Clone(rows), slices.Clone(cols)
+	df := math.Inf(1)
+	for a := range rows {
+		if rows[a] {
+			rows[a] = fi[a] > 0
+			df = math.Min(df, fi[a])
+		}
+	}
+	if dj != nil {
+		for b := range cols {
+			if cols[b] {
+				cols[b] = fj[b] > 0
+				df = math.Min(df, fj[b])
+			}
+		}
+	}
+	for a := 0; a < k; a++ {
+		for b := 0; b < k; b++ {
+			if !rows[a] || !cols[b] {
+				continue
+			}
+			se, f := si[a*k+b], fi[a]
+			if dj != nil {
+				se = (se + sj[b*k+a]) / 2
+				f = math.Min(f, fj[b])
+			}
+			if se < minSE {
+				minSE, seDF = se, f
+			}
+		}
+	}
+	w, rank := selection.BlockWald(d, c, rows, cols, k)
+	return selection.BlockScore(w, rank, df), minSE, seDF
 }
 
 // ordinalZ is maxZ for the ordinal model's blocks, whose entries

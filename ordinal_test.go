@@ -179,8 +179,10 @@ func TestOrdinalOptionErrors(t *testing.T) {
 }
 
 var (
-	nullFull = flag.Bool("null.full", false, "TestNullCalibration: the full grid of issue 31 (k = 3..7, n = 10, 30, N = 250, 500, 2000), printed as a table")
-	nullRuns = flag.Int("null.runs", 200, "TestNullCalibration -null.full: `runs` a cell of the ordinal model (a quarter of them for the nominal one)")
+	nullFull    = flag.Bool("null.full", false, "TestNullCalibration: the full grid of issue 31 (k = 3..7, n = 10, 30, N = 250, 500, 2000), printed as a table")
+	nullRuns    = flag.Int("null.runs", 200, "TestNullCalibration -null.full: `runs` a cell of the ordinal model (a quarter of them for the nominal one, unless -null.nominal)")
+	nullNominal = flag.Int("null.nominal", 0, "TestNullCalibration -null.full: `runs` a cell of the nominal scale (0: a quarter of -null.runs)")
+	nullScale   = flag.String("null.scale", "both", "TestNullCalibration -null.full: the `scale`s of the grid: both, ordinal or nominal")
 )
 
 // skewedNullSamples returns N rows of n independent items with k answers
@@ -249,10 +251,18 @@ func TestNullCalibration(t *testing.T) {
 	var cells []cell
 	if *nullFull {
 		runs, catRuns = *nullRuns, max(*nullRuns/4, 1) // the nominal fits are the slower
+		if *nullNominal > 0 {
+			catRuns = *nullNominal
+		}
 		for k := 3; k <= 7; k++ {
 			for _, n := range []int{10, 30} {
 				for _, rows := range []int{250, 500, 2000} {
-					cells = append(cells, cell{k, n, rows, true}, cell{k, n, rows, false})
+					if *nullScale != "nominal" {
+						cells = append(cells, cell{k, n, rows, true})
+					}
+					if *nullScale != "ordinal" {
+						cells = append(cells, cell{k, n, rows, false})
+					}
 				}
 			}
 		}

@@ -100,8 +100,10 @@ type nodeSelection struct {
 	curve  selection.Curve
 	// d and se hold the debiased Ŵ_ij(a, b) and its standard error, laid
 	// out like Result.est, and df the degrees of freedom of each value a
-	// of z_i; nil when η was given.
-	d, se, df []float64
+	// of z_i; nil when η was given. cov holds the covariances of the
+	// blocks for the grouped statistic of the k-ary edge test
+	// (selection.WaldOneHot), nil where it is not computed.
+	d, se, df, cov []float64
 }
 
 // newRun validates the inputs, resolves the options and prepares the
@@ -321,7 +323,7 @@ func (r *learnRun) fitNode(ctx context.Context, e *engine.Driver, i int, tasks [
 				ns.d, ns.se, ns.df = selection.WaldScores(data, i, tasks, ws, e.Design, r.scores)
 			}
 		} else {
-			ns.d, ns.se, ns.df = selection.WaldOneHot(data, i, tasks, ws, e.Design)
+			ns.d, ns.se, ns.df, ns.cov = selection.WaldOneHot(data, i, tasks, ws, e.Design, selection.BlockOK(r.s.n, r.s.k))
 		}
 		selection.DropOverflow(ns.d, ns.se)
 	}
@@ -387,14 +389,14 @@ func (r *learnRun) assemble(ctx context.Context, k int, est []*estimates.Node, f
 		res.Warnings = append(res.Warnings, w)
 	}
 	if r.wantEta {
-		debias, stdErrs, dfs := make([][]float64, n), make([][]float64, n), make([][]float64, n)
+		debias, stdErrs, dfs, covs := make([][]float64, n), make([][]float64, n), make([][]float64, n), make([][]float64, n)
 		for i, ns := range r.nodes {
-			debias[i], stdErrs[i], dfs[i] = ns.d, ns.se, ns.df
+			debias[i], stdErrs[i], dfs[i], covs[i] = ns.d, ns.se, ns.df, ns.cov
 		}
 		test := r.cfg.test
 		test.sym = r.cfg.symmetric
 		test.dense = r.cfg.waldDense
-		if err := test.run(ctx, r.s, res, tun, debias, stdErrs, dfs, r.cfg.workers); err != nil {
+		if err := test.run(ctx, r.s, res, tun, debias, stdErrs, dfs, covs, r.cfg.workers); err != nil {
 			return nil, err
 		}
 		if r.testDone != nil {

@@ -280,6 +280,14 @@ type Tuning struct {
 	// n(n−1)/2 tests, not k² a pair; Debiased and StdErr hold
 	// ŵ_ij·s_i(a)·s_j(b) and its standard error for every (a, b).
 	Ordinal bool
+	// Block reports that the k-ary edge test (k > 2, nominal scale) gave
+	// each pair one statistic, the Wald χ² of its block Ŵ_ij over the
+	// entries it admits (rank at most (k − 1)², the block being doubly
+	// centred), as a normal score, and that the Bonferroni value counts
+	// n(n−1)/2 tests. It is false where the blocks' covariances would be
+	// too large ((k − 1)² > 81, or n²(k − 1)⁴ > 2^25 numbers): each pair
+	// then has the largest |Ŵ/SE| of its entries and k² tests a pair.
+	Block bool
 
 	n, k    int
 	curves  []selection.Curve // per node, when a Selection ran
@@ -321,7 +329,10 @@ func (t *Tuning) Path(i int) (widths, criterion []float64) {
 // Score returns the test statistic of the pair (i, j) under the configured
 // symmetrisation: max over entries (a, b) of the normal score of
 // |Ŵ_ij(a, b)|/SE(a, b) for the Average rule, the smaller (And) or larger
-// (Or) of the two nodes' statistics otherwise. The normal score of a ratio t
+// (Or) of the two nodes' statistics otherwise. Where Block is true (k > 2,
+// nominal scale) it is instead the normal score of the Wald χ² of the
+// pair's block (z with P(|N(0, 1)| ≥ z) the χ² or F law's p-value); where
+// Ordinal is true, that of the pair's one coupling. The normal score of a ratio t
 // from a regression with N − p degrees of freedom is Φ⁻¹ of 1 − P(T > t), T
 // Student's t with N − p degrees of freedom: a little below t, and t in the
 // limit (see WaldTest, Little data). The pair is an edge when Score ≥ Threshold. An

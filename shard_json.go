@@ -91,6 +91,10 @@ type nodeJSON struct {
 	// DF are the degrees of freedom of the node's statistics, one a value
 	// of z_i (the small-sample rule of the edge test).
 	DF shardFloats `json:"df,omitempty"`
+	// Cov are the covariances of the node's blocks for the grouped
+	// statistic of the k-ary edge test, n·(k−1)⁴ numbers
+	// (selection.WaldOneHot); absent where it is not computed.
+	Cov shardFloats `json:"cov,omitempty"`
 }
 
 type fitJSON struct {
@@ -366,6 +370,7 @@ func (p *Partial) MarshalJSON() ([]byte, error) {
 			d, se := packBlocks(pn.sel.d, estForm, pn.node), packBlocks(pn.sel.se, seF, pn.node)
 			nj.Debiased, nj.StdErr = &d, &se
 			nj.DF = pn.sel.df
+			nj.Cov = pn.sel.cov
 		}
 		w.Nodes[x] = nj
 	}
@@ -521,6 +526,14 @@ func (p *Partial) UnmarshalJSON(data []byte) error {
 				return err
 			}
 			pn.sel.df = nj.DF
+			if nj.Cov != nil {
+				if r := (q.k - 1) * (q.k - 1); len(nj.Cov) != q.n*r*r {
+					return fmt.Errorf("pairwise: Partial: node %d: %d covariances, want %d", i, len(nj.Cov), q.n*r*r)
+				}
+				pn.sel.cov = nj.Cov
+			}
+		} else if nj.Cov != nil {
+			return fmt.Errorf("pairwise: Partial: node %d: covariances without debiased estimates", i)
 		}
 		q.nodes[x] = pn
 	}

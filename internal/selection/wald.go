@@ -445,7 +445,14 @@ func conditioned(h, inv *mat.SymDense) bool {
 // for j ≠ i and b = 1..k-1 and one intercept, D = (n-1)(k-1) + 1 of them,
 // in which H is invertible whenever every state occurs; the centred U of
 // equation (9) is a linear function of them.
-func WaldOneHot(s *Data, i int, tasks []engine.Task, ws [][]float64, design func(*engine.Task) engine.Design) (d, se, df []float64) {
+//
+// With block true it also returns cov, the sandwich covariance of each
+// block Ŵ_ij in the reduced coordinates of BlockWald: for every j, the
+// (k−1)² × (k−1)² matrix of the entries (a, b), a, b ≥ 1, row-major, at
+// cov[j·(k−1)⁴:]; the block of j = i is zero. Each block Ŵ_ij is doubly
+// centred (its rows and its columns sum to zero), so those entries
+// determine it. Otherwise cov is nil.
+func WaldOneHot(s *Data, i int, tasks []engine.Task, ws [][]float64, design func(*engine.Task) engine.Design, block bool) (d, se, df, cov []float64) {
 	n, k := s.N, s.K
 	kk := k * k
 	dim := (n-1)*(k-1) + 1
@@ -598,6 +605,12 @@ func WaldOneHot(s *Data, i int, tasks []engine.Task, ws [][]float64, design func
 	sumSq := make([]float64, n*kk)
 	inf := make([]float64, n*kk)
 	q := make([]float64, dim)
+	r := (k - 1) * (k - 1) // reduced coordinates of a block
+	var red []float64      // one row's reduced influences on a block
+	if block {
+		cov = make([]float64, n*r*r)
+		red = make([]float64, r)
+	}
 	all := 0.0
 	for m := 0; m < s.Count; m++ {
 		all += s.Weight(m)
@@ -651,10 +664,40 @@ func WaldOneHot(s *Data, i int, tasks []engine.Task, ws [][]float64, design func
 				sumSq[x] += c * v * v
 			}
 		}
+		if block {
+			for j := 0; j < n; j++ {
+				if j == i {
+					continue
+				}
+				reduce(red, inf[j*kk:(j+1)*kk], k)
+				addOuter(cov[j*r*r:(j+1)*r*r], red, c)
+			}
+		}
 	}
 	if all > 0 {
 		for x := range se {
 			se[x] = sandwichSE(sumSq[x]-sum[x]*sum[x], all)
+		}
+		if block {
+			// Cov = (Σ ĉ v̂v̂ᵀ − (Σ ĉ v̂)(Σ ĉ v̂)ᵀ)/T, as each entry's variance
+			// above; the upper triangle was summed, the lower is its mirror.
+			for j := 0; j < n; j++ {
+				if j == i {
+					continue
+				}
+				reduce(red, sum[j*kk:(j+1)*kk], k)
+				cj := cov[j*r*r : (j+1)*r*r]
+				addOuter(cj, red, -1)
+				for x := 0; x < r; x++ {
+					for y := x; y < r; y++ {
+						v := cj[x*r+y] / all
+						if math.IsNaN(v) || math.IsInf(v, 0) {
+							v = 0
+						}
+						cj[x*r+y], cj[y*r+x] = v, v
+					}
+				}
+			}
 		}
 	}
 	for a, ok := range seen {
@@ -662,7 +705,31 @@ func WaldOneHot(s *Data, i int, tasks []engine.Task, ws [][]float64, design func
 			df[a] = 0 // no pair of value a is used: its row has no test
 		}
 	}
-	return d, se, df
+	return d, se, df, cov
+}
+
+// reduce writes the reduced coordinates of the k×k block v, its entries
+// (a, b) with a, b ≥ 1, into dst ((k−1)², row-major).
+func reduce(dst, v []float64, k int) {
+	x := 0
+	for a := 1; a < k; a++ {
+		x += copy(dst[x:], v[a*k+1:(a+1)*k])
+	}
+}
+
+// addOuter adds c·v vᵀ to the upper triangle of the r×r matrix m.
+func addOuter(m, v []float64, c float64) {
+	r := len(v)
+	for x, vx := range v {
+		if vx == 0 {
+			continue
+		}
+		f := c * vx
+		row := m[x*r : (x+1)*r]
+		for y := x; y < r; y++ {
+			row[y] += f * v[y]
+		}
+	}
 }
 
 // minorityWeight returns the weight of the task's rarer label.
