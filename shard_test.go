@@ -151,6 +151,10 @@ func TestShardedIdentical(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if c.name == "k=3/tuning-free" && !want.Tuning.Block {
+				// The blocks' covariances must travel with the parts.
+				t.Fatal("the k = 3 edge test did not use the grouped statistic")
+			}
 			for _, m := range []int{1, 2, 7} {
 				parts := make([]*Partial, m)
 				for i := range parts {
