@@ -435,15 +435,13 @@ func blockZ(di, si, fi, ci, dj, sj, fj, cj []float64, k int, rows, cols []bool) 
 	rows, cols = slices.Clone(rows), slices.Clone(cols)
 	df := math.Inf(1)
 	for a := range rows {
-		if rows[a] {
-			rows[a] = fi[a] > 0
+		if rows[a] = rows[a] && fi[a] > 0; rows[a] {
 			df = math.Min(df, fi[a])
 		}
 	}
 	if dj != nil {
 		for b := range cols {
-			if cols[b] {
-				cols[b] = fj[b] > 0
+			if cols[b] = cols[b] && fj[b] > 0; cols[b] {
 				df = math.Min(df, fj[b])
 			}
 		}

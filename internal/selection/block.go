@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/mathext"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -198,7 +199,11 @@ func BlockScore(w float64, r int, df float64) float64 {
 	if df >= normalDF {
 		p = distuv.ChiSquared{K: float64(r)}.Survival(w)
 	} else {
-		p = distuv.F{D1: float64(r), D2: df}.Survival(w / float64(r))
+		// P(F > x) = I_{ν/(ν + r·x)}(ν/2, r/2), from the incomplete beta
+		// function itself: distuv.F's Survival is 1 − CDF, which stops at
+		// 1e-16 and would tie every strong pair at z = 8.29.
+		x := w / float64(r)
+		p = mathext.RegIncBeta(df/2, float64(r)/2, df/(df+float64(r)*x))
 	}
 	if !(p > 0) {
 		return maxNormalScore
