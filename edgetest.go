@@ -26,8 +26,9 @@ import (
 // computed): on the nominal scale at k > 2 each pair then has one Wald
 // statistic over its block (selection.BlockWald), and the Bonferroni value
 // counts n(n−1)/2 tests; without them it has the largest |Ŵ/SE| of its k²
-// entries and counts k² tests a pair.
-func (t WaldTest) run(ctx context.Context, s *Samples, res *Result, tun *Tuning, debias, stdErrs, dfs, covs [][]float64, workers int) error {
+// entries and counts k² tests a pair. ordScores are the ordinal model's
+// scores s_j(a) (n×k) on the ordinal scale, nil otherwise.
+func (t WaldTest) run(ctx context.Context, s *Samples, res *Result, tun *Tuning, debias, stdErrs, dfs, covs [][]float64, ordScores []float64, workers int) error {
 	n, k := tun.n, tun.k
 	alpha := t.rate()
 	tun.FalseEdgeRate = alpha
@@ -290,8 +291,29 @@ func (t WaldTest) run(ctx context.Context, s *Samples, res *Result, tun *Tuning,
 			keep, tun.EBICGraph = g, chosen
 		}
 	}
-	if tun.Ordinal && t.ebicStage(tun) && len(keep) > 0 {
-		keep, tun.EBICGraph = ordinalSmallSample(keep, ij, gapScores, lowest)
+	if tun.Ordinal && t.ebicStage(tun) && n > 1 {
+		// The EBIC graph of the ordinal model (internal/selection,
+		// ordinal_ebic.go): the Ising path's stage on the ordinal
+		// model's refits.
+		p, _ := selection.OrdinalIndependenceP(s.stages(), ordScores)
+		tun.GlobalP = p
+		if p < alpha/2 {
+			z := make([][]float64, n)
+			for i := range z {
+				z[i] = make([]float64, n)
+				for j := range z[i] {
+					if j != i && !nodes[i].Constant && !nodes[j].Constant {
+						z[i][j], _, _ = ordinalZ(tun.debias[i][j*kk:(j+1)*kk], tun.stdErrs[i][j*kk:(j+1)*kk], dfOf(i, j), nil, nil, nil, k, nil)
+					}
+				}
+			}
+			constant := func(i, j int) bool { return nodes[i].Constant || nodes[j].Constant }
+			g, chosen, err := selection.OrdinalEBICGraph(ctx, s.stages(), ordScores, z, keep, constant, workers)
+			if err != nil {
+				return err
+			}
+			keep, tun.EBICGraph = g, chosen
+		}
 	}
 	edges := res.Edges[:0]
 	for _, e := range res.Edges {
@@ -312,40 +334,6 @@ func (t WaldTest) run(ctx context.Context, s *Samples, res *Result, tun *Tuning,
 		res.MinEdgeWeight = nonzeroMinEdgeWeight
 	}
 	return nil
-}
-
-// ordinalSmallSample is the small-sample stage of the ordinal model (the
-// Ising path's is the EBIC graph), run when the Wald test kept some pair:
-// the data are then not independent, and G_L, the pairs whose statistic
-// reaches lowest (the gap rule's floor z₁, which one null pair in all is
-// expected to pass), is set against G_W, the test's keep. G_W stands when
-// it holds at least half of G_L; otherwise the test lacks the power to
-// judge what the data show (few rows) and the graph is G_W ∪ G_L. On
-// independent data the test keeps a pair in at most about α of runs, so
-// the stage adds to those only. It returns the graph and whether the stage
-// chose it (Tuning.EBICGraph).
-func ordinalSmallSample(keep map[[2]int]bool, ij [][2]int, z []float64, lowest float64) (map[[2]int]bool, bool) {
-	var gl [][2]int
-	kept := 0
-	for p, v := range z {
-		if v >= lowest {
-			gl = append(gl, ij[p])
-			if keep[ij[p]] {
-				kept++
-			}
-		}
-	}
-	if 2*kept >= len(gl) {
-		return keep, false
-	}
-	union := make(map[[2]int]bool, len(keep)+len(gl))
-	for p := range keep {
-		union[p] = true
-	}
-	for _, p := range gl {
-		union[p] = true
-	}
-	return union, true
 }
 
 // nonzeroMinEdgeWeight is the minimum edge weight of a graph whose pairs

@@ -467,11 +467,14 @@ func WithMissing(rule MissingRule) Option {
 // does not exist (answers separated by the others) the value pairs'
 // debiased estimates stand in. Rare answers cost no pair: a rare answer of
 // z_i is one more field of its softmax, and as a neighbour one more value
-// of a score, not a coefficient. Tuning.Ordinal reports the model. When
-// the Wald test keeps some pair but fewer than half of those whose
-// statistic reaches the gap rule's floor (one null pair expected above
-// it), those pairs join the graph: the small-sample stage of this scale
-// (Tuning.EBICGraph). With neither λ nor η the refit is also the estimate,
+// of a score, not a coefficient. Tuning.Ordinal reports the model. Its
+// small-sample stage is the Ising path's EBIC graph (WaldTest,
+// WithEBICGraph) on the ordinal model: when Mantel's global test of
+// independence on the scores rejects at α/2 and the Wald test keeps fewer
+// than half of the pairs that both nodes' EBIC-chosen neighbourhoods hold
+// (each node's path: its variables by decreasing Wald statistic, refitted
+// without constraint), those pairs join the graph if BIC prefers it
+// (Tuning.EBICGraph, Tuning.GlobalP). With neither λ nor η the refit is also the estimate,
 // and no width is searched (NodeFit.Width 0); with λ or η the value
 // pairs' constrained fits are.
 //

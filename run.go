@@ -396,7 +396,7 @@ func (r *learnRun) assemble(ctx context.Context, k int, est []*estimates.Node, f
 		test := r.cfg.test
 		test.sym = r.cfg.symmetric
 		test.dense = r.cfg.waldDense
-		if err := test.run(ctx, r.s, res, tun, debias, stdErrs, dfs, covs, r.cfg.workers); err != nil {
+		if err := test.run(ctx, r.s, res, tun, debias, stdErrs, dfs, covs, r.scores, r.cfg.workers); err != nil {
 			return nil, err
 		}
 		if r.testDone != nil {

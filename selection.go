@@ -263,15 +263,16 @@ type Tuning struct {
 	// nil when the gap rule or Bonferroni's z*(α) alone did.
 	Mixture *EdgeMixture
 	// GlobalP is the p-value of the EBIC graph stage's test of
-	// independence (WaldTest; Ising data with the widths chosen by EBIC):
+	// independence (WaldTest; Ising data with the widths chosen by EBIC,
+	// and the ordinal scale, where it is Mantel's test on the scores):
 	// 1 when no pair's table passes Cochran's rule, NaN when the edge test
 	// ran without the stage, zero when WithMinEdgeWeight was given.
 	// EBICGraph reports that the stage chose the graph: the Wald test's
 	// edges and the pairs both nodes' EBIC fits keep nonzero (the And
-	// rule), which pass no threshold. On the ordinal scale it reports the
-	// ordinal small-sample stage instead: the test's edges and the pairs
-	// whose statistic reaches Lowest's level, the gap rule's floor
-	// (without a global test; GlobalP stays NaN).
+	// rule), which pass no threshold. On the ordinal scale a node's EBIC
+	// fit is the neighbourhood EBIC chooses on the path of its refits
+	// (its variables by decreasing Wald statistic, refitted without
+	// constraint).
 	GlobalP   float64
 	EBICGraph bool
 	// Ordinal reports that the ordinal model was fitted (WithScale, k >

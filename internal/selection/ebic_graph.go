@@ -253,6 +253,20 @@ func EBICGraph(ctx context.Context, s *Data, est []*estimates.Node, keep map[[2]
 			confirmed++
 		}
 	}
+	dev := func(ctx context.Context, i int, nb, need []int) (float64, bool) {
+		return refitDeviance(ctx, s, i, nb, need)
+	}
+	return chooseUnion(ctx, n, s.Total, keep, union, and, confirmed, dev, workers)
+}
+
+// chooseUnion runs steps 2 to 4 above once G_A is known: keep holds G_W,
+// union G_U = G_W ∪ G_A, and the number of pairs of G_A and confirmed those
+// of them in G_W. deviance(i, nb, need) returns 2N·L of node i's
+// conditional law refitted without constraint on the neighbours nb (on the
+// rows that observe need ⊇ nb when values are missing), ok false when the
+// estimate does not exist. total is N. It returns the graph and whether it
+// is G_U.
+func chooseUnion(ctx context.Context, n int, total float64, keep, union map[[2]int]bool, and, confirmed int, deviance func(ctx context.Context, i int, nb, need []int) (float64, bool), workers int) (map[[2]int]bool, bool, error) {
 	switch {
 	case len(union) == len(keep):
 		return keep, false, nil
@@ -286,8 +300,8 @@ func EBICGraph(ctx context.Context, s *Data, est []*estimates.Node, keep map[[2]
 				}
 				// Both on the rows that observe i and nbU[i] ⊇ nbW[i]
 				// when values are missing, so that they compare.
-				devW[i], okW[i] = refitDeviance(ctx, s, i, nbW[i], nbU[i])
-				devU[i], okU[i] = refitDeviance(ctx, s, i, nbU[i], nbU[i])
+				devW[i], okW[i] = deviance(ctx, i, nbW[i], nbU[i])
+				devU[i], okU[i] = deviance(ctx, i, nbU[i], nbU[i])
 			}
 		}()
 	}
@@ -301,7 +315,7 @@ func EBICGraph(ctx context.Context, s *Data, est []*estimates.Node, keep map[[2]
 	}
 	// BIC(G_U) − BIC(G_W): each added pair is a coefficient in both of its
 	// nodes' regressions.
-	diff := 2 * float64(len(union)-len(keep)) * math.Log(s.Total)
+	diff := 2 * float64(len(union)-len(keep)) * math.Log(total)
 	for _, i := range changed {
 		if !okU[i] || !okW[i] {
 			// No finite estimate (separated labels): the likelihood is

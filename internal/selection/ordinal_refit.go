@@ -38,6 +38,17 @@ const ordinalRefitMaxIter = 50
 // (separated answers: a coupling runs off to infinity), when node i takes
 // fewer than two answers, or when there are no more rows than parameters.
 func OrdinalRefit(s *Data, i int, scores []float64) (w, se, theta []float64, df float64, ok bool) {
+	w, se, theta, df, _, ok = ordinalRefit(s, i, scores, nil, nil)
+	return w, se, theta, df, ok
+}
+
+// ordinalRefit is OrdinalRefit on the variables cols (every other
+// variable when nil), which also returns the mean log-likelihood of the
+// fit, Σ ĉ_m log P(z_mi | z_m,−i) with ĉ = c/N. Newton starts from start
+// when it is not nil: θ̂ of the answers but the first, in their order, then
+// the couplings of the first len(start) − (answers − 1) variables of cols
+// (the others from 0), as a warm start along a path of growing cols.
+func ordinalRefit(s *Data, i int, scores []float64, cols []int, start []float64) (w, se, theta []float64, df, meanLL float64, ok bool) {
 	n, k := s.N, s.K
 	states := s.States()
 	// The answers node i takes, and the design's columns: the other
@@ -58,28 +69,33 @@ func OrdinalRefit(s *Data, i int, scores []float64) (w, se, theta []float64, df 
 	}
 	na := len(answers)
 	if na < 2 {
-		return nil, nil, nil, 0, false
+		return nil, nil, nil, 0, 0, false
 	}
 	slot := make([]int, k) // the answer's position in answers
 	for x, a := range answers {
 		slot[a] = x
 	}
-	cols := make([]int, 0, n-1)
-	for j := 0; j < n; j++ {
-		if j != i {
-			cols = append(cols, j)
+	if cols == nil {
+		cols = make([]int, 0, n-1)
+		for j := 0; j < n; j++ {
+			if j != i {
+				cols = append(cols, j)
+			}
 		}
 	}
 	nc := len(cols)
 	dim := (na - 1) + nc // fields of answers[1:], then couplings
 	if !(total > float64(dim)) {
-		return nil, nil, nil, 0, false
+		return nil, nil, nil, 0, 0, false
 	}
 	si := make([]float64, na)
 	for x, a := range answers {
 		si[x] = scores[i*k+a]
 	}
 	par := make([]float64, dim)
+	if len(start) <= dim {
+		copy(par, start)
+	}
 	x := make([]float64, nc)
 	p := make([]float64, na)
 	grad := make([]float64, dim)
@@ -173,11 +189,11 @@ func OrdinalRefit(s *Data, i int, scores []float64) (w, se, theta []float64, df 
 	converged := false
 	for it := 0; it < ordinalRefitMaxIter; it++ {
 		if !chol.Factorize(info) {
-			return nil, nil, nil, 0, false
+			return nil, nil, nil, 0, 0, false
 		}
 		sv := mat.NewVecDense(dim, step)
 		if err := chol.SolveVecTo(sv, mat.NewVecDense(dim, grad)); err != nil {
-			return nil, nil, nil, 0, false
+			return nil, nil, nil, 0, 0, false
 		}
 		dec := 0.0 // the Newton decrement λ²/2, the predicted gain
 		for d := range step {
@@ -204,14 +220,14 @@ func OrdinalRefit(s *Data, i int, scores []float64) (w, se, theta []float64, df 
 		ll = pass(par, true)
 	}
 	if !converged {
-		return nil, nil, nil, 0, false
+		return nil, nil, nil, 0, 0, false
 	}
 	if !chol.Factorize(info) {
-		return nil, nil, nil, 0, false
+		return nil, nil, nil, 0, 0, false
 	}
 	var inv mat.SymDense
 	if err := chol.InverseTo(&inv); err != nil {
-		return nil, nil, nil, 0, false
+		return nil, nil, nil, 0, 0, false
 	}
 	w = make([]float64, n)
 	se = make([]float64, n)
@@ -220,7 +236,7 @@ func OrdinalRefit(s *Data, i int, scores []float64) (w, se, theta []float64, df 
 		w[j] = par[d]
 		se[j] = sandwichSE(inv.At(d, d), total)
 		if math.IsNaN(w[j]) || math.IsInf(se[j], 0) || math.IsNaN(se[j]) {
-			return nil, nil, nil, 0, false
+			return nil, nil, nil, 0, 0, false
 		}
 	}
 	theta = make([]float64, k)
@@ -231,5 +247,5 @@ func OrdinalRefit(s *Data, i int, scores []float64) (w, se, theta []float64, df 
 	for x, a := range answers[1:] {
 		theta[a] = par[x]
 	}
-	return w, se, theta, total - float64(dim), true
+	return w, se, theta, total - float64(dim), ll, true
 }
