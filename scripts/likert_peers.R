@@ -24,8 +24,6 @@
 suppressPackageStartupMessages({
   library(jsonlite)
   library(qgraph)
-  library(mgm)
-  library(IsingFit)
 })
 
 args <- commandArgs(trailingOnly = TRUE)
@@ -36,6 +34,9 @@ opt <- function(name, default) {
   if (is.na(i)) default else args[i + 1]
 }
 methods <- strsplit(opt("--methods", "EBICglasso,mgm,IsingFit"), ",")[[1]]
+# mgm and IsingFit are not Debian packages: load them only when asked for.
+if ("mgm" %in% methods) suppressPackageStartupMessages(library(mgm))
+if ("IsingFit" %in% methods) suppressPackageStartupMessages(library(IsingFit))
 keepN <- as.integer(strsplit(opt("--N", ""), ",")[[1]])
 maxSeed <- as.integer(opt("--seeds", "0"))
 truths <- strsplit(opt("--truths", ""), ",")[[1]]
