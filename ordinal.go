@@ -43,7 +43,11 @@ func resolveScale(s *Samples, opts []Option) (Scale, *scaleCheck) {
 
 // ordinalScores returns s_j(a) (n×k) of the ordinal model: the state scaled to
 // [−1, 1] over the states of positive weight that variable j takes, and 0
-// for a variable with one state (or none).
+// for a variable with one state (or none). A state outside the range
+// variable j takes (a yes/no item among five-point ones leaves it states 2
+// to 4) scores 0: no row holds it, and extrapolated scores (3, 5, 7) would
+// only inflate the couplings the model reports for states it never sees
+// (a binary item's edge weights 49 times over).
 func ordinalScores(s *Samples) []float64 {
 	n, k := s.n, s.k
 	lo, hi := make([]int, n), make([]int, n)
@@ -66,7 +70,7 @@ func ordinalScores(s *Samples) []float64 {
 			continue
 		}
 		mid, half := float64(lo[j]+hi[j])/2, float64(hi[j]-lo[j])/2
-		for a := 0; a < k; a++ {
+		for a := lo[j]; a <= hi[j]; a++ {
 			scores[j*k+a] = (float64(a) - mid) / half
 		}
 	}
