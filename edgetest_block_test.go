@@ -92,7 +92,8 @@ func TestBlockNullPairs(t *testing.T) {
 // still be tested on the other four values and the grid still found. (A
 // slip that let that row's zero degrees of freedom stand for the whole
 // block scored every pair of such a variable 0: on bfi's six-point items
-// read as nominal, no edge at all.)
+// read as nominal, no edge at all.) The SmallSample warning names the
+// variable whose value enters no test.
 func TestBlockRareValue(t *testing.T) {
 	skipUnderRace(t)
 	m := gridPotts(3, 3, 4, 0.2, rand.New(rand.NewPCG(0, 1)))
@@ -122,6 +123,20 @@ func TestBlockRareValue(t *testing.T) {
 		}
 		if !sameEdges(m.Edges(), res.Edges) {
 			t.Errorf("%s: edges %v, want the grid's %v", c.name, res.Edges, m.Edges())
+		}
+		// The rare value's coefficients enter no test: the warning names
+		// its variable and no untested pair.
+		var small []Warning
+		for _, w := range res.Warnings {
+			if w.Kind == SmallSample {
+				small = append(small, w)
+			}
+		}
+		if c.s == s5 && (len(small) != 1 || len(small[0].Nodes) != 1 || small[0].Nodes[0] != 0 || small[0].Pairs != 0) {
+			t.Errorf("%s: SmallSample warnings %+v, want one naming variable 0 and no pair", c.name, small)
+		}
+		if c.s == s && len(small) != 0 {
+			t.Errorf("%s: SmallSample warnings %+v, want none", c.name, small)
 		}
 	}
 }

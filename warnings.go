@@ -147,13 +147,19 @@ func constantWarnings(n int, nodes []NodeFit) []Warning {
 // MinEventsPerCoefficient rows for each of the regression's D =
 // (n − 1)(k − 1) + 1 coefficients, and the entry (a, b) of a pair's block
 // only when both values are in such a pair and its expected count
-// N_a·N_b/N reaches Cochran's CochranHigh. A pair is untested when no entry
-// is admitted.
+// N_a·N_b/N reaches Cochran's CochranHigh. With the grouped statistic
+// (selection.BlockOK) a pair is untested when the values of its contrasts
+// (selection.BlockValues, less those in no such value pair) leave fewer
+// than two rows or two columns; otherwise when no entry is admitted. When
+// every pair is tested but some variables' rarer values enter no value
+// pair, the warning says so: those values' coefficients are not tested,
+// which lowers the test's power on their pairs.
 func nominalSampleWarnings(s *Samples, nodes []NodeFit, tested bool) []Warning {
 	n, k := s.n, s.k
 	counts := valueWeights(s)
 	total := s.TotalWeight()
 	p := float64((n-1)*(k-1) + 1)
+	block := selection.BlockOK(n, k)
 	// usable[i][a]: value a of node i is in some pair the test uses.
 	usable := make([][]bool, n)
 	var shortNodes []int
@@ -181,10 +187,24 @@ func nominalSampleWarnings(s *Samples, nodes []NodeFit, tested bool) []Warning {
 				continue
 			}
 			admitted := false
-			for a, ca := range counts[i] {
-				for b, cb := range counts[j] {
-					if usable[i][a] && usable[j][b] && selection.CochranEntry(ca, cb, total) {
-						admitted = true
+			if block {
+				rows, cols := selection.BlockValues(counts[i], counts[j], total)
+				nr, nc := 0, 0
+				for a := range rows {
+					if rows[a] && usable[i][a] {
+						nr++
+					}
+					if cols[a] && usable[j][a] {
+						nc++
+					}
+				}
+				admitted = nr >= 2 && nc >= 2
+			} else {
+				for a, ca := range counts[i] {
+					for b, cb := range counts[j] {
+						if usable[i][a] && usable[j][b] && selection.CochranEntry(ca, cb, total) {
+							admitted = true
+						}
 					}
 				}
 			}
@@ -193,8 +213,16 @@ func nominalSampleWarnings(s *Samples, nodes []NodeFit, tested bool) []Warning {
 			}
 		}
 	}
-	if small == 0 {
+	if small == 0 && len(shortNodes) == 0 {
 		return nil
+	}
+	if small == 0 {
+		return []Warning{{
+			Kind:  SmallSample,
+			Nodes: shortNodes,
+			Message: fmt.Sprintf("small sample: the rarer values of %d of the %d variables (%s) enter no test (N = %.4g for n = %d variables, k = %d: a value enters the test in the value pairs whose rarer value has %g rows for each of a regression's %g coefficients); their pairs are tested on the other values, with less power; -scale ordinal needs far fewer rows",
+				len(shortNodes), n, listNodes(shortNodes, 10), total, n, k, selection.MinEventsPerCoefficient, p),
+		}}
 	}
 	what := untestedPairs(tested)
 	return []Warning{{
