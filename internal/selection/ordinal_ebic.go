@@ -181,7 +181,7 @@ func OrdinalEBICGraph(ctx context.Context, s *Data, scores []float64, z [][]floa
 		}
 	}
 	dev := func(_ context.Context, i int, nb, _ []int) (float64, bool) {
-		_, _, _, _, ll, ok := ordinalRefit(s, i, scores, nonNil(nb), nil)
+		_, _, _, _, ll, ok := ordinalRefit(s, i, scores, nonNil(nb), nil, ordinalPathTol)
 		return -2 * s.Total * ll, ok
 	}
 	return chooseUnion(ctx, n, s.Total, keep, union, and, confirmed, dev, workers)
@@ -215,7 +215,7 @@ func ordinalEBICNeighbours(s *Data, i int, scores []float64, zi []float64) []boo
 		if m > bestM+ordinalPathPatience && bestM >= 0 {
 			break
 		}
-		w, _, theta, _, ll, ok := ordinalRefit(s, i, scores, nonNil(order[:m]), start)
+		w, _, theta, _, ll, ok := ordinalRefit(s, i, scores, nonNil(order[:m]), start, ordinalPathTol)
 		if !ok {
 			break
 		}

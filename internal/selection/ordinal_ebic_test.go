@@ -82,7 +82,7 @@ func TestOrdinalRefitEmpty(t *testing.T) {
 	for m := 0; m < s.Count; m++ {
 		freq[s.Bytes[m*3+1]]++
 	}
-	_, _, theta, df, ll, ok := ordinalRefit(s, 1, scores, []int{}, nil)
+	_, _, theta, df, ll, ok := ordinalRefit(s, 1, scores, []int{}, nil, ordinalRefitTol)
 	if !ok {
 		t.Fatal("no fit")
 	}

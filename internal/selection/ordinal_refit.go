@@ -26,6 +26,15 @@ import (
 // p). The standard error of ŵ_ij is √((F⁻¹)_jj/N), as in the Ising
 // refit (refit.go), and the degrees of freedom N − (n − 1) − (answers − 1).
 
+// ordinalRefitTol is the refit's stopping rule: the predicted gain in mean
+// log-likelihood of one more Newton step below 1e-12.
+const ordinalRefitTol = 1e-12
+
+// ordinalPathTol is the stopping rule of the EBIC paths' refits
+// (ordinal_ebic.go), which need the log-likelihood only: at 1e-9 its
+// error, N·1e-9, is far below the criterion's steps of ln N.
+const ordinalPathTol = 1e-9
+
 // ordinalRefitMaxIter bounds the Newton steps: from zero, a well-posed
 // fit converges in 5 to 8.
 const ordinalRefitMaxIter = 50
@@ -38,7 +47,7 @@ const ordinalRefitMaxIter = 50
 // (separated answers: a coupling runs off to infinity), when node i takes
 // fewer than two answers, or when there are no more rows than parameters.
 func OrdinalRefit(s *Data, i int, scores []float64) (w, se, theta []float64, df float64, ok bool) {
-	w, se, theta, df, _, ok = ordinalRefit(s, i, scores, nil, nil)
+	w, se, theta, df, _, ok = ordinalRefit(s, i, scores, nil, nil, ordinalRefitTol)
 	return w, se, theta, df, ok
 }
 
@@ -47,8 +56,10 @@ func OrdinalRefit(s *Data, i int, scores []float64) (w, se, theta []float64, df 
 // fit, Σ ĉ_m log P(z_mi | z_m,−i) with ĉ = c/N. Newton starts from start
 // when it is not nil: θ̂ of the answers but the first, in their order, then
 // the couplings of the first len(start) − (answers − 1) variables of cols
-// (the others from 0), as a warm start along a path of growing cols.
-func ordinalRefit(s *Data, i int, scores []float64, cols []int, start []float64) (w, se, theta []float64, df, meanLL float64, ok bool) {
+// (the others from 0), as a warm start along a path of growing cols. It
+// stops when the Newton decrement's half, the predicted gain in mean
+// log-likelihood, is below tol.
+func ordinalRefit(s *Data, i int, scores []float64, cols []int, start []float64, tol float64) (w, se, theta []float64, df, meanLL float64, ok bool) {
 	n, k := s.N, s.K
 	states := s.States()
 	// The answers node i takes, and the design's columns: the other
@@ -199,7 +210,7 @@ func ordinalRefit(s *Data, i int, scores []float64, cols []int, start []float64)
 		for d := range step {
 			dec += step[d] * grad[d]
 		}
-		if dec/2 < 1e-12 {
+		if dec/2 < tol {
 			converged = true
 			break
 		}
