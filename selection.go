@@ -448,12 +448,21 @@ func (m *EdgeMixture) Posterior(z float64) float64 { return (*selection.Mixture)
 //
 //	z*(α) = Φ⁻¹(1 − α/(2M)),
 //
-// with M = k² times the number of pairs for k > 2 and M = the number of
-// pairs for k = 2 (the Bonferroni correction over the entries of all W_ij;
-// for k = 2 the four entries share one |value| and one standard error).
+// with M = the number of pairs for k = 2 (the four entries share one
+// |value| and one standard error). For k > 2 on the nominal scale a pair
+// has one statistic over its block instead (Tuning.Block): the Wald χ² of
+// the block's interaction contrasts, Ŵ_ij centred again over the values
+// whose cells all have expected counts of 5 or more (the rarest value
+// dropped first), with the pseudo-inverse of their sandwich covariance, as
+// the normal score of its χ² (or, with little data, F) tail probability;
+// M is then again the number of pairs. Where the blocks' covariances would
+// be too large ((k − 1)² > 81, or n²(k − 1)⁴ > 2^25 numbers) the statistic
+// is the largest entry's and M is k² times the number of pairs. On the
+// ordinal scale (WithScale) a pair has one coupling and one statistic.
 // Under the Average rule of WithSymmetrization the two nodes' debiased
 // estimates are averaged and SE is the average of their standard errors (a
-// bound that holds whatever their correlation); under And both nodes'
+// bound that holds whatever their correlation; for the block statistic the
+// average of their covariances, likewise); under And both nodes'
 // estimates must pass, under Or one of them (M doubles). This is the Wald
 // test of the low-dimensional debiased estimator (van de Geer, Bühlmann,
 // Ritov and Dezeure 2014) with a Bonferroni threshold; as N grows, the power
