@@ -120,7 +120,8 @@ func newRun(fn string, s *Samples, opts []Option, ising bool) (*learnRun, error)
 		return nil, &AlphabetError{Func: fn, K: s.k, Min: 2, Max: 2}
 	case s.k > MaxLearnAlphabet:
 		return nil, &AlphabetError{Func: fn, K: s.k, Min: 2, Max: MaxLearnAlphabet}
-	case cfg.scale == Ordinal && fn != "Learn":
+	case cfg.scale == Ordinal && fn != "Learn" && fn != "LearnShard" && fn != "LearnNodes":
+		// Learn's shards (LearnShard, LearnNodes) fit its ordinal scale too.
 		return nil, &OptionError{Func: fn, Option: "WithScale", Value: Ordinal, Reason: "the ordinal model is fitted by Learn; " + fn + " runs the paper's Algorithm " + map[bool]string{true: "1", false: "2"}[ising] + " unchanged"}
 	case !ising && cfg.oneHot == nil && isEntropic(cfg.solver):
 		// Refused before any fit, not at the first regression.

@@ -64,7 +64,7 @@ import (
 // which are dense. ReadPartial also reads the dense files of the format
 // before (pairwise-partial/1).
 type Partial struct {
-	algorithm string // "ising" or "pairwise"
+	algorithm string // "ising", "pairwise" or "ordinal" (Learn's ordinal scale)
 	n, k      int
 	shard, of int // of is 0 for LearnNodes
 	data      string
@@ -73,6 +73,9 @@ type Partial struct {
 	rows      int     // Samples.Len
 	set       partialSettings
 	nodes     []partialNode // sorted by node
+	// check is AutoScale's evidence for the ordinal scale (Result.ScaleCheck),
+	// nil when the scale was given.
+	check *scaleCheck
 }
 
 // partialSettings are the settings the global stages read, and a
@@ -146,7 +149,10 @@ func ShardNodes(n, shard, of int) ([]int, error) {
 
 // LearnShard learns the nodes of shard shard of of (ShardNodes) as Learn
 // would with the same options, and returns them as a Partial for
-// MergePartials: Algorithm 1 for k = 2, Algorithm 2 for k > 2. The options
+// MergePartials: Algorithm 1 for k = 2, for k > 2 Algorithm 2 or the
+// ordinal model, whichever scale Learn would fit (WithScale; under
+// AutoScale every shard makes the same choice on all the samples, and the
+// merge of ordinal parts needs the samples). The options
 // must be the same in every shard of one merge (WithWorkers and
 // WithProgress excepted; progress counts the shard's nodes).
 func LearnShard(s *Samples, shard, of int, opts ...Option) (*Partial, error) {
@@ -226,15 +232,21 @@ func learnNodes(ctx context.Context, fn string, s *Samples, nodes []int, opts []
 			return nil, fmt.Errorf("pairwise: %s: the samples have %v missing values; shards take them on binary data with AvailableCase only (here k = %d, %v): drop the incomplete rows first (DropIncomplete)", fn, s.MissingCount(), s.k, rule)
 		}
 	}
+	scale, check := Nominal, (*scaleCheck)(nil)
 	if s.k > 2 {
-		if sc, _ := resolveScale(s, opts); sc == Ordinal {
-			return nil, &OptionError{Func: fn, Option: "WithScale", Value: sc, Reason: "shards fit the nominal blocks of Algorithm 2 only: give WithScale(Nominal), or learn the ordinal model in one process with Learn"}
+		// Learn's choice of scale, made by every shard on all the samples.
+		if scale, check = resolveScale(s, opts); scale == Ordinal {
+			opts = append(slices.Clip(opts), ordinalChosen())
 		}
 	}
 	algorithm := "ising"
-	if s.k == 2 {
+	switch {
+	case s.k == 2:
 		f, err = fitIsing(ctx, fn, s, opts, nodes)
-	} else {
+	case scale == Ordinal:
+		algorithm = "ordinal"
+		f, err = fitOrdinal(ctx, fn, s, opts, nodes)
+	default:
 		algorithm = "pairwise"
 		f, err = fitPairwise(ctx, fn, s, opts, nodes)
 	}
@@ -252,6 +264,7 @@ func learnNodes(ctx context.Context, fn string, s *Samples, nodes []int, opts []
 		rows:      s.rows,
 		set:       settingsOf(r, f.radius),
 		nodes:     make([]partialNode, len(nodes)),
+		check:     check,
 	}
 	for x, i := range nodes {
 		p.nodes[x] = partialNode{
@@ -416,6 +429,12 @@ func MergePartialsContext(ctx context.Context, s *Samples, workers int, parts ..
 		workers = runtime.GOMAXPROCS(0)
 	}
 	r.s = s
+	if first.algorithm == "ordinal" {
+		if s == nil {
+			return nil, fmt.Errorf("pairwise: %s: the ordinal scale's merge needs the samples (its scores and its edge test read them): merge with MergePartialsContext and the samples", fn)
+		}
+		r.scores = ordinalScores(s)
+	}
 	// waldDense is the learners' default: only tests change it.
 	r.cfg = config{lambda: set.width, eta: set.eta, radius: math.NaN(), symmetric: set.symmetric, test: set.test, workers: workers, waldDense: selection.WaldDenseMax}
 	if set.selection != nil {
@@ -424,6 +443,14 @@ func MergePartialsContext(ctx context.Context, s *Samples, workers int, parts ..
 	res, err := r.assemble(ctx, k, est, fields, nodes, set.radius)
 	if err == nil && s != nil && s.incomplete {
 		res.Missing = missingReport(s, AvailableCase)
+	}
+	if err == nil && k > 2 {
+		// The scale Learn reports: the parts' algorithm, and AutoScale's
+		// evidence when the data chose it.
+		res.Scale, res.scaleCheck = Nominal, first.check
+		if first.algorithm == "ordinal" {
+			res.Scale = Ordinal
+		}
 	}
 	return res, err
 }

@@ -51,7 +51,11 @@ type partialJSON struct {
 	Total     shardFloat   `json:"samples"`
 	Rows      int          `json:"rows"`
 	Settings  settingsJSON `json:"settings"`
-	Nodes     []nodeJSON   `json:"nodes"`
+	// ScaleCheck is AutoScale's evidence (Result.ScaleCheck: the
+	// association, its linear part and the part the ordinal scale needs)
+	// when the data chose the scale of k > 2 states.
+	ScaleCheck shardFloats `json:"scale_check,omitempty"`
+	Nodes      []nodeJSON  `json:"nodes"`
 }
 
 type settingsJSON struct {
@@ -374,6 +378,9 @@ func (p *Partial) MarshalJSON() ([]byte, error) {
 		}
 		w.Nodes[x] = nj
 	}
+	if c := p.check; c != nil {
+		w.ScaleCheck = shardFloats{c.association, c.linear, c.needed}
+	}
 	return json.Marshal(w)
 }
 
@@ -436,8 +443,8 @@ func (p *Partial) UnmarshalJSON(data []byte) error {
 	if w.Format != partialFormat && w.Format != partialFormatDense {
 		return fmt.Errorf("pairwise: Partial: format %q, want %q", w.Format, partialFormat)
 	}
-	if w.Algorithm != "ising" && w.Algorithm != "pairwise" {
-		return fmt.Errorf("pairwise: Partial: algorithm %q, want ising or pairwise", w.Algorithm)
+	if w.Algorithm != "ising" && w.Algorithm != "pairwise" && w.Algorithm != "ordinal" {
+		return fmt.Errorf("pairwise: Partial: algorithm %q, want ising, pairwise or ordinal", w.Algorithm)
 	}
 	// A sparse part with η is bounded as a model is (its merge keeps the
 	// estimates sparse); without η, or dense, as the learners bound n.
@@ -462,6 +469,19 @@ func (p *Partial) UnmarshalJSON(data []byte) error {
 			fit: sj.Fit,
 		},
 		nodes: make([]partialNode, len(w.Nodes)),
+	}
+	switch len(w.ScaleCheck) {
+	case 0:
+	case 3:
+		if k == 2 {
+			return fmt.Errorf("pairwise: Partial: a scale check for k = 2")
+		}
+		q.check = &scaleCheck{association: w.ScaleCheck[0], linear: w.ScaleCheck[1], needed: w.ScaleCheck[2]}
+	default:
+		return fmt.Errorf("pairwise: Partial: scale_check has %d numbers, want 3", len(w.ScaleCheck))
+	}
+	if w.Algorithm == "ordinal" && k == 2 {
+		return fmt.Errorf("pairwise: Partial: the ordinal scale needs k > 2, not k = 2")
 	}
 	if sel := sj.Selection; sel != nil {
 		switch sel.Rule {

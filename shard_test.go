@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -139,9 +138,14 @@ func TestShardedIdentical(t *testing.T) {
 		{"k=2/tuning-free", 2, nil},
 		{"k=2/cv,and", 2, []Option{WithSelection(CrossValidation{Folds: 3}), WithSymmetrization(And), WithMinEdgeWeight(0.3)}},
 		{"k=3/given", 3, []Option{WithWidth(1.5), WithMinEdgeWeight(0.3)}},
-		// Shards fit the nominal blocks only (LearnShard refuses the
-		// ordinal scale: TestShardOrdinalRefused).
 		{"k=3/tuning-free", 3, []Option{WithScale(Nominal)}},
+		// The data choose the scale (nominal here: a Potts model), and
+		// the merge reports the same evidence (Result.ScaleCheck).
+		{"k=3/autoscale", 3, nil},
+		// The ordinal model, tuning-free (its refit, its test and its
+		// EBIC graph stage) and with λ and η given.
+		{"k=3/ordinal", 3, []Option{WithScale(Ordinal)}},
+		{"k=3/ordinal,given", 3, []Option{WithScale(Ordinal), WithWidth(1.5), WithMinEdgeWeight(0.1)}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -393,13 +397,16 @@ func TestPartialFiles(t *testing.T) {
 	}
 }
 
-// TestShardOrdinalRefused checks that a shard refuses the ordinal scale,
-// given or chosen by AutoScale, with an OptionError naming WithScale,
-// instead of fitting nominal blocks that the one-process Learn would not.
-func TestShardOrdinalRefused(t *testing.T) {
+// TestShardOrdinalNeedsSamples checks that a merge of ordinal parts
+// without the samples is an error that says so: the ordinal scores and
+// the edge test read them.
+func TestShardOrdinalNeedsSamples(t *testing.T) {
 	s := shardSamples(t, 3)
-	var oe *OptionError
-	if _, err := LearnShard(s, 0, 2, WithScale(Ordinal)); !errors.As(err, &oe) || oe.Option != "WithScale" {
-		t.Errorf("LearnShard with WithScale(Ordinal): %v, want an OptionError of WithScale", err)
+	p, err := LearnShard(s, 0, 1, WithScale(Ordinal), WithWidth(1.5), WithMinEdgeWeight(0.1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := MergePartials(roundTrip(t, p)); err == nil || !strings.Contains(err.Error(), "needs the samples") {
+		t.Errorf("merge of ordinal parts without samples: %v, want an error naming the samples", err)
 	}
 }

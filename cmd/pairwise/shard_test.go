@@ -29,10 +29,10 @@ func TestShardPipeline(t *testing.T) {
 		{"k=2/given", grid, nil, []string{"-lambda", "2.5", "-eta", "0.4"}},
 		{"k=2/tuning-free", grid, nil, nil},
 		{"k=3/given", survey, []string{"-histogram"}, []string{"-lambda", "2.4", "-eta", "0.6"}},
-		// Shards fit the nominal blocks only: -scale auto would choose
-		// the ordinal model for the survey's answers, which a shard
-		// refuses.
 		{"k=3/tuning-free", survey, []string{"-histogram"}, []string{"-scale", "nominal"}},
+		// The ordinal model, which -scale auto would choose for the
+		// survey's answers, given here.
+		{"k=3/ordinal", survey, []string{"-histogram"}, []string{"-scale", "ordinal"}},
 	}
 	// envs[e] runs shard i of m with the index taken from one engine's
 	// variables.
