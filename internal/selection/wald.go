@@ -607,9 +607,30 @@ func WaldOneHot(s *Data, i int, tasks []engine.Task, ws [][]float64, design func
 	q := make([]float64, dim)
 	r := (k - 1) * (k - 1) // reduced coordinates of a block
 	var red []float64      // one row's reduced influences on a block
+	// The blocks' covariances gather their rows' reduced influences, each
+	// scaled by √ĉ, blockRows at a time, and add their Gram matrices by
+	// the level-3 BLAS (Dsyrk) into each block's upper triangle.
+	const blockRows = 128
+	var chunk []float64 // blockRows × n·r
+	filled := 0
+	flush := func() {
+		if filled == 0 {
+			return
+		}
+		for j := 0; j < n; j++ {
+			if j == i {
+				continue
+			}
+			a := blas64.General{Rows: filled, Cols: r, Stride: n * r, Data: chunk[j*r:]}
+			c := blas64.Symmetric{Uplo: blas.Upper, N: r, Stride: r, Data: cov[j*r*r : (j+1)*r*r]}
+			blas64.Syrk(blas.Trans, 1, a, 1, c)
+		}
+		filled = 0
+	}
 	if block {
 		cov = make([]float64, n*r*r)
 		red = make([]float64, r)
+		chunk = make([]float64, blockRows*n*r)
 	}
 	all := 0.0
 	for m := 0; m < s.Count; m++ {
@@ -665,15 +686,24 @@ func WaldOneHot(s *Data, i int, tasks []engine.Task, ws [][]float64, design func
 			}
 		}
 		if block {
+			row := chunk[filled*n*r : (filled+1)*n*r]
+			sq := math.Sqrt(c)
 			for j := 0; j < n; j++ {
 				if j == i {
 					continue
 				}
-				reduce(red, inf[j*kk:(j+1)*kk], k)
-				addOuter(cov[j*r*r:(j+1)*r*r], red, c)
+				dst := row[j*r : (j+1)*r]
+				reduce(dst, inf[j*kk:(j+1)*kk], k)
+				for x := range dst {
+					dst[x] *= sq
+				}
+			}
+			if filled++; filled == blockRows {
+				flush()
 			}
 		}
 	}
+	flush()
 	if all > 0 {
 		for x := range se {
 			se[x] = sandwichSE(sumSq[x]-sum[x]*sum[x], all)
