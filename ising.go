@@ -26,6 +26,9 @@ func fitIsing(ctx context.Context, fn string, s *Samples, opts []Option, only []
 	est := make([]*estimates.Node, n)
 	fields := make([]float64, 2*n)
 	nodes := make([]NodeFit, n)
+	if r.useSparse() {
+		r.sparseState = &sparseRun{n: n, sides: make([]sparseSide, n), sketch: make([]float32, n*n)}
+	}
 	err = r.eachNode(ctx, func(ctx context.Context, e *engine.Driver, i int) error {
 		fit := NodeFit{Node: i, Converged: true}
 		ws, err := r.fitNode(ctx, e, i, []engine.Task{e.SpinTask(i)}, radius, width, 1, logD, &fit)

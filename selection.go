@@ -291,6 +291,9 @@ type Tuning struct {
 	// each value of z_i), which the pairs (i, j) with refitted[i*n+j] use.
 	refitDF  [][]float64
 	refitted []bool
+	// sparse holds the sparse edge test's entries (edgetest_sparse.go)
+	// in place of scores, debias and stdErrs; nil after the dense test.
+	sparse *sparseStore
 }
 
 // dfOf returns the degrees of freedom of node i's statistics of the pair
@@ -335,6 +338,12 @@ func (t *Tuning) Score(i, j int) float64 {
 	if i < 0 || i >= t.n || j < 0 || j >= t.n {
 		panic(fmt.Sprintf("pairwise: Tuning.Score(%d, %d) out of range [0, %d)", i, j, t.n))
 	}
+	if t.sparse != nil {
+		if i == j {
+			return 0
+		}
+		return t.sparse.pairScore(i, j)
+	}
 	if t.scores == nil {
 		return math.NaN()
 	}
@@ -363,6 +372,13 @@ func (t *Tuning) Debiased(i, j, a, b int) float64 {
 func (t *Tuning) entry(est [][]float64, method string, i, j, a, b int) float64 {
 	if i < 0 || i >= t.n || j < 0 || j >= t.n || a < 0 || a >= t.k || b < 0 || b >= t.k {
 		panic(fmt.Sprintf("pairwise: Tuning.%s(%d, %d, %d, %d) out of range", method, i, j, a, b))
+	}
+	if t.sparse != nil {
+		d, se := t.sparse.entry(i, j)
+		if method == "StdErr" {
+			return se[a*t.k+b]
+		}
+		return d[a*t.k+b]
 	}
 	if est == nil {
 		return math.NaN()
