@@ -70,11 +70,7 @@ func SupportSubset(s *Data, task *engine.Task, w, u []float64, total float64, js
 	parts := make([]supportMoments, chunks)
 	engine.RunChunks(task.X, chunks, func(c int) {
 		lo := c * size
-		if p <= 8 {
-			parts[c] = russianChunk(s, task, cols, all, u, total, lo, min(lo+size, rows))
-		} else {
-			parts[c] = subsetChunk(s, task, cols, all, u, total, lo, min(lo+size, rows))
-		}
+		parts[c] = russianChunk(s, task, cols, all, u, total, lo, min(lo+size, rows))
 	})
 	ha, ja := make([]float64, p*L), make([]float64, p*L)
 	g := make([]float64, L)
@@ -148,59 +144,6 @@ func SupportSubset(s *Data, task *engine.Task, w, u []float64, total float64, js
 	return a, sd, dof
 }
 
-// subsetChunk is SupportChunk for the columns all (increasing, holding
-// cols): the rows of H and J for the columns of A, and g, over those
-// columns only, with SupportChunk's arithmetic column by column.
-func subsetChunk(s *Data, task *engine.Task, cols, all []int, u []float64, total float64, lo, hi int) supportMoments {
-	n, i, p, L := s.N, task.Bias, len(cols), len(all)
-	const per = 8
-	groups := (p + per - 1) / per
-	tab := make([][]float64, groups)
-	for gr := range tab {
-		tab[gr] = make([]float64, 2*(1<<min(per, p-gr*per))*L) // H's then J's
-	}
-	sm := supportMoments{H: make([]float64, p*L), J: make([]float64, p*L), G: make([]float64, L)}
-	x := make([]float64, L)
-	states := s.States()
-	bias, hasBias := slices.BinarySearch(all, i)
-	for m := lo; m < hi; m++ {
-		ch, sg, alpha, beta := WaldRow(task, u, total, m)
-		if ch == 0 {
-			continue
-		}
-		row := states[m*n : (m+1)*n]
-		for t, c := range all {
-			x[t] = float64(2*int(row[c]&1) - 1)
-		}
-		if hasBias {
-			x[bias] = 1
-		}
-		floats.AddScaled(sm.G, ch*sg, x)
-		sm.Hd += alpha
-		sm.Jd += beta
-		for gr := range tab {
-			code := 0
-			for t, c := range cols[gr*per : min((gr+1)*per, p)] {
-				b := int(row[c] & 1)
-				if c == i {
-					b = 1
-				}
-				code |= b << t
-			}
-			half := len(tab[gr]) / 2
-			floats.AddScaled(tab[gr][code*L:(code+1)*L], alpha, x)
-			floats.AddScaled(tab[gr][half+code*L:half+(code+1)*L], beta, x)
-		}
-	}
-	scratch := make([]float64, 2*L)
-	for gr, v := range tab {
-		size, half := min(per, p-gr*per), len(v)/2
-		waldContract(sm.H[gr*per*L:], L, v[:half], size, L, false, scratch[:L], scratch[L:])
-		waldContract(sm.J[gr*per*L:], L, v[half:], size, L, false, scratch[:L], scratch[L:])
-	}
-	return sm
-}
-
 // SupportNode is SupportSubset with the margins made here (u is scratch of
 // one entry a row): nil values and NaN degrees of freedom when the task's
 // rows weigh nothing.
@@ -215,133 +158,155 @@ func SupportNode(s *Data, task *engine.Task, w, u []float64, js []int) (a, sd []
 	return SupportSubset(s, task, w, u, total, js)
 }
 
-// russianChunk is subsetChunk for a support of at most eight columns (one
-// group of sign patterns), by the method of four Russians on the states'
+// russianChunk returns SupportChunk's moments for the columns all
+// (increasing, holding cols) by the method of four Russians on the states'
 // bytes (issue 33: the support-model moments were half the default's time
-// at n = 3,000). The rows are taken code by code (the pattern c of A's
-// spins, increasing; rows in order within a code), eight at a time: three
+// at n = 3,000). For each group of eight spins of A (as SupportChunk) the
+// rows are taken code by code (the pattern c of the group's spins,
+// increasing; rows in order within a code), eight at a time: three
 // tables of 256 cells hold the sums of α, β and ĉ·s over every subset of
 // the eight rows, and each column's eight states, read as the bits of a
 // byte, pick one cell of each. So the sums S_c[j] of α (and β) over the
 // rows of code c with z_j = 1 cost one look-up a column and eight rows
-// where subsetChunk adds a row of n floats three times a row; then
-// V_c[j] = 2·S_c[j] − Σ_{m∈c} α_m as x_mj = ±1, and g_j likewise. A
+// where SupportChunk adds a row of n floats three times a row; then
+// V_c[j] = 2·S_c[j] − Σ_{m∈c} α_m as x_mj = ±1, and g_j likewise (with
+// the first group). A
 // column's sums depend on its own states only, in a fixed order, so any
 // subset of the columns gives the same bits (TestSupportSubsetExact). The
 // states must be 0 or 1 (complete Ising samples, as the support model's).
 func russianChunk(s *Data, task *engine.Task, cols, all []int, u []float64, total float64, lo, hi int) supportMoments {
 	n, i, p, L := s.N, task.Bias, len(cols), len(all)
-	codes := 1 << p
 	states := s.States()
-	// The rows of weight, their codes and weights.
+	sm := supportMoments{H: make([]float64, p*L), J: make([]float64, p*L), G: make([]float64, L)}
+	// The rows of weight and their weights.
 	type rowW struct {
 		m               int32
 		alpha, beta, gs float64
 	}
-	byCode := make([][]rowW, codes)
-	sm := supportMoments{H: make([]float64, p*L), J: make([]float64, p*L), G: make([]float64, L)}
+	var rws0 []rowW
 	for m := lo; m < hi; m++ {
 		ch, sg, alpha, beta := WaldRow(task, u, total, m)
 		if ch == 0 {
 			continue
 		}
-		row := states[m*n : (m+1)*n]
-		code := 0
-		for t, c := range cols {
-			b := int(row[c] & 1)
-			if c == i {
-				b = 1
-			}
-			code |= b << t
-		}
-		byCode[code] = append(byCode[code], rowW{int32(m), alpha, beta, ch * sg})
+		rws0 = append(rws0, rowW{int32(m), alpha, beta, ch * sg})
 		sm.Hd += alpha
 		sm.Jd += beta
 	}
-	sa := make([]float64, codes*L) // S_c[j] of α, then of β
-	sb := make([]float64, codes*L)
-	sumA, sumB := make([]float64, codes), make([]float64, codes)
-	sumG := 0.0
 	zero := make([]uint8, n)
 	contiguous := L == n // all is 0..n-1
 	bias, hasBias := slices.BinarySearch(all, i)
-	var ta, tb, tg [256]float64
-	var rws [8][]uint8
-	for c, rs := range byCode {
-		dA, dB := sa[c*L:(c+1)*L], sb[c*L:(c+1)*L]
-		for g0 := 0; g0 < len(rs); g0 += 8 {
-			grp := rs[g0:min(g0+8, len(rs))]
-			ta[0], tb[0], tg[0] = 0, 0, 0
-			for r := 0; r < 8; r++ {
-				var wa, wb, wg float64
-				rws[r] = zero
-				if r < len(grp) {
-					wa, wb, wg = grp[r].alpha, grp[r].beta, grp[r].gs
-					m := int(grp[r].m)
-					rws[r] = states[m*n : (m+1)*n]
+	const per = 8
+	for gr := 0; gr*per < p; gr++ {
+		gcols := cols[gr*per : min((gr+1)*per, p)]
+		size := len(gcols)
+		codes := 1 << size
+		withG := gr == 0 // g once, with the first group
+		byCode := make([][]rowW, codes)
+		for _, rw := range rws0 {
+			row := states[int(rw.m)*n : (int(rw.m)+1)*n]
+			code := 0
+			for t, c := range gcols {
+				b := int(row[c] & 1)
+				if c == i {
+					b = 1
 				}
-				h := 1 << r
-				for x := 0; x < h; x++ {
-					ta[h+x] = ta[x] + wa
-					tb[h+x] = tb[x] + wb
-					tg[h+x] = tg[x] + wg
-				}
+				code |= b << t
 			}
-			sumA[c] += ta[255]
-			sumB[c] += tb[255]
-			sumG += tg[255]
-			t := 0
-			if contiguous {
-				r0, r1, r2, r3, r4, r5, r6, r7 := rws[0], rws[1], rws[2], rws[3], rws[4], rws[5], rws[6], rws[7]
-				for ; t+8 <= L; t += 8 {
-					// Byte k of x is column t+k's eight states, row r
-					// in bit r (each state is 0 or 1).
-					x := binary.LittleEndian.Uint64(r0[t:]) | binary.LittleEndian.Uint64(r1[t:])<<1 |
-						binary.LittleEndian.Uint64(r2[t:])<<2 | binary.LittleEndian.Uint64(r3[t:])<<3 |
-						binary.LittleEndian.Uint64(r4[t:])<<4 | binary.LittleEndian.Uint64(r5[t:])<<5 |
-						binary.LittleEndian.Uint64(r6[t:])<<6 | binary.LittleEndian.Uint64(r7[t:])<<7
-					a8, b8, g8 := dA[t:t+8:t+8], dB[t:t+8:t+8], sm.G[t:t+8:t+8]
-					for k := 0; k < 8; k++ {
-						idx := uint8(x >> (8 * k))
-						a8[k] += ta[idx]
-						b8[k] += tb[idx]
-						g8[k] += tg[idx]
+			byCode[code] = append(byCode[code], rw)
+		}
+		sa := make([]float64, codes*L) // S_c[j] of α, then of β
+		sb := make([]float64, codes*L)
+		sumA, sumB := make([]float64, codes), make([]float64, codes)
+		sumG := 0.0
+		var ta, tb, tg [256]float64
+		var rws [8][]uint8
+		for c, rs := range byCode {
+			dA, dB := sa[c*L:(c+1)*L], sb[c*L:(c+1)*L]
+			for g0 := 0; g0 < len(rs); g0 += 8 {
+				grp := rs[g0:min(g0+8, len(rs))]
+				for r := 0; r < 8; r++ {
+					var wa, wb, wg float64
+					rws[r] = zero
+					if r < len(grp) {
+						wa, wb, wg = grp[r].alpha, grp[r].beta, grp[r].gs
+						m := int(grp[r].m)
+						rws[r] = states[m*n : (m+1)*n]
+					}
+					h := 1 << r
+					for x := 0; x < h; x++ {
+						ta[h+x] = ta[x] + wa
+						tb[h+x] = tb[x] + wb
+						tg[h+x] = tg[x] + wg
+					}
+				}
+				sumA[c] += ta[255]
+				sumB[c] += tb[255]
+				sumG += tg[255]
+				t := 0
+				if contiguous {
+					r0, r1, r2, r3, r4, r5, r6, r7 := rws[0], rws[1], rws[2], rws[3], rws[4], rws[5], rws[6], rws[7]
+					for ; t+8 <= L; t += 8 {
+						// Byte k of x is column t+k's eight states, row r
+						// in bit r (each state is 0 or 1).
+						x := binary.LittleEndian.Uint64(r0[t:]) | binary.LittleEndian.Uint64(r1[t:])<<1 |
+							binary.LittleEndian.Uint64(r2[t:])<<2 | binary.LittleEndian.Uint64(r3[t:])<<3 |
+							binary.LittleEndian.Uint64(r4[t:])<<4 | binary.LittleEndian.Uint64(r5[t:])<<5 |
+							binary.LittleEndian.Uint64(r6[t:])<<6 | binary.LittleEndian.Uint64(r7[t:])<<7
+						a8, b8 := dA[t:t+8:t+8], dB[t:t+8:t+8]
+						for k := 0; k < 8; k++ {
+							idx := uint8(x >> (8 * k))
+							a8[k] += ta[idx]
+							b8[k] += tb[idx]
+						}
+						if withG {
+							g8 := sm.G[t : t+8 : t+8]
+							for k := 0; k < 8; k++ {
+								g8[k] += tg[uint8(x>>(8*k))]
+							}
+						}
+					}
+				}
+				for ; t < L; t++ {
+					col := all[t]
+					idx := rws[0][col] | rws[1][col]<<1 | rws[2][col]<<2 | rws[3][col]<<3 |
+						rws[4][col]<<4 | rws[5][col]<<5 | rws[6][col]<<6 | rws[7][col]<<7
+					dA[t] += ta[idx]
+					dB[t] += tb[idx]
+					if withG {
+						sm.G[t] += tg[idx]
 					}
 				}
 			}
-			for ; t < L; t++ {
-				col := all[t]
-				idx := rws[0][col] | rws[1][col]<<1 | rws[2][col]<<2 | rws[3][col]<<3 |
-					rws[4][col]<<4 | rws[5][col]<<5 | rws[6][col]<<6 | rws[7][col]<<7
-				dA[t] += ta[idx]
-				dB[t] += tb[idx]
-				sm.G[t] += tg[idx]
+		}
+		if hasBias {
+			// x_i = 1 in every row: the bias column's sums are the
+			// whole sums, whatever z_i (and 2·S − S = S exactly).
+			for c := 0; c < codes; c++ {
+				sa[c*L+bias], sb[c*L+bias] = sumA[c], sumB[c]
+			}
+			if withG {
+				sm.G[bias] = sumG
 			}
 		}
-	}
-	if hasBias {
-		// x_i = 1 in every row: the bias column's sums are the whole
-		// sums, whatever z_i (and 2·S − S = S exactly).
+		// V_c = 2·S_c − Σ_c α (H's then J's, SupportChunk's layout), g.
+		tab := make([]float64, 2*codes*L)
+		half := codes * L
 		for c := 0; c < codes; c++ {
-			sa[c*L+bias], sb[c*L+bias] = sumA[c], sumB[c]
+			va, vb := tab[c*L:(c+1)*L], tab[half+c*L:half+(c+1)*L]
+			for t := 0; t < L; t++ {
+				va[t] = 2*sa[c*L+t] - sumA[c]
+				vb[t] = 2*sb[c*L+t] - sumB[c]
+			}
 		}
-		sm.G[bias] = sumG
-	}
-	// V_c = 2·S_c − Σ_c α (H's then J's, SupportChunk's layout), g.
-	tab := make([]float64, 2*codes*L)
-	half := codes * L
-	for c := 0; c < codes; c++ {
-		va, vb := tab[c*L:(c+1)*L], tab[half+c*L:half+(c+1)*L]
-		for t := 0; t < L; t++ {
-			va[t] = 2*sa[c*L+t] - sumA[c]
-			vb[t] = 2*sb[c*L+t] - sumB[c]
+		if withG {
+			for t := range sm.G {
+				sm.G[t] = 2*sm.G[t] - sumG
+			}
 		}
+		scratch := make([]float64, 2*L)
+		waldContract(sm.H[gr*per*L:], L, tab[:half], size, L, false, scratch[:L], scratch[L:])
+		waldContract(sm.J[gr*per*L:], L, tab[half:], size, L, false, scratch[:L], scratch[L:])
 	}
-	for t := range sm.G {
-		sm.G[t] = 2*sm.G[t] - sumG
-	}
-	scratch := make([]float64, 2*L)
-	waldContract(sm.H, L, tab[:half], p, L, false, scratch[:L], scratch[L:])
-	waldContract(sm.J, L, tab[half:], p, L, false, scratch[:L], scratch[L:])
 	return sm
 }
