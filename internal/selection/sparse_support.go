@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math"
 	"slices"
+	"sync"
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -215,8 +216,17 @@ func russianChunk(s *Data, task *engine.Task, cols, all []int, u []float64, tota
 			}
 			byCode[code] = append(byCode[code], rw)
 		}
-		sa := make([]float64, codes*L) // S_c[j] of α, then of β
-		sb := make([]float64, codes*L)
+		// S_c[j] of α, then of β, made V_c[j] in place below (the
+		// layout of SupportChunk's table); pooled, as a node's tables
+		// are megabytes at n = 3,000.
+		bufp := russianPool.Get().(*[]float64)
+		if cap(*bufp) < 2*codes*L {
+			*bufp = make([]float64, 2*codes*L)
+		}
+		tab := (*bufp)[:2*codes*L]
+		clear(tab)
+		half := codes * L
+		sa, sb := tab[:half], tab[half:]
 		sumA, sumB := make([]float64, codes), make([]float64, codes)
 		sumG := 0.0
 		var ta, tb, tg [256]float64
@@ -290,13 +300,11 @@ func russianChunk(s *Data, task *engine.Task, cols, all []int, u []float64, tota
 			}
 		}
 		// V_c = 2·S_c − Σ_c α (H's then J's, SupportChunk's layout), g.
-		tab := make([]float64, 2*codes*L)
-		half := codes * L
 		for c := 0; c < codes; c++ {
-			va, vb := tab[c*L:(c+1)*L], tab[half+c*L:half+(c+1)*L]
-			for t := 0; t < L; t++ {
-				va[t] = 2*sa[c*L+t] - sumA[c]
-				vb[t] = 2*sb[c*L+t] - sumB[c]
+			va, vb := sa[c*L:(c+1)*L], sb[c*L:(c+1)*L]
+			for t := range va {
+				va[t] = 2*va[t] - sumA[c]
+				vb[t] = 2*vb[t] - sumB[c]
 			}
 		}
 		if withG {
@@ -307,6 +315,10 @@ func russianChunk(s *Data, task *engine.Task, cols, all []int, u []float64, tota
 		scratch := make([]float64, 2*L)
 		waldContract(sm.H[gr*per*L:], L, tab[:half], size, L, false, scratch[:L], scratch[L:])
 		waldContract(sm.J[gr*per*L:], L, tab[half:], size, L, false, scratch[:L], scratch[L:])
+		russianPool.Put(bufp)
 	}
 	return sm
 }
+
+// russianPool holds russianChunk's tables between calls.
+var russianPool = sync.Pool{New: func() any { return new([]float64) }}
