@@ -334,6 +334,13 @@ func (t *Tuning) Path(i int) (widths, criterion []float64) {
 // fails Cochran's rule scores 0, and a pair of a constant variable
 // (NodeFit.Constant) scores 0, with Debiased and StdErr 0. It returns NaN
 // when the edge test did not run and panics if i or j is out of range.
+//
+// On complete Ising samples of more than 256 spins learned in one process
+// the edge test keeps only the entries of the pairs that can matter (those
+// whose statistic can reach 2.5); Score, Debiased and StdErr compute any
+// other from the node's fit when asked (a node's n entries at a time, about
+// a fit's gradient, cached for the last 64 nodes asked), with the same
+// values as the dense test's.
 func (t *Tuning) Score(i, j int) float64 {
 	if i < 0 || i >= t.n || j < 0 || j >= t.n {
 		panic(fmt.Sprintf("pairwise: Tuning.Score(%d, %d) out of range [0, %d)", i, j, t.n))

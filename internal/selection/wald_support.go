@@ -67,7 +67,7 @@ func WaldSpinsSupport(s *Data, task *engine.Task, w, u []float64) (d, se, df []f
 		return nil, nil, nil
 	}
 	u = u[:rows]
-	task.X.Margins(u, w)
+	SupportMargins(s, task.Bias, w, u)
 	return WaldSupport(s, task, w, u, total)
 }
 
