@@ -214,7 +214,7 @@ func (t WaldTest) run(ctx context.Context, s *Samples, res *Result, tun *Tuning,
 		var fit *selection.Mixture
 		floor := 0.0
 		if k == 2 && selection.SupportWald(s.stages(), t.dense) {
-			floor = sparseFloor // as the sparse test (edgetest_sparse.go), so that the two agree
+			floor = selection.SparseFloor // as the sparse test (edgetest_sparse.go), so that the two agree
 		}
 		if tun.Threshold, fit, mixed = selection.MixtureCutFloor(tun.Critical, gapScores, mixScores, lowest, floor, 0); mixed {
 			tun.Mixture = (*EdgeMixture)(fit)

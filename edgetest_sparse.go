@@ -9,7 +9,6 @@ import (
 
 	"github.com/mrfkit/pairwise/internal/engine"
 	"github.com/mrfkit/pairwise/internal/selection"
-	"github.com/mrfkit/pairwise/solve"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -20,30 +19,29 @@ import (
 // node i's fit and column j alone. The dense test (WaldTest.run) keeps all
 // of them, two arrays of 4n floats a node and the n × n scores, 1.27 GB
 // at n = 3,000. The sparse test keeps, of each node's n entries, those
-// that can matter, and shows that the others cannot:
+// that can matter, and shows that the others cannot (F is
+// selection.SparseFloor, 2.5):
 //
 //   - A pair's statistic is the normal score (TScore ≤ t) of the ratio
 //     |d_i + d_j| / (se_i + se_j) under the Average rule, of one side's
 //     ratio under And and Or; by the mediant inequality each is at most
 //     max(|d_i|/se_i, |d_j|/se_j). Node i keeps (first pass, as it is
-//     fitted) the spins whose own ratio reaches sparseFloor (less a margin
-//     for rounding) and those whose standard error is 0 with an estimate
-//     that is not (where the bound fails). Every pair whose statistic
-//     reaches sparseFloor has a kept side; the others are certified below
-//     it.
+//     fitted) the spins whose own ratio reaches F (less a margin for
+//     rounding) and those whose standard error is 0 with an estimate that
+//     is not (where the bound fails). Every pair whose statistic reaches F
+//     has a kept side; the others are certified below it.
 //   - A kept side's partner entry (node j's entry of i) is computed in a
 //     second pass with the columns asked for only (selection.SupportSubset,
 //     the same bits as the first pass's), so every candidate pair's
 //     statistic is exact.
-//   - The stages after the statistics need no pair below sparseFloor. The
-//     gap rule's floor z₁ and z*(α) lie above 4 from 257 spins on; the
-//     mixture cut's EM leaves the pairs below sparseFloor out of its sums
-//     (counting them; selection.FitEdgeMixtureFloor: their posteriors are
-//     about 1e-10 at most) in both tests, so the two agree; when a rule
-//     would read a statistic below the floor (no candidate between
-//     sparseFloor and z₁, or a mixture whose posterior stays above 1/2
-//     down to the floor) the test rebuilds the dense arrays and runs the
-//     dense test (sparseFallback).
+//   - The stages after the statistics need no pair below F. The gap
+//     rule's floor z₁ and z*(α) lie above 4 from 257 spins on; the mixture
+//     cut's EM leaves the pairs below F out of its sums (counting them;
+//     selection.FitEdgeMixtureFloor: their posteriors are about 1e-10 at
+//     most) in both tests, so the two agree; when a rule would read a
+//     statistic below F (no candidate between F and z₁, or a mixture whose
+//     posterior stays above 1/2 down to F) the test rebuilds the dense
+//     arrays and runs the dense test (sparseFallback).
 //   - MinEdgeWeight is the least q·SE over all pairs. Each node writes a
 //     lower bound of its entries' standard errors (float32, rounded down)
 //     into an n × n sketch, 4 bytes a pair; the pairs whose bound is below
@@ -56,16 +54,12 @@ import (
 // The test runs in one process over all nodes without row splitting (the
 // shards and the merge keep the dense test, whose mixture applies the same
 // floor on this path, so that they stay bit-identical to one process).
+// TestSparseEdgeTestMatchesDense holds the two tests to the same bits.
 
-// sparseFloor is the statistic below which the sparse edge test keeps no
-// pair: below z₁ (4.0 at 257 spins, 5.3 at 3,000) and z*(α) on every model
-// it runs on. At 2.5 about 1.2% of the null pairs reach it.
-const sparseFloor = 2.5
-
-// sparseKeep is the ratio from which a node keeps a side: sparseFloor less
-// a relative 1e-9, so that no pair whose computed statistic reaches
-// sparseFloor is lost to the rounding of the averages.
-const sparseKeep = sparseFloor * (1 - 1e-9)
+// sparseKeep is the ratio from which a node keeps a side: F less a
+// relative 1e-9, so that no pair whose computed statistic reaches F is
+// lost to the rounding of the averages.
+const sparseKeep = selection.SparseFloor * (1 - 1e-9)
 
 // sparseSide is one node's kept entries: spins js (increasing) with the
 // Ising estimate a (Â_ij) and standard error sd, the degrees of freedom of
@@ -141,15 +135,24 @@ type sparseRun struct {
 	n      int
 	sides  []sparseSide
 	sketch []float32
+	env    sparseEnv
 }
 
-// useSparse reports whether the learner call r runs the sparse edge test:
-// the tuning-free Ising path over all nodes in one process, complete
-// samples of more than selection.WaldDenseMax spins (the support-model
-// test), no row splitting, and not turned off (withDenseTest).
-func (r *learnRun) useSparse() bool {
-	return r.wantEta && r.only == nil && !r.cfg.denseTest && r.scores == nil && !r.d.Split() &&
-		selection.SupportWald(r.fitted.stages(), r.cfg.waldDense)
+// sparseEnv is what the sparse test needs of its learner call: the
+// samples as given, the fitted rows of the statistics, the workers, a
+// loop over the nodes on them (each with a driver, without progress
+// reports) and a driver for one call with its release.
+type sparseEnv struct {
+	s       *Samples
+	data    *selection.Data
+	workers int
+	each    func(ctx context.Context, f func(e *engine.Driver, i int)) error
+	driver  func() (*engine.Driver, func())
+}
+
+// newSparseRun returns the sparse test's state for n nodes.
+func newSparseRun(n int, env sparseEnv) *sparseRun {
+	return &sparseRun{n: n, sides: make([]sparseSide, n), sketch: make([]float32, n*n), env: env}
 }
 
 // first is the first pass of node i, after its fits: all n entries in the
@@ -205,25 +208,11 @@ func (sr *sparseRun) fetch(data *selection.Data, e *engine.Driver, i int, js []i
 	return a, sd
 }
 
-// eachNodeQuiet runs f for the nodes 0..n-1 on the run's workers, each
-// with a driver, without reporting progress.
-func (r *learnRun) eachNodeQuiet(ctx context.Context, f func(e *engine.Driver, i int)) error {
-	sched := r.cfg
-	sched.progress = nil
-	return forEachNode(ctx, &sched, r.s.n, func(ctx context.Context, i int) error {
-		wk := r.pool.Get()
-		defer r.pool.Put(wk)
-		e := &engine.Driver{Backend: r.b, Data: r.d, Settings: solve.Settings{Tol: r.cfg.tol, MaxIter: r.cfg.maxIter}, Work: wk, Ridge: r.cfg.ridge}
-		f(e, i)
-		return ctx.Err()
-	})
-}
-
 // fetchMissing computes, for every node j, its entries of the spins need[j]
 // and keeps them.
-func (r *learnRun) fetchMissing(ctx context.Context, sr *sparseRun, need [][]int) error {
-	data := r.fitted.stages()
-	return r.eachNodeQuiet(ctx, func(e *engine.Driver, j int) {
+func (sr *sparseRun) fetchMissing(ctx context.Context, need [][]int) error {
+	data := sr.env.data
+	return sr.env.each(ctx, func(e *engine.Driver, j int) {
 		if len(need[j]) == 0 {
 			return
 		}
@@ -338,9 +327,8 @@ func (st *sparseStore) pairScore(i, j int) float64 {
 // runSparse is WaldTest.run for the Ising path on the sparse store of the
 // learner call r (see above): the same edges, threshold, MinEdgeWeight and
 // statistics as the dense test, with O(n·d) memory but the sketch.
-func (t WaldTest) runSparse(ctx context.Context, r *learnRun, res *Result, tun *Tuning) error {
-	sr := r.sparseState
-	s := r.s
+func (t WaldTest) runSparse(ctx context.Context, sr *sparseRun, res *Result, tun *Tuning) error {
+	s := sr.env.s
 	n := tun.n
 	alpha := t.rate()
 	tun.FalseEdgeRate = alpha
@@ -363,7 +351,7 @@ func (t WaldTest) runSparse(ctx context.Context, r *learnRun, res *Result, tun *
 			}
 		}
 	}
-	if err := r.fetchMissing(ctx, sr, need); err != nil {
+	if err := sr.fetchMissing(ctx, need); err != nil {
 		return err
 	}
 	// The candidates: the pairs with a kept side, in the dense test's
@@ -392,10 +380,10 @@ func (t WaldTest) runSparse(ctx context.Context, r *learnRun, res *Result, tun *
 	}
 	lowest := max(0, -distuv.UnitNormal.Quantile(1/(2*tests)))
 	tun.Threshold = tun.Critical
-	// above: the candidates' statistics from sparseFloor on, decreasing.
+	// above: the candidates' statistics from selection.SparseFloor on, decreasing.
 	var above []float64
 	for _, v := range z {
-		if v >= sparseFloor {
+		if v >= selection.SparseFloor {
 			above = append(above, v)
 		}
 	}
@@ -405,7 +393,7 @@ func (t WaldTest) runSparse(ctx context.Context, r *learnRun, res *Result, tun *
 	if !t.NoMixture {
 		var fit *selection.Mixture
 		var th float64
-		if th, fit, mixed = selection.MixtureCutFloor(tun.Critical, z, z, lowest, sparseFloor, pairs-len(keys)); mixed {
+		if th, fit, mixed = selection.MixtureCutFloor(tun.Critical, z, z, lowest, selection.SparseFloor, pairs-len(keys)); mixed {
 			// The cut scans the statistics below z*(α) down to the
 			// first more likely null; it must stop on a candidate.
 			stopped := false
@@ -416,7 +404,7 @@ func (t WaldTest) runSparse(ctx context.Context, r *learnRun, res *Result, tun *
 				}
 			}
 			if !stopped {
-				return t.sparseFallback(ctx, r, res, tun)
+				return t.sparseFallback(ctx, sr, res, tun)
 			}
 			tun.Threshold, tun.Mixture = th, (*EdgeMixture)(fit)
 		}
@@ -425,13 +413,13 @@ func (t WaldTest) runSparse(ctx context.Context, r *learnRun, res *Result, tun *
 		if len(above) > 0 && above[0] >= tun.Critical && above[len(above)-1] >= lowest {
 			// The gap rule would read the largest statistic below z₁,
 			// which no candidate holds.
-			return t.sparseFallback(ctx, r, res, tun)
+			return t.sparseFallback(ctx, sr, res, tun)
 		}
 		tun.Lowest = lowest
 		tun.Threshold = gapThreshold(above, tun.Lowest, tun.Critical)
 	}
-	if tun.Threshold < sparseFloor {
-		return t.sparseFallback(ctx, r, res, tun)
+	if tun.Threshold < selection.SparseFloor {
+		return t.sparseFallback(ctx, sr, res, tun)
 	}
 	keep := make(map[[2]int]bool)
 	for p, v := range z {
@@ -443,7 +431,7 @@ func (t WaldTest) runSparse(ctx context.Context, r *learnRun, res *Result, tun *
 	excluded := func(i, j int) bool {
 		return nodes[i].Constant || nodes[j].Constant || !selection.CochranOK(counts[i], counts[j], total)
 	}
-	minThreshold, err := t.sparseMinThreshold(ctx, r, tun, keys, minSEs, seDFs, scoreOf, excluded)
+	minThreshold, err := t.sparseMinThreshold(ctx, sr, tun, keys, minSEs, seDFs, scoreOf, excluded)
 	if err != nil {
 		return err
 	}
@@ -453,7 +441,7 @@ func (t WaldTest) runSparse(ctx context.Context, r *learnRun, res *Result, tun *
 		tun.GlobalP = p
 		if p < alpha/2 {
 			constant := func(i, j int) bool { return nodes[i].Constant || nodes[j].Constant }
-			g, chosen, err := selection.EBICGraph(ctx, s.stages(), res.est, keep, constant, r.cfg.workers)
+			g, chosen, err := selection.EBICGraph(ctx, s.stages(), res.est, keep, constant, sr.env.workers)
 			if err != nil {
 				return err
 			}
@@ -476,8 +464,8 @@ func (t WaldTest) runSparse(ctx context.Context, r *learnRun, res *Result, tun *
 	if tun.EBICGraph {
 		res.MinEdgeWeight = nonzeroMinEdgeWeight
 	}
-	tun.sparse = r.sparseStore(nodes, score)
-	r.sparseState.sketch = nil
+	tun.sparse = sr.store(nodes, score)
+	sr.sketch = nil
 	return nil
 }
 
@@ -485,8 +473,7 @@ func (t WaldTest) runSparse(ctx context.Context, r *learnRun, res *Result, tun *
 // TQuantile(Threshold, df)·SE over the pairs: exact over the candidates,
 // and over the others from the sketch's lower bounds, whose pairs below
 // the candidates' least get their exact entries.
-func (t WaldTest) sparseMinThreshold(ctx context.Context, r *learnRun, tun *Tuning, keys []int64, minSEs, seDFs []float64, scoreOf func(i, j int) (float64, float64, float64), excluded func(i, j int) bool) (float64, error) {
-	sr := r.sparseState
+func (t WaldTest) sparseMinThreshold(ctx context.Context, sr *sparseRun, tun *Tuning, keys []int64, minSEs, seDFs []float64, scoreOf func(i, j int) (float64, float64, float64), excluded func(i, j int) bool) (float64, error) {
 	n := sr.n
 	quantiles := make(map[float64]float64)
 	q := func(df float64) float64 {
@@ -552,7 +539,7 @@ func (t WaldTest) sparseMinThreshold(ctx context.Context, r *learnRun, tun *Tuni
 			slices.Sort(need[i])
 			need[i] = slices.Compact(need[i])
 		}
-		if err := r.fetchMissing(ctx, sr, need); err != nil {
+		if err := sr.fetchMissing(ctx, need); err != nil {
 			return 0, err
 		}
 		for _, p := range suspects {
@@ -565,36 +552,31 @@ func (t WaldTest) sparseMinThreshold(ctx context.Context, r *learnRun, tun *Tuni
 	return best, nil
 }
 
-// sparseStore returns the store of Tuning's accessors after the sparse
-// test.
-func (r *learnRun) sparseStore(nodes []NodeFit, score func(di, si, fi, dj, sj, fj []float64, i, j int) (float64, float64, float64)) *sparseStore {
-	sr := r.sparseState
+// store returns the store of Tuning's accessors after the sparse test.
+func (sr *sparseRun) store(nodes []NodeFit, score func(di, si, fi, dj, sj, fj []float64, i, j int) (float64, float64, float64)) *sparseStore {
 	constant := make([]bool, sr.n)
 	for i := range constant {
 		constant[i] = nodes[i].Constant
 	}
-	data := r.fitted.stages()
 	return &sparseStore{
 		n: sr.n, sides: sr.sides, constant: constant, score: score,
 		cache: make(map[int][2][]float64),
 		fetch: func(i int) (a, sd []float64) {
-			wk := r.pool.Get()
-			defer r.pool.Put(wk)
-			e := &engine.Driver{Backend: r.b, Data: r.d, Settings: solve.Settings{Tol: r.cfg.tol, MaxIter: r.cfg.maxIter}, Work: wk, Ridge: r.cfg.ridge}
-			return sr.fetch(data, e, i, nil)
+			e, done := sr.env.driver()
+			defer done()
+			return sr.fetch(sr.env.data, e, i, nil)
 		},
 	}
 }
 
 // sparseFallback rebuilds the dense test's arrays (every node's n entries,
 // a third pass) and runs the dense test: for the rare model where a rule
-// reads statistics below sparseFloor.
-func (t WaldTest) sparseFallback(ctx context.Context, r *learnRun, res *Result, tun *Tuning) error {
-	sr := r.sparseState
+// reads statistics below selection.SparseFloor.
+func (t WaldTest) sparseFallback(ctx context.Context, sr *sparseRun, res *Result, tun *Tuning) error {
 	n := sr.n
 	debias, stdErrs, dfs := make([][]float64, n), make([][]float64, n), make([][]float64, n)
-	data := r.fitted.stages()
-	err := r.eachNodeQuiet(ctx, func(e *engine.Driver, i int) {
+	data := sr.env.data
+	err := sr.env.each(ctx, func(e *engine.Driver, i int) {
 		if sr.sides[i].zero {
 			return
 		}
@@ -609,9 +591,9 @@ func (t WaldTest) sparseFallback(ctx context.Context, r *learnRun, res *Result, 
 	if err != nil {
 		return err
 	}
-	r.sparseState.sketch = nil
+	sr.sketch = nil
 	tun.Mixture, tun.Lowest = nil, 0
-	return t.run(ctx, r.s, res, tun, debias, stdErrs, dfs, r.cfg.workers)
+	return t.run(ctx, sr.env.s, res, tun, debias, stdErrs, dfs, sr.env.workers)
 }
 
 // sparseIndependenceP is selection.IndependenceP without its n × n array

@@ -402,7 +402,7 @@ func (r *learnRun) assemble(ctx context.Context, k int, est []*estimates.Node, f
 		test.sym = r.cfg.symmetric
 		test.dense = r.cfg.waldDense
 		if r.sparseState != nil {
-			if err := test.runSparse(ctx, r, res, tun); err != nil {
+			if err := test.runSparse(ctx, r.sparseState, res, tun); err != nil {
 				return nil, err
 			}
 		} else if err := test.run(ctx, r.s, res, tun, debias, stdErrs, dfs, r.cfg.workers); err != nil {

@@ -293,7 +293,15 @@ type Tuning struct {
 	refitted []bool
 	// sparse holds the sparse edge test's entries (edgetest_sparse.go)
 	// in place of scores, debias and stdErrs; nil after the dense test.
-	sparse *sparseStore
+	sparse pairStore
+}
+
+// pairStore answers Score, Debiased and StdErr after the sparse edge test:
+// a pair's statistic (i ≠ j), and node i's entry of spin j in the Ising
+// form of Result's estimates (4 values and their standard errors).
+type pairStore interface {
+	pairScore(i, j int) float64
+	entry(i, j int) (d, se []float64)
 }
 
 // dfOf returns the degrees of freedom of node i's statistics of the pair

@@ -76,6 +76,15 @@ func FitEdgeMixture(z []float64, init float64) (Mixture, bool) {
 	return FitEdgeMixtureFloor(z, init, 0, 0)
 }
 
+// SparseFloor is the statistic below which the sparse Ising edge test
+// (issue 33; package pairwise's edgetest_sparse.go) keeps no pair, and the
+// floor of the mixture's EM on the path where that test runs (the support
+// model's, more than WaldDenseMax complete spins), in the dense test too,
+// so that the two agree. It lies below the gap rule's z₁ and z*(α) there
+// (z₁ is 4.0 at 257 spins, 5.3 at 3,000); about 1.2% of the null pairs
+// reach it.
+const SparseFloor = 2.5
+
 // FitEdgeMixtureFloor is FitEdgeMixture on the statistics of z at or above
 // floor (the others, finite and non-negative, count in the number of
 // pairs but not in EM's sums) and on others more statistics below floor
