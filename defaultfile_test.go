@@ -2,6 +2,7 @@ package pairwise
 
 import (
 	"os"
+	"strconv"
 	"testing"
 )
 
@@ -25,10 +26,19 @@ func BenchmarkDefaultFile(b *testing.B) {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		res, err := Learn(s, WithWorkers(1))
+		res, err := Learn(s, WithWorkers(benchWorkers()))
 		if err != nil {
 			b.Fatal(err)
 		}
 		b.ReportMetric(float64(len(res.Edges)), "edges")
 	}
+}
+
+// benchWorkers is PAIRWISE_BENCH_WORKERS (default 1): the workers of
+// BenchmarkDefaultFile, so that the profile can match a 2-worker run.
+func benchWorkers() int {
+	if w, err := strconv.Atoi(os.Getenv("PAIRWISE_BENCH_WORKERS")); err == nil && w > 0 {
+		return w
+	}
+	return 1
 }

@@ -247,7 +247,11 @@ func (t WaldTest) run(ctx context.Context, s *Samples, res *Result, tun *Tuning,
 			mixScores[p] = tun.scores[e[0]*n+e[1]]
 		}
 		var fit *selection.Mixture
-		if tun.Threshold, fit, mixed = selection.MixtureCut(tun.Critical, gapScores, mixScores, lowest); mixed {
+		floor := 0.0
+		if k == 2 && selection.SupportWald(s.stages(), t.dense) {
+			floor = selection.SparseFloor // as the sparse test (edgetest_sparse.go), so that the two agree
+		}
+		if tun.Threshold, fit, mixed = selection.MixtureCutFloor(tun.Critical, gapScores, mixScores, lowest, floor, 0); mixed {
 			tun.Mixture = (*EdgeMixture)(fit)
 		}
 	}

@@ -7,6 +7,8 @@ import (
 
 	"github.com/mrfkit/pairwise/internal/engine"
 	"github.com/mrfkit/pairwise/internal/estimates"
+	"github.com/mrfkit/pairwise/internal/selection"
+	"github.com/mrfkit/pairwise/solve"
 )
 
 // fitIsing is the per-node stage of LearnIsing: it fits the nodes only (all
@@ -26,6 +28,15 @@ func fitIsing(ctx context.Context, fn string, s *Samples, opts []Option, only []
 	est := make([]*estimates.Node, n)
 	fields := make([]float64, 2*n)
 	nodes := make([]NodeFit, n)
+	if r.useSparse() {
+		r.sparseState = newSparseRun(n, sparseEnv{
+			s: s, data: r.fitted.stages(), workers: r.cfg.workers, each: r.eachNodeQuiet,
+			driver: func() (*engine.Driver, func()) {
+				wk := r.pool.Get()
+				return r.driver(wk), func() { r.pool.Put(wk) }
+			},
+		})
+	}
 	err = r.eachNode(ctx, func(ctx context.Context, e *engine.Driver, i int) error {
 		fit := NodeFit{Node: i, Converged: true}
 		ws, err := r.fitNode(ctx, e, i, []engine.Task{e.SpinTask(i)}, radius, width, 1, logD, &fit)
@@ -44,4 +55,32 @@ func fitIsing(ctx context.Context, fn string, s *Samples, opts []Option, only []
 	}
 	foldConstant(s, est, fields, nodes) // constant.go
 	return &fitted{r: r, k: 2, est: est, fields: fields, nodes: nodes, radius: radius}, nil
+}
+
+// useSparse reports whether the learner call r runs the sparse edge test
+// (edgetest_sparse.go): the tuning-free Ising path over all nodes in one
+// process, complete samples of more than selection.WaldDenseMax spins (the
+// support-model test), no row splitting, and not turned off
+// (withDenseTest).
+func (r *learnRun) useSparse() bool {
+	return r.wantEta && r.only == nil && !r.cfg.denseTest && r.scores == nil && !r.d.Split() &&
+		selection.SupportWald(r.fitted.stages(), r.cfg.waldDense)
+}
+
+// eachNodeQuiet runs f for every node on the run's workers, each with a
+// driver of its own, without reporting progress.
+func (r *learnRun) eachNodeQuiet(ctx context.Context, f func(e *engine.Driver, i int)) error {
+	sched := r.cfg
+	sched.progress = nil
+	return forEachNode(ctx, &sched, r.s.n, func(ctx context.Context, i int) error {
+		wk := r.pool.Get()
+		defer r.pool.Put(wk)
+		f(r.driver(wk), i)
+		return ctx.Err()
+	})
+}
+
+// driver returns a driver of the run's data on the scratch wk.
+func (r *learnRun) driver(wk *engine.Work) *engine.Driver {
+	return &engine.Driver{Backend: r.b, Data: r.d, Settings: solve.Settings{Tol: r.cfg.tol, MaxIter: r.cfg.maxIter}, Work: wk, Ridge: r.cfg.ridge}
 }

@@ -55,6 +55,7 @@ type config struct {
 	split     engine.Split // when the engine splits rows among the workers
 	screen    int          // the least n from which Ising nodes are screened (engine.DefaultScreen)
 	waldDense int          // the most spins of the full-model Ising edge test (waldDenseMax)
+	denseTest bool         // the dense Ising edge test even where the sparse one runs (tests)
 	missing   MissingRule  // missing.go: WithMissing
 	// missingSet: WithMissing was given (else the rule depends on k).
 	missingSet bool

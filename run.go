@@ -76,6 +76,9 @@ type learnRun struct {
 	// scores are s_j(a) of the ordinal model (WithScale), n×k; nil on
 	// the other paths.
 	scores []float64
+	// sparseState is the sparse edge test's (edgetest_sparse.go), nil
+	// when the dense test runs.
+	sparseState *sparseRun
 }
 
 // progressStages makes the progress that WithProgress reports cover the
@@ -305,7 +308,11 @@ func (r *learnRun) fitNode(ctx context.Context, e *engine.Driver, i int, tasks [
 			return nil, err
 		}
 		data := r.fitted.stages() // built once for the node's statistics
-		if tasks[0].Beta == 0 && selection.SupportWald(data, r.cfg.waldDense) {
+		if r.sparseState != nil {
+			// The sparse edge test (edgetest_sparse.go): the node keeps the
+			// entries that can matter.
+			r.sparseState.first(data, e, i, &tasks[0], ws[0])
+		} else if tasks[0].Beta == 0 && selection.SupportWald(data, r.cfg.waldDense) {
 			// Many variables: the test in node i's support model
 			// (internal/selection, wald_support.go).
 			ns.d, ns.se, ns.df = selection.WaldSpinsSupport(data, &tasks[0], ws[0], e.Work.RowScratch(len(tasks[0].Y)))
@@ -397,7 +404,11 @@ func (r *learnRun) assemble(ctx context.Context, k int, est []*estimates.Node, f
 		test := r.cfg.test
 		test.sym = r.cfg.symmetric
 		test.dense = r.cfg.waldDense
-		if err := test.run(ctx, r.s, res, tun, debias, stdErrs, dfs, covs, r.scores, r.cfg.workers); err != nil {
+		if r.sparseState != nil {
+			if err := test.runSparse(ctx, r.sparseState, res, tun); err != nil {
+				return nil, err
+			}
+		} else if err := test.run(ctx, r.s, res, tun, debias, stdErrs, dfs, covs, r.scores, r.cfg.workers); err != nil {
 			return nil, err
 		}
 		if r.testDone != nil {

@@ -300,6 +300,17 @@ type Tuning struct {
 	// each value of z_i), which the pairs (i, j) with refitted[i*n+j] use.
 	refitDF  [][]float64
 	refitted []bool
+	// sparse holds the sparse edge test's entries (edgetest_sparse.go)
+	// in place of scores, debias and stdErrs; nil after the dense test.
+	sparse pairStore
+}
+
+// pairStore answers Score, Debiased and StdErr after the sparse edge test:
+// a pair's statistic (i ≠ j), and node i's entry of spin j in the Ising
+// form of Result's estimates (4 values and their standard errors).
+type pairStore interface {
+	pairScore(i, j int) float64
+	entry(i, j int) (d, se []float64)
 }
 
 // dfOf returns the degrees of freedom of node i's statistics of the pair
@@ -343,9 +354,22 @@ func (t *Tuning) Path(i int) (widths, criterion []float64) {
 // fails Cochran's rule scores 0, and a pair of a constant variable
 // (NodeFit.Constant) scores 0, with Debiased and StdErr 0. It returns NaN
 // when the edge test did not run and panics if i or j is out of range.
+//
+// On complete Ising samples of more than 256 spins learned in one process
+// the edge test keeps only the entries of the pairs that can matter (those
+// whose statistic can reach 2.5); Score, Debiased and StdErr compute any
+// other from the node's fit when asked (a node's n entries at a time, about
+// a fit's gradient, cached for the last 64 nodes asked), with the same
+// values as the dense test's.
 func (t *Tuning) Score(i, j int) float64 {
 	if i < 0 || i >= t.n || j < 0 || j >= t.n {
 		panic(fmt.Sprintf("pairwise: Tuning.Score(%d, %d) out of range [0, %d)", i, j, t.n))
+	}
+	if t.sparse != nil {
+		if i == j {
+			return 0
+		}
+		return t.sparse.pairScore(i, j)
 	}
 	if t.scores == nil {
 		return math.NaN()
@@ -375,6 +399,13 @@ func (t *Tuning) Debiased(i, j, a, b int) float64 {
 func (t *Tuning) entry(est [][]float64, method string, i, j, a, b int) float64 {
 	if i < 0 || i >= t.n || j < 0 || j >= t.n || a < 0 || a >= t.k || b < 0 || b >= t.k {
 		panic(fmt.Sprintf("pairwise: Tuning.%s(%d, %d, %d, %d) out of range", method, i, j, a, b))
+	}
+	if t.sparse != nil {
+		d, se := t.sparse.entry(i, j)
+		if method == "StdErr" {
+			return se[a*t.k+b]
+		}
+		return d[a*t.k+b]
 	}
 	if est == nil {
 		return math.NaN()

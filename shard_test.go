@@ -69,6 +69,24 @@ func bitDiff(a, b reflect.Value, path string) string {
 		if a.String() != b.String() {
 			return fmt.Sprintf("%s: %q and %q", path, a.String(), b.String())
 		}
+	case reflect.Func:
+		// Behaviour, not data: the sparse edge test's store computes
+		// entries on demand (edgetest_sparse.go); its data are compared.
+		if a.IsNil() != b.IsNil() {
+			return path + ": one func is nil"
+		}
+	case reflect.Map:
+		if a.Len() != b.Len() {
+			return fmt.Sprintf("%s: maps of %d and %d entries", path, a.Len(), b.Len())
+		}
+		for _, k := range a.MapKeys() {
+			if !b.MapIndex(k).IsValid() {
+				return fmt.Sprintf("%s: key %v in one map only", path, k)
+			}
+			if d := bitDiff(a.MapIndex(k), b.MapIndex(k), fmt.Sprintf("%s[%v]", path, k)); d != "" {
+				return d
+			}
+		}
 	default:
 		return path + ": cannot compare kind " + a.Kind().String()
 	}

@@ -2,7 +2,6 @@ package selection
 
 import (
 	"gonum.org/v1/gonum/floats"
-	"gonum.org/v1/gonum/mat"
 
 	"github.com/mrfkit/pairwise/internal/engine"
 )
@@ -68,88 +67,22 @@ func WaldSpinsSupport(s *Data, task *engine.Task, w, u []float64) (d, se, df []f
 		return nil, nil, nil
 	}
 	u = u[:rows]
-	task.X.Margins(u, w)
+	SupportMargins(s, task.Bias, w, u)
 	return WaldSupport(s, task, w, u, total)
 }
 
 // WaldSupport is WaldSpinsSupport at the margins u (u_m = ⟨w, x_m⟩) and
 // the total weight total > 0 of the task's rows.
 func WaldSupport(s *Data, task *engine.Task, w, u []float64, total float64) (d, se, df []float64) {
-	n, i, rows := s.N, task.Bias, len(task.Y)
-	cols := []int{i} // A: the bias (x_i = 1), then the support
-	for c, v := range w {
-		if c != i && v != 0 {
-			cols = append(cols, c)
+	// SupportSubset's sums (sparse_support.go), so that the dense test
+	// and the sparse one read the same bits.
+	a, sd, dof := SupportSubset(s, task, w, u, total, nil)
+	n := s.N
+	d, se = make([]float64, 4*n), make([]float64, 4*n)
+	for j := range a {
+		if j != task.Bias {
+			setIsingEntry(d, se, j, a[j], sd[j])
 		}
-	}
-	p := len(cols)
-	size, chunks := engine.Chunking(task.X, rows)
-	parts := make([]supportMoments, chunks)
-	engine.RunChunks(task.X, chunks, func(c int) {
-		lo := c * size
-		parts[c] = SupportChunk(s, task, cols, u, total, lo, min(lo+size, rows))
-	})
-	ha, ja := make([]float64, p*n), make([]float64, p*n)
-	g := make([]float64, n)
-	hjj, jjj := 0.0, 0.0 // H_jj and J_jj, the same for every j: x_j² = 1
-	for _, pt := range parts {
-		floats.Add(ha, pt.H)
-		floats.Add(ja, pt.J)
-		floats.Add(g, pt.G)
-		hjj += pt.Hd
-		jjj += pt.Jd
-	}
-	haa, jaa := mat.NewSymDense(p, nil), mat.NewSymDense(p, nil)
-	ga := make([]float64, p)
-	for a, ca := range cols {
-		ga[a] = g[ca]
-		for b := a; b < p; b++ {
-			haa.SetSym(a, b, ha[a*n+cols[b]])
-			jaa.SetSym(a, b, ja[a*n+cols[b]])
-		}
-	}
-	hinv := invertSym(haa)
-	var delta, jh mat.Dense
-	delta.Mul(hinv, mat.NewVecDense(p, ga))
-	jh.Mul(jaa, hinv)
-	d = make([]float64, 4*n)
-	se = make([]float64, 4*n)
-	dof := total - float64(p+1)
-	hc1 := HC1Factor(total, float64(p+1))
-	if !EnoughEvents(minorityWeight(task), float64(p+1)) {
-		dof = 0
-	}
-	inA := make([]bool, n)
-	for a, c := range cols {
-		inA[c] = true
-		if a == 0 {
-			continue
-		}
-		v := 0.0
-		for r := 0; r < p; r++ {
-			v += hinv.At(a, r) * jh.At(r, a)
-		}
-		dl := delta.At(a, 0)
-		setIsingEntry(d, se, c, (w[c]-dl)/2, hc1*sandwichSE(v-dl*dl, total)/2)
-	}
-	hAj, jAj, b, jb := make([]float64, p), make([]float64, p), make([]float64, p), make([]float64, p)
-	bv, jbv := mat.NewVecDense(p, b), mat.NewVecDense(p, jb)
-	for j := 0; j < n; j++ {
-		if inA[j] {
-			continue
-		}
-		for a := range cols {
-			hAj[a], jAj[a] = ha[a*n+j], ja[a*n+j]
-		}
-		bv.MulVec(hinv, mat.NewVecDense(p, hAj))
-		sc := hjj - floats.Dot(hAj, b)
-		if !(sc > 1e-12*hjj) {
-			continue // j lies in the span of A's columns: no test (zero)
-		}
-		dl := (g[j] - floats.Dot(b, ga)) / sc
-		jbv.MulVec(jaa, bv)
-		q := (jjj - 2*floats.Dot(b, jAj) + floats.Dot(b, jb)) / (sc * sc)
-		setIsingEntry(d, se, j, -dl/2, hc1*sandwichSE(q-dl*dl, total)/2)
 	}
 	return d, se, []float64{dof, dof}
 }

@@ -1,0 +1,627 @@
+package pairwise
+
+import (
+	"context"
+	"math"
+	"math/bits"
+	"slices"
+	"sync"
+
+	"github.com/mrfkit/pairwise/internal/engine"
+	"github.com/mrfkit/pairwise/internal/selection"
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// The Ising edge test without n × n arrays (issue 33). From
+// selection.WaldDenseMax spins on, on complete samples, each node's
+// statistics are made in its support model (internal/selection,
+// wald_support.go): node i's entry of spin j, (Â_ij, SE), is a function of
+// node i's fit and column j alone. The dense test (WaldTest.run) keeps all
+// of them, two arrays of 4n floats a node and the n × n scores, 1.27 GB
+// at n = 3,000. The sparse test keeps, of each node's n entries, those
+// that can matter, and shows that the others cannot (F is
+// selection.SparseFloor, 2.5):
+//
+//   - A pair's statistic is the normal score (TScore ≤ t) of the ratio
+//     |d_i + d_j| / (se_i + se_j) under the Average rule, of one side's
+//     ratio under And and Or; by the mediant inequality each is at most
+//     max(|d_i|/se_i, |d_j|/se_j). Node i keeps (first pass, as it is
+//     fitted) the spins whose own ratio reaches F (less a margin for
+//     rounding) and those whose standard error is 0 with an estimate that
+//     is not (where the bound fails). Every pair whose statistic reaches F
+//     has a kept side; the others are certified below it.
+//   - A kept side's partner entry (node j's entry of i) is computed in a
+//     second pass with the columns asked for only (selection.SupportSubset,
+//     the same bits as the first pass's), so every candidate pair's
+//     statistic is exact.
+//   - The stages after the statistics need no pair below F. The gap
+//     rule's floor z₁ and z*(α) lie above 4 from 257 spins on; the mixture
+//     cut's EM leaves the pairs below F out of its sums (counting them;
+//     selection.FitEdgeMixtureFloor: their posteriors are about 1e-10 at
+//     most) in both tests, so the two agree; when a rule would read a
+//     statistic below F (no candidate between F and z₁, or a mixture whose
+//     posterior stays above 1/2 down to F) the test rebuilds the dense
+//     arrays and runs the dense test (sparseFallback).
+//   - MinEdgeWeight is the least q·SE over all pairs. Each node writes a
+//     lower bound of its entries' standard errors (float32, rounded down)
+//     into an n × n sketch, 4 bytes a pair; the pairs whose bound is below
+//     the least exact value of the candidates get their exact entries, so
+//     the minimum is exact. The sketch is the one array of n² entries
+//     left, 400 MB at n = 10,000, freed when the test ends.
+//   - Tuning's accessors read the kept entries and compute any other on
+//     demand (selection.SupportSubset on the node's fit), the same bits.
+//
+// The test runs in one process over all nodes without row splitting (the
+// shards and the merge keep the dense test, whose mixture applies the same
+// floor on this path, so that they stay bit-identical to one process).
+// TestSparseEdgeTestMatchesDense holds the two tests to the same bits.
+
+// sparseKeep is the ratio from which a node keeps a side: F less a
+// relative 1e-9, so that no pair whose computed statistic reaches F is
+// lost to the rounding of the averages.
+const sparseKeep = selection.SparseFloor * (1 - 1e-9)
+
+// sparseSide is one node's kept entries: spins js (increasing) with the
+// Ising estimate a (Â_ij) and standard error sd, the degrees of freedom of
+// both values of z_i (NaN for a node without statistics, whose entries
+// are all 0 as in the dense test), and the node's solution (nonzero
+// coefficients, the bias among them) for the entries computed later.
+type sparseSide struct {
+	js    []int32
+	a, sd []float64
+	dof   float64
+	zero  bool
+	wIdx  []int32
+	wVal  []float64
+}
+
+// find returns the place of spin j in js and whether it is kept.
+func (sd *sparseSide) find(j int) (int, bool) {
+	return slices.BinarySearch(sd.js, int32(j))
+}
+
+// add merges entries of spins js (not kept yet, any order).
+func (s *sparseSide) add(js []int, a, sd []float64) {
+	type ent struct {
+		j     int32
+		a, sd float64
+	}
+	all := make([]ent, 0, len(s.js)+len(js))
+	for x, j := range s.js {
+		all = append(all, ent{j, s.a[x], s.sd[x]})
+	}
+	for x, j := range js {
+		all = append(all, ent{int32(j), a[x], sd[x]})
+	}
+	slices.SortFunc(all, func(p, q ent) int { return int(p.j) - int(q.j) })
+	s.js, s.a, s.sd = s.js[:0], s.a[:0], s.sd[:0]
+	for _, e := range all {
+		s.js = append(s.js, e.j)
+		s.a = append(s.a, e.a)
+		s.sd = append(s.sd, e.sd)
+	}
+}
+
+// dense returns the node's solution as a vector of n coefficients.
+func (s *sparseSide) dense(n int) []float64 {
+	w := make([]float64, n)
+	for x, c := range s.wIdx {
+		w[c] = s.wVal[x]
+	}
+	return w
+}
+
+// dropOverflow is selection.DropOverflow on one entry.
+func dropOverflow(a, sd float64) (float64, float64) {
+	if math.IsNaN(a) || math.IsInf(a, 0) || math.IsNaN(sd) || math.IsInf(sd, 0) {
+		return 0, 0
+	}
+	return a, sd
+}
+
+// floorBound returns the largest float32 not above v ≥ 0.
+func floorBound(v float64) float32 {
+	f := float32(v)
+	if float64(f) > v {
+		f = math.Nextafter32(f, float32(math.Inf(-1)))
+	}
+	return f
+}
+
+// sparseRun is the sparse test's state during a learner call: each node's
+// side (written by the worker fitting it) and the sketch of the standard
+// errors, row i node i's.
+type sparseRun struct {
+	n      int
+	sides  []sparseSide
+	sketch []float32
+	env    sparseEnv
+}
+
+// sparseEnv is what the sparse test needs of its learner call: the
+// samples as given, the fitted rows of the statistics, the workers, a
+// loop over the nodes on them (each with a driver, without progress
+// reports) and a driver for one call with its release.
+type sparseEnv struct {
+	s       *Samples
+	data    *selection.Data
+	workers int
+	each    func(ctx context.Context, f func(e *engine.Driver, i int)) error
+	driver  func() (*engine.Driver, func())
+}
+
+// newSparseRun returns the sparse test's state for n nodes.
+func newSparseRun(n int, env sparseEnv) *sparseRun {
+	return &sparseRun{n: n, sides: make([]sparseSide, n), sketch: make([]float32, n*n), env: env}
+}
+
+// first is the first pass of node i, after its fits: all n entries in the
+// support model, of which it keeps those that can matter.
+func (sr *sparseRun) first(data *selection.Data, e *engine.Driver, i int, task *engine.Task, w []float64) {
+	n := sr.n
+	side := &sr.sides[i]
+	for c, v := range w {
+		if v != 0 {
+			side.wIdx = append(side.wIdx, int32(c))
+			side.wVal = append(side.wVal, v)
+		}
+	}
+	a, sd, dof := selection.SupportNode(data, task, w, e.Work.RowScratch(len(task.Y)), nil)
+	row := sr.sketch[i*n : (i+1)*n]
+	if a == nil {
+		side.zero, side.dof = true, math.NaN()
+		clear(row)
+		return
+	}
+	side.dof = dof
+	for j := range a {
+		if j == i {
+			row[j] = 0
+			continue
+		}
+		aj, sj := dropOverflow(a[j], sd[j])
+		row[j] = floorBound(sj)
+		if (sj == 0 && aj != 0) || (sj > 0 && math.Abs(aj) >= sparseKeep*sj) {
+			side.js = append(side.js, int32(j))
+			side.a = append(side.a, aj)
+			side.sd = append(side.sd, sj)
+		}
+	}
+}
+
+// fetch returns node i's exact entries of spins js (all n when js is nil)
+// on the worker's driver e, overflow dropped as in the first pass.
+func (sr *sparseRun) fetch(data *selection.Data, e *engine.Driver, i int, js []int) (a, sd []float64) {
+	side := &sr.sides[i]
+	m := len(js)
+	if js == nil {
+		m = sr.n
+	}
+	if side.zero {
+		return make([]float64, m), make([]float64, m)
+	}
+	task := e.SpinTask(i)
+	a, sd, _ = selection.SupportNode(data, &task, side.dense(sr.n), e.Work.RowScratch(len(task.Y)), js)
+	for x := range a {
+		a[x], sd[x] = dropOverflow(a[x], sd[x])
+	}
+	return a, sd
+}
+
+// fetchMissing computes, for every node j, its entries of the spins need[j]
+// and keeps them.
+func (sr *sparseRun) fetchMissing(ctx context.Context, need [][]int) error {
+	data := sr.env.data
+	return sr.env.each(ctx, func(e *engine.Driver, j int) {
+		if len(need[j]) == 0 {
+			return
+		}
+		a, sd := sr.fetch(data, e, j, need[j])
+		sr.sides[j].add(need[j], a, sd)
+	})
+}
+
+// sparseEntry returns node i's entry of spin j in the 4-entry Ising form
+// that the dense test's arrays hold, and whether it is kept: zeros for a
+// node without statistics (and i's own entry).
+func (s *sparseSide) entry(i, j int) (d, se []float64, ok bool) {
+	if s.zero || i == j {
+		return make([]float64, 4), make([]float64, 4), true
+	}
+	x, ok := s.find(j)
+	if !ok {
+		return nil, nil, false
+	}
+	a, sd := s.a[x], s.sd[x]
+	return []float64{a, -a, -a, a}, []float64{sd, sd, sd, sd}, true
+}
+
+// sideDF returns the degrees of freedom of a side for both values of z_i,
+// +Inf for a node without statistics (the dense test's default).
+func (s *sparseSide) sideDF() []float64 {
+	if s.zero || math.IsNaN(s.dof) {
+		return []float64{math.Inf(1), math.Inf(1)}
+	}
+	return []float64{s.dof, s.dof}
+}
+
+// pairScorer returns the dense test's score of a pair (i, j) of the Ising
+// path from the entries of both sides: its statistic, smallest standard
+// error and that entry's degrees of freedom (WaldTest.run's score).
+func (t WaldTest) pairScorer(nodes []NodeFit, counts [][]float64, total float64) func(di, si, fi, dj, sj, fj []float64, i, j int) (float64, float64, float64) {
+	return func(di, si, fi, dj, sj, fj []float64, i, j int) (float64, float64, float64) {
+		if nodes[i].Constant || nodes[j].Constant || !selection.CochranOK(counts[i], counts[j], total) {
+			return 0, math.Inf(1), math.Inf(1)
+		}
+		switch t.sym {
+		case And, Or:
+			zi, mi, ni := maxZ(di, si, fi, nil, nil, nil, 2, nil)
+			zj, mj, nj := maxZ(dj, sj, fj, nil, nil, nil, 2, nil)
+			m, nu := mj, nj
+			if (t.sym == Or && mi < mj) || (t.sym == And && mi > mj) {
+				m, nu = mi, ni
+			}
+			if t.sym == Or {
+				return math.Max(zi, zj), m, nu
+			}
+			return math.Min(zi, zj), m, nu
+		}
+		return maxZ(di, si, fi, dj, sj, fj, 2, nil)
+	}
+}
+
+// sparseStore answers Tuning's accessors after the sparse test: the kept
+// entries, and any other computed on demand (a node's n entries at a time,
+// cached up to sparseCache of them) under a lock.
+type sparseStore struct {
+	n     int
+	sides []sparseSide
+	// constant: the pairs of a constant variable read 0 (zeroConstant).
+	constant []bool
+	score    func(di, si, fi, dj, sj, fj []float64, i, j int) (float64, float64, float64)
+	fetch    func(i int) (a, sd []float64)
+	mu       sync.Mutex
+	cache    map[int][2][]float64
+}
+
+// sparseCache is the most nodes whose n entries sparseStore caches.
+const sparseCache = 64
+
+// entry returns node i's entry of spin j in the Ising form.
+func (st *sparseStore) entry(i, j int) (d, se []float64) {
+	if st.constant[i] || st.constant[j] {
+		return make([]float64, 4), make([]float64, 4)
+	}
+	if d, se, ok := st.sides[i].entry(i, j); ok {
+		return d, se
+	}
+	st.mu.Lock()
+	full, ok := st.cache[i]
+	if !ok {
+		a, sd := st.fetch(i)
+		if len(st.cache) >= sparseCache {
+			for x := range st.cache {
+				delete(st.cache, x)
+				break
+			}
+		}
+		full = [2][]float64{a, sd}
+		st.cache[i] = full
+	}
+	st.mu.Unlock()
+	a, sd := full[0][j], full[1][j]
+	return []float64{a, -a, -a, a}, []float64{sd, sd, sd, sd}
+}
+
+// pairScore returns the statistic of the pair (i, j), i ≠ j.
+func (st *sparseStore) pairScore(i, j int) float64 {
+	if i > j {
+		i, j = j, i
+	}
+	di, si := st.entry(i, j)
+	dj, sj := st.entry(j, i)
+	z, _, _ := st.score(di, si, st.sides[i].sideDF(), dj, sj, st.sides[j].sideDF(), i, j)
+	return z
+}
+
+// runSparse is WaldTest.run for the Ising path on the sparse store of the
+// learner call r (see above): the same edges, threshold, MinEdgeWeight and
+// statistics as the dense test, with O(n·d) memory but the sketch.
+func (t WaldTest) runSparse(ctx context.Context, sr *sparseRun, res *Result, tun *Tuning) error {
+	s := sr.env.s
+	n := tun.n
+	alpha := t.rate()
+	tun.FalseEdgeRate = alpha
+	pairs := n * (n - 1) / 2
+	tests := float64(max(pairs, 1))
+	if t.sym == Or {
+		tests *= 2
+	}
+	tun.Critical = -distuv.UnitNormal.Quantile(alpha / (2 * tests))
+	nodes := res.Nodes
+	counts := valueWeights(s)
+	total := s.TotalWeight()
+	score := t.pairScorer(nodes, counts, total)
+	// The second pass: the partner entries of the kept sides.
+	need := make([][]int, n)
+	for i := range sr.sides {
+		for _, j := range sr.sides[i].js {
+			if _, ok := sr.sides[j].find(i); !ok && !sr.sides[j].zero {
+				need[j] = append(need[j], i)
+			}
+		}
+	}
+	if err := sr.fetchMissing(ctx, need); err != nil {
+		return err
+	}
+	// The candidates: the pairs with a kept side, in the dense test's
+	// order (i < j, row by row).
+	keys := make([]int64, 0)
+	for i := range sr.sides {
+		for _, j := range sr.sides[i].js {
+			a, b := int64(min(i, int(j))), int64(max(i, int(j)))
+			keys = append(keys, a*int64(n)+b)
+		}
+	}
+	slices.Sort(keys)
+	keys = slices.Compact(keys)
+	z := make([]float64, len(keys))
+	minSEs := make([]float64, len(keys))
+	seDFs := make([]float64, len(keys))
+	pairOf := func(key int64) (int, int) { return int(key / int64(n)), int(key % int64(n)) }
+	scoreOf := func(i, j int) (float64, float64, float64) {
+		di, si, _ := sr.sides[i].entry(i, j)
+		dj, sj, _ := sr.sides[j].entry(j, i)
+		return score(di, si, sr.sides[i].sideDF(), dj, sj, sr.sides[j].sideDF(), i, j)
+	}
+	for p, key := range keys {
+		i, j := pairOf(key)
+		z[p], minSEs[p], seDFs[p] = scoreOf(i, j)
+	}
+	lowest := max(0, -distuv.UnitNormal.Quantile(1/(2*tests)))
+	tun.Threshold = tun.Critical
+	// above: the candidates' statistics from selection.SparseFloor on, decreasing.
+	var above []float64
+	for _, v := range z {
+		if v >= selection.SparseFloor {
+			above = append(above, v)
+		}
+	}
+	slices.Sort(above)
+	slices.Reverse(above)
+	mixed := false
+	if !t.NoMixture {
+		var fit *selection.Mixture
+		var th float64
+		if th, fit, mixed = selection.MixtureCutFloor(tun.Critical, z, z, lowest, selection.SparseFloor, pairs-len(keys)); mixed {
+			// The cut scans the statistics below z*(α) down to the
+			// first more likely null; it must stop on a candidate.
+			stopped := false
+			for _, v := range above {
+				if v < tun.Critical && fit.Posterior(v) <= 0.5 {
+					stopped = true
+					break
+				}
+			}
+			if !stopped {
+				return t.sparseFallback(ctx, sr, res, tun)
+			}
+			tun.Threshold, tun.Mixture = th, (*EdgeMixture)(fit)
+		}
+	}
+	if !mixed && !t.NoGap {
+		if len(above) > 0 && above[0] >= tun.Critical && above[len(above)-1] >= lowest {
+			// The gap rule would read the largest statistic below z₁,
+			// which no candidate holds.
+			return t.sparseFallback(ctx, sr, res, tun)
+		}
+		tun.Lowest = lowest
+		tun.Threshold = gapThreshold(above, tun.Lowest, tun.Critical)
+	}
+	if tun.Threshold < selection.SparseFloor {
+		return t.sparseFallback(ctx, sr, res, tun)
+	}
+	keep := make(map[[2]int]bool)
+	for p, v := range z {
+		if v >= tun.Threshold {
+			i, j := pairOf(keys[p])
+			keep[[2]int{i, j}] = true
+		}
+	}
+	excluded := func(i, j int) bool {
+		return nodes[i].Constant || nodes[j].Constant || !selection.CochranOK(counts[i], counts[j], total)
+	}
+	minThreshold, err := t.sparseMinThreshold(ctx, sr, tun, keys, minSEs, seDFs, scoreOf, excluded)
+	if err != nil {
+		return err
+	}
+	tun.GlobalP = math.NaN()
+	if t.ebicStage(tun) && n > 1 {
+		p, _ := sparseIndependenceP(s, counts, total)
+		tun.GlobalP = p
+		if p < alpha/2 {
+			constant := func(i, j int) bool { return nodes[i].Constant || nodes[j].Constant }
+			g, chosen, err := selection.EBICGraph(ctx, s.stages(), res.est, keep, constant, sr.env.workers)
+			if err != nil {
+				return err
+			}
+			keep, tun.EBICGraph = g, chosen
+		}
+	}
+	edges := res.Edges[:0]
+	for _, e := range res.Edges {
+		if keep[[2]int{e.I, e.J}] {
+			edges = append(edges, e)
+		} else {
+			res.Model.setCoupling(e.I, e.J, make([]float64, 4))
+		}
+	}
+	res.Edges = edges
+	res.MinEdgeWeight = 2 * minThreshold
+	if math.IsInf(minThreshold, 1) {
+		res.MinEdgeWeight = 0
+	}
+	if tun.EBICGraph {
+		res.MinEdgeWeight = nonzeroMinEdgeWeight
+	}
+	tun.sparse = sr.store(nodes, score)
+	sr.sketch = nil
+	return nil
+}
+
+// sparseMinThreshold returns the dense test's minThreshold, the least
+// TQuantile(Threshold, df)·SE over the pairs: exact over the candidates,
+// and over the others from the sketch's lower bounds, whose pairs below
+// the candidates' least get their exact entries.
+func (t WaldTest) sparseMinThreshold(ctx context.Context, sr *sparseRun, tun *Tuning, keys []int64, minSEs, seDFs []float64, scoreOf func(i, j int) (float64, float64, float64), excluded func(i, j int) bool) (float64, error) {
+	n := sr.n
+	quantiles := make(map[float64]float64)
+	q := func(df float64) float64 {
+		v, ok := quantiles[df]
+		if !ok {
+			v = selection.TQuantile(tun.Threshold, df)
+			quantiles[df] = v
+		}
+		return v
+	}
+	best := math.Inf(1)
+	for p := range keys {
+		if w := q(seDFs[p]) * minSEs[p]; !math.IsNaN(w) {
+			best = math.Min(best, w)
+		}
+	}
+	// The nodes' quantiles: a pair's degrees of freedom are one side's.
+	qs := make([]float64, n)
+	for i := range qs {
+		qs[i] = q(sr.sides[i].sideDF()[0])
+	}
+	isKey := func(i, j int) bool {
+		_, ok := slices.BinarySearch(keys, int64(i)*int64(n)+int64(j))
+		return ok
+	}
+	var suspects [][2]int
+	for i := 0; i < n; i++ {
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		row := sr.sketch[i*n : (i+1)*n]
+		for j := i + 1; j < n; j++ {
+			li, lj := float64(row[j]), float64(sr.sketch[j*n+i])
+			var qq, se float64
+			switch t.sym {
+			case And:
+				qq, se = math.Min(qs[i], qs[j]), math.Max(li, lj)
+			case Or:
+				qq, se = math.Min(qs[i], qs[j]), math.Min(li, lj)
+			default:
+				qq, se = math.Max(qs[i], qs[j]), (li+lj)/2
+			}
+			if math.IsInf(qq, 1) {
+				continue // the pair's quantile is infinite: it bounds nothing
+			}
+			if qq*se < best && !isKey(i, j) && !excluded(i, j) {
+				suspects = append(suspects, [2]int{i, j})
+			}
+		}
+	}
+	if len(suspects) > 0 {
+		// Their exact entries, both sides.
+		need := make([][]int, n)
+		for _, p := range suspects {
+			for _, ij := range [][2]int{p, {p[1], p[0]}} {
+				i, j := ij[0], ij[1]
+				if _, ok := sr.sides[i].find(j); !ok && !sr.sides[i].zero {
+					need[i] = append(need[i], j)
+				}
+			}
+		}
+		for i := range need {
+			slices.Sort(need[i])
+			need[i] = slices.Compact(need[i])
+		}
+		if err := sr.fetchMissing(ctx, need); err != nil {
+			return 0, err
+		}
+		for _, p := range suspects {
+			_, minSE, seDF := scoreOf(p[0], p[1])
+			if w := q(seDF) * minSE; !math.IsNaN(w) {
+				best = math.Min(best, w)
+			}
+		}
+	}
+	return best, nil
+}
+
+// store returns the store of Tuning's accessors after the sparse test.
+func (sr *sparseRun) store(nodes []NodeFit, score func(di, si, fi, dj, sj, fj []float64, i, j int) (float64, float64, float64)) *sparseStore {
+	constant := make([]bool, sr.n)
+	for i := range constant {
+		constant[i] = nodes[i].Constant
+	}
+	return &sparseStore{
+		n: sr.n, sides: sr.sides, constant: constant, score: score,
+		cache: make(map[int][2][]float64),
+		fetch: func(i int) (a, sd []float64) {
+			e, done := sr.env.driver()
+			defer done()
+			return sr.fetch(sr.env.data, e, i, nil)
+		},
+	}
+}
+
+// sparseFallback rebuilds the dense test's arrays (every node's n entries,
+// a third pass) and runs the dense test: for the rare model where a rule
+// reads statistics below selection.SparseFloor.
+func (t WaldTest) sparseFallback(ctx context.Context, sr *sparseRun, res *Result, tun *Tuning) error {
+	n := sr.n
+	debias, stdErrs, dfs := make([][]float64, n), make([][]float64, n), make([][]float64, n)
+	data := sr.env.data
+	err := sr.env.each(ctx, func(e *engine.Driver, i int) {
+		if sr.sides[i].zero {
+			return
+		}
+		a, sd := sr.fetch(data, e, i, nil)
+		d, se := make([]float64, 4*n), make([]float64, 4*n)
+		for j := range a {
+			d[4*j], d[4*j+1], d[4*j+2], d[4*j+3] = a[j], -a[j], -a[j], a[j]
+			se[4*j], se[4*j+1], se[4*j+2], se[4*j+3] = sd[j], sd[j], sd[j], sd[j]
+		}
+		debias[i], stdErrs[i], dfs[i] = d, se, sr.sides[i].sideDF()
+	})
+	if err != nil {
+		return err
+	}
+	sr.sketch = nil
+	tun.Mixture, tun.Lowest = nil, 0
+	return t.run(ctx, sr.env.s, res, tun, debias, stdErrs, dfs, nil, nil, sr.env.workers)
+}
+
+// sparseIndependenceP is selection.IndependenceP without its n × n array
+// on unweighted complete samples (the table counts of spin i's pairs made
+// from the packed bits by AND and popcount, a row at a time); with weights
+// or missing values it calls IndependenceP.
+func sparseIndependenceP(s *Samples, counts [][]float64, total float64) (float64, int) {
+	if s.weights != nil || s.incomplete {
+		return selection.IndependenceP(s.stages(), counts, total)
+	}
+	n := s.n
+	blocks := s.bits
+	if blocks == nil {
+		blocks = engine.PackBits(&engine.Rows{N: n, K: s.k, Count: s.rows, States: s.states8()})
+	}
+	nb := len(blocks) / max(n, 1)
+	cnt := make([]int32, n)
+	return selection.IndependencePRows(n, counts, total, func(i int, dst []float64) {
+		clear(cnt)
+		for x := 0; x < nb; x++ {
+			blk := blocks[x*n : (x+1)*n]
+			wi := blk[i]
+			for j := i + 1; j < n; j++ {
+				cnt[j] += int32(bits.OnesCount64(wi & blk[j]))
+			}
+		}
+		for j := i + 1; j < n; j++ {
+			dst[j] = float64(cnt[j])
+		}
+	})
+}

@@ -1,0 +1,162 @@
+package pairwise
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// withDenseTest makes the learner run the dense Ising edge test where the
+// sparse one would run (edgetest_sparse.go), for the tests that compare
+// them.
+func withDenseTest() Option {
+	return optionFunc(func(c *config) { c.denseTest = true })
+}
+
+// sparseModel returns an Ising model on n spins whose couplings are a
+// random graph of the given average degree, weights ±[lo, hi], fields
+// uniform in ±0.3.
+func sparseModel(t *testing.T, n int, degree, lo, hi float64, r *rand.Rand) *Model {
+	t.Helper()
+	a := mat.NewSymDense(n, nil)
+	theta := make([]float64, n)
+	for i := 0; i < n; i++ {
+		theta[i] = 0.3 * (2*r.Float64() - 1)
+		for j := i + 1; j < n; j++ {
+			if r.Float64() < degree/float64(n-1) {
+				w := lo + (hi-lo)*r.Float64()
+				if r.IntN(2) == 0 {
+					w = -w
+				}
+				a.SetSym(i, j, w)
+			}
+		}
+	}
+	m, err := NewIsing(a, theta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestSparseEdgeTestMatchesDense learns the same samples with the sparse
+// edge test and with the dense one on the support-model path (lowered to
+// a few spins by withWaldDense) and requires the same result to the bit:
+// edges and their weights, threshold, z₁, MinEdgeWeight, the mixture, the
+// EBIC graph stage, and every pair's Score, Debiased and StdErr (the
+// sparse test's computed on demand for the pairs it did not keep). The
+// models: random graphs of 24 to 60 spins at 300 to 3000 rows, seeds
+// fixed, under the three symmetrisation rules and with the mixture or the
+// gap rule; some take the sparse test's fallback to the dense arrays (no
+// candidate between its floor and z₁), which must agree too.
+func TestSparseEdgeTestMatchesDense(t *testing.T) {
+	skipUnderRace(t)
+	type tc struct {
+		n     int
+		rows  int
+		deg   float64
+		opts  []Option
+		label string
+	}
+	cases := []tc{
+		{24, 3000, 2, nil, "default"},
+		{40, 1000, 3, nil, "default"},
+		{60, 2000, 2.5, nil, "default"},
+		{40, 300, 3, nil, "few rows"},
+		{40, 2000, 3, []Option{WithSymmetrization(And)}, "And"},
+		{40, 2000, 3, []Option{WithSymmetrization(Or)}, "Or"},
+		{40, 2000, 3, []Option{WithFalseEdgeRate(0.2)}, "alpha 0.2"},
+		{40, 2000, 3, []Option{WithEdgeMixture(false)}, "gap rule"},
+		{60, 1000, 2, []Option{WithEdgeMixture(false), WithSymmetrization(Or)}, "gap rule, Or"},
+		// z₁ is 2.4 at 12 spins, below the sparse test's floor: the
+		// fallback to the dense arrays.
+		{12, 2000, 2, []Option{WithEdgeMixture(false)}, "fallback"},
+		{12, 2000, 2, nil, "small"},
+	}
+	fallbacks := 0
+	for x, c := range cases {
+		t.Run(fmt.Sprintf("n=%d/N=%d/%s", c.n, c.rows, c.label), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(uint64(33+x), 7))
+			m := sparseModel(t, c.n, c.deg, 0.2, 0.6, r)
+			g, err := NewGibbsSampler(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := g.Sample(rand.NewPCG(uint64(100+x), 3), c.rows)
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts := append([]Option{withWaldDense(4), WithWorkers(2)}, c.opts...)
+			sp, err := Learn(s, opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			de, err := Learn(s, append(opts, withDenseTest())...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ts, td := sp.Tuning, de.Tuning
+			if ts.sparse == nil && ts.scores != nil {
+				fallbacks++
+			} else if ts.sparse == nil {
+				t.Fatal("the sparse test did not run")
+			}
+			if td.sparse != nil {
+				t.Fatal("the dense test ran the sparse one")
+			}
+			same := func(name string, a, b float64) {
+				if a != b && !(math.IsNaN(a) && math.IsNaN(b)) {
+					t.Errorf("%s: sparse %v, dense %v", name, a, b)
+				}
+			}
+			if len(sp.Edges) != len(de.Edges) {
+				t.Fatalf("%d edges, dense %d", len(sp.Edges), len(de.Edges))
+			}
+			for e := range sp.Edges {
+				if sp.Edges[e] != de.Edges[e] {
+					t.Errorf("edge %d: %+v, dense %+v", e, sp.Edges[e], de.Edges[e])
+				}
+			}
+			same("MinEdgeWeight", sp.MinEdgeWeight, de.MinEdgeWeight)
+			same("Threshold", ts.Threshold, td.Threshold)
+			same("Critical", ts.Critical, td.Critical)
+			same("Lowest", ts.Lowest, td.Lowest)
+			same("GlobalP", ts.GlobalP, td.GlobalP)
+			if ts.EBICGraph != td.EBICGraph {
+				t.Errorf("EBICGraph %v, dense %v", ts.EBICGraph, td.EBICGraph)
+			}
+			if (ts.Mixture == nil) != (td.Mixture == nil) || (ts.Mixture != nil && *ts.Mixture != *td.Mixture) {
+				t.Errorf("mixture %+v, dense %+v", ts.Mixture, td.Mixture)
+			}
+			bad := 0
+			for i := 0; i < c.n; i++ {
+				for j := 0; j < c.n; j++ {
+					if a, b := ts.Score(i, j), td.Score(i, j); a != b && bad < 5 {
+						bad++
+						t.Errorf("Score(%d, %d) = %v, dense %v", i, j, a, b)
+					}
+					for a := 0; a < 2; a++ {
+						for b := 0; b < 2; b++ {
+							if u, v := ts.Debiased(i, j, a, b), td.Debiased(i, j, a, b); u != v && bad < 5 {
+								bad++
+								t.Errorf("Debiased(%d, %d, %d, %d) = %v, dense %v", i, j, a, b, u, v)
+							}
+							if u, v := ts.StdErr(i, j, a, b), td.StdErr(i, j, a, b); u != v && bad < 5 {
+								bad++
+								t.Errorf("StdErr(%d, %d, %d, %d) = %v, dense %v", i, j, a, b, u, v)
+							}
+						}
+					}
+				}
+			}
+			t.Logf("%d edges, threshold %.3f (z1 %.3f), mixture %v, EBIC graph %v, sparse store %v", len(sp.Edges), ts.Threshold, ts.Lowest, ts.Mixture != nil, ts.EBICGraph, ts.sparse != nil)
+		})
+	}
+	t.Logf("%d of %d cases took the fallback", fallbacks, len(cases))
+	if fallbacks == 0 {
+		t.Error("no case took the fallback to the dense arrays")
+	}
+}

@@ -1,0 +1,355 @@
+package selection
+
+import (
+	"encoding/binary"
+	"math"
+	"slices"
+	"sync"
+
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/mrfkit/pairwise/internal/engine"
+)
+
+// The support-model test (wald_support.go) for a subset of the spins
+// (issue 33). WaldSupport's moments of a spin j outside the support A are
+// sums over the rows of values of column j alone (the sign-pattern sums
+// V_c[j], their contraction, g_j), each taken in the same order whatever
+// the other columns are. SupportSubset computes them for the columns of A
+// and a list of other spins only, with the same arithmetic column by
+// column, so that a spin's statistic is the same bits whether it was
+// computed with all n spins (the edge test's first pass) or with a few
+// (the second pass, which fetches the partner entries of the pairs the
+// first pass kept, and Tuning's accessors): TestSupportSubsetExact holds
+// the two to equality. Its cost is O(N·(|A| + |js|)) a node, against
+// WaldSupport's O(N·n).
+
+// SupportSubset returns node i's Ising estimates a (Â_ij, the value that
+// WaldSupport writes in the form [[a, −a], [−a, a]]) and their standard
+// errors sd for the spins js (all n when js is nil; i's own entry is 0),
+// and the degrees of freedom of both values of z_i, at the margins u of
+// w (u_m = ⟨w, x_m⟩) and the total weight total > 0 of the task's rows.
+// js need not be sorted and may hold i or spins of the support.
+func SupportSubset(s *Data, task *engine.Task, w, u []float64, total float64, js []int) (a, sd []float64, dof float64) {
+	n, i, rows := s.N, task.Bias, len(task.Y)
+	cols := []int{i} // A: the bias (x_i = 1), then the support
+	for c, v := range w {
+		if c != i && v != 0 {
+			cols = append(cols, c)
+		}
+	}
+	p := len(cols)
+	// all: the columns whose moments are summed, in increasing order; pos
+	// maps a column to its place in all.
+	var all []int
+	pos := make([]int32, n)
+	if js == nil {
+		all = make([]int, n)
+		for c := range all {
+			all[c], pos[c] = c, int32(c)
+		}
+	} else {
+		for c := range pos {
+			pos[c] = -1
+		}
+		for _, c := range cols {
+			pos[c] = 0
+		}
+		for _, c := range js {
+			pos[c] = 0
+		}
+		for c, v := range pos {
+			if v == 0 {
+				pos[c] = int32(len(all))
+				all = append(all, c)
+			}
+		}
+	}
+	L := len(all)
+	size, chunks := engine.Chunking(task.X, rows)
+	parts := make([]supportMoments, chunks)
+	engine.RunChunks(task.X, chunks, func(c int) {
+		lo := c * size
+		parts[c] = russianChunk(s, task, cols, all, u, total, lo, min(lo+size, rows))
+	})
+	ha, ja := make([]float64, p*L), make([]float64, p*L)
+	g := make([]float64, L)
+	hjj, jjj := 0.0, 0.0
+	for _, pt := range parts {
+		floats.Add(ha, pt.H)
+		floats.Add(ja, pt.J)
+		floats.Add(g, pt.G)
+		hjj += pt.Hd
+		jjj += pt.Jd
+	}
+	haa, jaa := mat.NewSymDense(p, nil), mat.NewSymDense(p, nil)
+	ga := make([]float64, p)
+	for x, ca := range cols {
+		ga[x] = g[pos[ca]]
+		for b := x; b < p; b++ {
+			haa.SetSym(x, b, ha[x*L+int(pos[cols[b]])])
+			jaa.SetSym(x, b, ja[x*L+int(pos[cols[b]])])
+		}
+	}
+	hinv := invertSym(haa)
+	var delta, jh mat.Dense
+	delta.Mul(hinv, mat.NewVecDense(p, ga))
+	jh.Mul(jaa, hinv)
+	dof = total - float64(p+1)
+	hc1 := HC1Factor(total, float64(p+1))
+	if !EnoughEvents(minorityWeight(task), float64(p+1)) {
+		dof = 0
+	}
+	// The values of every column summed, then those asked for.
+	va, vs := make([]float64, L), make([]float64, L)
+	inA := make([]bool, L)
+	for x, c := range cols {
+		inA[pos[c]] = true
+		if x == 0 {
+			continue
+		}
+		v := 0.0
+		for r := 0; r < p; r++ {
+			v += hinv.At(x, r) * jh.At(r, x)
+		}
+		dl := delta.At(x, 0)
+		va[pos[c]], vs[pos[c]] = (w[c]-dl)/2, hc1*sandwichSE(v-dl*dl, total)/2
+	}
+	hAj, jAj, b, jb := make([]float64, p), make([]float64, p), make([]float64, p), make([]float64, p)
+	bv, jbv := mat.NewVecDense(p, b), mat.NewVecDense(p, jb)
+	for t := range all {
+		if inA[t] {
+			continue
+		}
+		for x := range cols {
+			hAj[x], jAj[x] = ha[x*L+t], ja[x*L+t]
+		}
+		bv.MulVec(hinv, mat.NewVecDense(p, hAj))
+		sc := hjj - floats.Dot(hAj, b)
+		if !(sc > 1e-12*hjj) {
+			continue // j lies in the span of A's columns: no test (zero)
+		}
+		dl := (g[t] - floats.Dot(b, ga)) / sc
+		jbv.MulVec(jaa, bv)
+		q := (jjj - 2*floats.Dot(b, jAj) + floats.Dot(b, jb)) / (sc * sc)
+		va[t], vs[t] = -dl/2, hc1*sandwichSE(q-dl*dl, total)/2
+	}
+	if js == nil {
+		return va, vs, dof
+	}
+	a, sd = make([]float64, len(js)), make([]float64, len(js))
+	for x, c := range js {
+		a[x], sd[x] = va[pos[c]], vs[pos[c]]
+	}
+	return a, sd, dof
+}
+
+// SupportNode is SupportSubset with the margins made here (u is scratch of
+// one entry a row): nil values and NaN degrees of freedom when the task's
+// rows weigh nothing.
+func SupportNode(s *Data, task *engine.Task, w, u []float64, js []int) (a, sd []float64, dof float64) {
+	rows := len(task.Y)
+	total := engine.WeightSum(task.C, rows)
+	if !(total > 0) {
+		return nil, nil, math.NaN()
+	}
+	u = u[:rows]
+	SupportMargins(s, task.Bias, w, u)
+	return SupportSubset(s, task, w, u, total, js)
+}
+
+// SupportMargins sets u[m] = ⟨w, x_m⟩ for node i's Ising design on the
+// complete samples s (x_mi = 1, the bias; x_mj = ±1) from w's nonzero
+// coefficients, in increasing order of the variable: O(N·p) for a support
+// of p, where the design's full margins read every variable's codes (12%
+// of the support-model test's time at n = 3,000, and most of its second
+// pass's, which asks for a few columns). WaldSpinsSupport and SupportNode
+// both take their margins here, so the dense and the sparse tests read the
+// same bits.
+func SupportMargins(s *Data, i int, w, u []float64) {
+	n := s.N
+	var cols []int
+	for c, v := range w {
+		if v != 0 {
+			cols = append(cols, c)
+		}
+	}
+	states := s.States()
+	for m := range u {
+		row := states[m*n : (m+1)*n]
+		t := 0.0
+		for _, c := range cols {
+			if c == i {
+				t += w[c]
+			} else {
+				t += w[c] * float64(2*int(row[c]&1)-1)
+			}
+		}
+		u[m] = t
+	}
+}
+
+// russianChunk returns SupportChunk's moments for the columns all
+// (increasing, holding cols) by the method of four Russians on the states'
+// bytes (issue 33: the support-model moments were half the default's time
+// at n = 3,000). For each group of eight spins of A (as SupportChunk) the
+// rows are taken code by code (the pattern c of the group's spins,
+// increasing; rows in order within a code), eight at a time: three
+// tables of 256 cells hold the sums of α, β and ĉ·s over every subset of
+// the eight rows, and each column's eight states, read as the bits of a
+// byte, pick one cell of each. So the sums S_c[j] of α (and β) over the
+// rows of code c with z_j = 1 cost one look-up a column and eight rows
+// where SupportChunk adds a row of n floats three times a row; then
+// V_c[j] = 2·S_c[j] − Σ_{m∈c} α_m as x_mj = ±1, and g_j likewise (with
+// the first group). A
+// column's sums depend on its own states only, in a fixed order, so any
+// subset of the columns gives the same bits (TestSupportSubsetExact). The
+// states must be 0 or 1 (complete Ising samples, as the support model's).
+func russianChunk(s *Data, task *engine.Task, cols, all []int, u []float64, total float64, lo, hi int) supportMoments {
+	n, i, p, L := s.N, task.Bias, len(cols), len(all)
+	states := s.States()
+	sm := supportMoments{H: make([]float64, p*L), J: make([]float64, p*L), G: make([]float64, L)}
+	// The rows of weight and their weights.
+	type rowW struct {
+		m               int32
+		alpha, beta, gs float64
+	}
+	var rws0 []rowW
+	for m := lo; m < hi; m++ {
+		ch, sg, alpha, beta := WaldRow(task, u, total, m)
+		if ch == 0 {
+			continue
+		}
+		rws0 = append(rws0, rowW{int32(m), alpha, beta, ch * sg})
+		sm.Hd += alpha
+		sm.Jd += beta
+	}
+	zero := make([]uint8, n)
+	contiguous := L == n // all is 0..n-1
+	bias, hasBias := slices.BinarySearch(all, i)
+	const per = 8
+	for gr := 0; gr*per < p; gr++ {
+		gcols := cols[gr*per : min((gr+1)*per, p)]
+		size := len(gcols)
+		codes := 1 << size
+		withG := gr == 0 // g once, with the first group
+		byCode := make([][]rowW, codes)
+		for _, rw := range rws0 {
+			row := states[int(rw.m)*n : (int(rw.m)+1)*n]
+			code := 0
+			for t, c := range gcols {
+				b := int(row[c] & 1)
+				if c == i {
+					b = 1
+				}
+				code |= b << t
+			}
+			byCode[code] = append(byCode[code], rw)
+		}
+		// S_c[j] of α, then of β, made V_c[j] in place below (the
+		// layout of SupportChunk's table); pooled, as a node's tables
+		// are megabytes at n = 3,000.
+		bufp := russianPool.Get().(*[]float64)
+		if cap(*bufp) < 2*codes*L {
+			*bufp = make([]float64, 2*codes*L)
+		}
+		tab := (*bufp)[:2*codes*L]
+		clear(tab)
+		half := codes * L
+		sa, sb := tab[:half], tab[half:]
+		sumA, sumB := make([]float64, codes), make([]float64, codes)
+		sumG := 0.0
+		var ta, tb, tg [256]float64
+		var rws [8][]uint8
+		for c, rs := range byCode {
+			dA, dB := sa[c*L:(c+1)*L], sb[c*L:(c+1)*L]
+			for g0 := 0; g0 < len(rs); g0 += 8 {
+				grp := rs[g0:min(g0+8, len(rs))]
+				for r := 0; r < 8; r++ {
+					var wa, wb, wg float64
+					rws[r] = zero
+					if r < len(grp) {
+						wa, wb, wg = grp[r].alpha, grp[r].beta, grp[r].gs
+						m := int(grp[r].m)
+						rws[r] = states[m*n : (m+1)*n]
+					}
+					h := 1 << r
+					for x := 0; x < h; x++ {
+						ta[h+x] = ta[x] + wa
+						tb[h+x] = tb[x] + wb
+						tg[h+x] = tg[x] + wg
+					}
+				}
+				sumA[c] += ta[255]
+				sumB[c] += tb[255]
+				sumG += tg[255]
+				t := 0
+				if contiguous {
+					r0, r1, r2, r3, r4, r5, r6, r7 := rws[0], rws[1], rws[2], rws[3], rws[4], rws[5], rws[6], rws[7]
+					for ; t+8 <= L; t += 8 {
+						// Byte k of x is column t+k's eight states, row r
+						// in bit r (each state is 0 or 1).
+						x := binary.LittleEndian.Uint64(r0[t:]) | binary.LittleEndian.Uint64(r1[t:])<<1 |
+							binary.LittleEndian.Uint64(r2[t:])<<2 | binary.LittleEndian.Uint64(r3[t:])<<3 |
+							binary.LittleEndian.Uint64(r4[t:])<<4 | binary.LittleEndian.Uint64(r5[t:])<<5 |
+							binary.LittleEndian.Uint64(r6[t:])<<6 | binary.LittleEndian.Uint64(r7[t:])<<7
+						a8, b8 := dA[t:t+8:t+8], dB[t:t+8:t+8]
+						for k := 0; k < 8; k++ {
+							idx := uint8(x >> (8 * k))
+							a8[k] += ta[idx]
+							b8[k] += tb[idx]
+						}
+						if withG {
+							g8 := sm.G[t : t+8 : t+8]
+							for k := 0; k < 8; k++ {
+								g8[k] += tg[uint8(x>>(8*k))]
+							}
+						}
+					}
+				}
+				for ; t < L; t++ {
+					col := all[t]
+					idx := rws[0][col] | rws[1][col]<<1 | rws[2][col]<<2 | rws[3][col]<<3 |
+						rws[4][col]<<4 | rws[5][col]<<5 | rws[6][col]<<6 | rws[7][col]<<7
+					dA[t] += ta[idx]
+					dB[t] += tb[idx]
+					if withG {
+						sm.G[t] += tg[idx]
+					}
+				}
+			}
+		}
+		if hasBias {
+			// x_i = 1 in every row: the bias column's sums are the
+			// whole sums, whatever z_i (and 2·S − S = S exactly).
+			for c := 0; c < codes; c++ {
+				sa[c*L+bias], sb[c*L+bias] = sumA[c], sumB[c]
+			}
+			if withG {
+				sm.G[bias] = sumG
+			}
+		}
+		// V_c = 2·S_c − Σ_c α (H's then J's, SupportChunk's layout), g.
+		for c := 0; c < codes; c++ {
+			va, vb := sa[c*L:(c+1)*L], sb[c*L:(c+1)*L]
+			for t := range va {
+				va[t] = 2*va[t] - sumA[c]
+				vb[t] = 2*vb[t] - sumB[c]
+			}
+		}
+		if withG {
+			for t := range sm.G {
+				sm.G[t] = 2*sm.G[t] - sumG
+			}
+		}
+		scratch := make([]float64, 2*L)
+		waldContract(sm.H[gr*per*L:], L, tab[:half], size, L, false, scratch[:L], scratch[L:])
+		waldContract(sm.J[gr*per*L:], L, tab[half:], size, L, false, scratch[:L], scratch[L:])
+		russianPool.Put(bufp)
+	}
+	return sm
+}
+
+// russianPool holds russianChunk's tables between calls.
+var russianPool = sync.Pool{New: func() any { return new([]float64) }}
