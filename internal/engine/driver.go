@@ -274,7 +274,8 @@ type Work struct {
 	codes      []uint16
 	last       *Task
 	lastDesign *codedDesign
-	scr        screenWork // the screened fits' scratch (screen.go)
+	scr        screenWork   // the screened fits' scratch (screen.go)
+	sm         *softmaxWork // the softmax fits' scratch (softmax.go)
 }
 
 // RowScratch returns a buffer of length rows that the next Fit will
