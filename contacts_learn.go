@@ -8,6 +8,7 @@ import (
 
 	"github.com/mrfkit/pairwise/internal/dca"
 	"github.com/mrfkit/pairwise/internal/engine"
+	"github.com/mrfkit/pairwise/solve"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -67,6 +68,48 @@ func WithReferencePairs(on bool) Option {
 	})
 }
 
+// WithSoftmax sets whether LearnContacts fits each node by one
+// multinomial (softmax) regression over its k' states (k' = k−1 with the
+// gap ignored, else k) on every sequence where the node holds one of them,
+// the conditional likelihood of pseudo-likelihood methods, instead of
+// value-pair regressions (WithReferencePairs). Its couplings carry the
+// ridge (ρ/2)·‖W‖² of WithRidge, its fields (ρ_h/2)·‖h‖² of WithFieldRidge,
+// both in effective sequences; without WithRidge, ρ is
+// DefaultSoftmaxRidge. There is no l2,1 constraint: WithWidth is not used.
+// Each fit is solved to the duality gap of WithTolerance
+// (DefaultContactTolerance). Learn and LearnPairwise ignore it.
+func WithSoftmax(on bool) Option {
+	return optionFunc(func(c *config) {
+		if on {
+			c.softmax = refPairsOn
+		} else {
+			c.softmax = refPairsOff
+		}
+	})
+}
+
+// WithFieldRidge sets ρ_h, the ridge (ρ_h/2)·‖h‖² on the fields of
+// LearnContacts' softmax regressions (WithSoftmax), in effective sequences;
+// DefaultSoftmaxFieldRidge unless given. ρ_h must be finite and positive
+// (the duality gap needs it). Other learners and paths ignore it.
+func WithFieldRidge(rho float64) Option {
+	return optionFunc(func(c *config) {
+		c.setPositive(&c.fieldRidge, rho, "WithFieldRidge", "the field ridge ρ_h must be a finite positive number")
+	})
+}
+
+// Defaults of LearnContacts' softmax regressions (WithSoftmax).
+const (
+	// DefaultSoftmaxRidge is ρ of the couplings, in effective sequences.
+	DefaultSoftmaxRidge = 16.0
+	// DefaultSoftmaxFieldRidge is ρ_h of the fields, in effective
+	// sequences: enough to keep the field of a state that a column never
+	// shows finite, too little to move the others.
+	DefaultSoftmaxFieldRidge = 1.0
+	// defaultSoftmaxIter caps the quasi-Newton iterations of a node.
+	defaultSoftmaxIter = 1000
+)
+
 // Which value pairs LearnContacts fits (config.refPairs).
 const (
 	refPairsDefault = iota // not set
@@ -97,6 +140,11 @@ type ContactMap struct {
 	Ridge, Width, Neff float64
 	// IgnoreGap reports whether state 0 was left out.
 	IgnoreGap bool
+	// Softmax reports whether the nodes were fitted by softmax
+	// regressions (WithSoftmax); FieldRidge is then their ρ_h, and Width
+	// is not used.
+	Softmax    bool
+	FieldRidge float64
 }
 
 // LearnContacts is LearnContactsContext without cancellation.
@@ -157,9 +205,27 @@ func LearnContactsContext(ctx context.Context, s *Samples, opts ...Option) (*Con
 		WithMinEdgeWeight(math.SmallestNonzeroFloat64), // no edge test
 		WithTolerance(DefaultContactTolerance),
 	}
+	var probe config // the caller's options alone
+	for _, o := range opts {
+		if o != nil {
+			o.apply(&probe)
+		}
+	}
 	r, err := newRun(fn, s, append(defaults, opts...), false)
 	if err != nil {
 		return nil, err
+	}
+	softmax := r.cfg.softmax == refPairsOn
+	if softmax {
+		if !probe.ridgeSet {
+			r.cfg.ridge = DefaultSoftmaxRidge
+		}
+		if !(r.cfg.ridge > 0) {
+			return nil, fmt.Errorf("pairwise: %s: the softmax regression needs a positive ridge ρ (WithRidge)", fn)
+		}
+		if r.cfg.fieldRidge == 0 {
+			r.cfg.fieldRidge = DefaultSoftmaxFieldRidge
+		}
 	}
 	defer r.stop()
 	n, k := s.n, s.k
@@ -180,6 +246,9 @@ func LearnContactsContext(ctx context.Context, s *Samples, opts ...Option) (*Con
 	nodes := make([]NodeFit, n)
 	refPairs := r.cfg.refPairs != refPairsOff
 	err = r.eachNode(ctx, func(ctx context.Context, e *engine.Driver, i int) error {
+		if softmax {
+			return contactNodeSoftmax(ctx, e, i, n, k, first, r.cfg.ridge, r.cfg.fieldRidge, raw, nodes, fn)
+		}
 		if refPairs {
 			return contactNodeRef(ctx, e, i, n, k, first, skip, radius, raw, nodes, fn)
 		}
@@ -251,6 +320,7 @@ func LearnContactsContext(ctx context.Context, s *Samples, opts ...Option) (*Con
 	return &ContactMap{
 		Scores: scores, Raw: rawSym, Nodes: nodes,
 		Ridge: r.cfg.ridge, Width: r.cfg.lambda, Neff: s.total, IgnoreGap: ignoreGap,
+		Softmax: softmax, FieldRidge: r.cfg.fieldRidge,
 	}, nil
 }
 
@@ -309,6 +379,49 @@ func contactNodeRef(ctx context.Context, e *engine.Driver, i, n, k, first int, s
 			continue
 		}
 		raw[i*n+j] = dca.ZeroSumNorm(u[j*kk:(j+1)*kk], k, first, row, col)
+	}
+	return nil
+}
+
+// contactNodeSoftmax is node i of LearnContacts with WithSoftmax: one
+// multinomial regression of z_i over the states first..k−1 (engine.Softmax),
+// whose coupling rows give the block Ŵ_ij(α, b) = W_j(b, α − first) and
+// node i's score of column j, the zero-sum norm of that block over the
+// states scored.
+func contactNodeSoftmax(ctx context.Context, e *engine.Driver, i, n, k, first int, ridge, fieldRidge float64, raw []float64, nodes []NodeFit, fn string) error {
+	K := k - first
+	w := make([]float64, engine.SoftmaxDim(n, k, first))
+	p := &engine.Softmax{Node: i, First: first, Ridge: ridge, FieldRidge: fieldRidge, Tol: e.Tol, MaxIter: defaultSoftmaxIter}
+	if e.MaxIter > 0 && e.MaxIter < p.MaxIter {
+		p.MaxIter = e.MaxIter
+	}
+	st, err := e.FitSoftmax(ctx, p, w)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("pairwise: %s: node %d: %w", fn, i, err)
+	}
+	status := solve.IterationLimit
+	if st.Converged {
+		status = solve.GapBelowTol
+	}
+	nodes[i] = NodeFit{Node: i, Regressions: 1, Iterations: st.Iter, Loss: st.Objective, Gap: st.Gap, Converged: st.Converged, Status: status}
+	kk := k * k
+	block := make([]float64, kk)
+	row, col := make([]float64, k), make([]float64, k)
+	for j := 0; j < n; j++ {
+		if j == i {
+			continue
+		}
+		clear(block)
+		for b := 0; b < k; b++ {
+			src := w[(j*k+b)*K : (j*k+b+1)*K]
+			for c, v := range src {
+				block[(c+first)*k+b] = v
+			}
+		}
+		raw[i*n+j] = dca.ZeroSumNorm(block, k, first, row, col)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -67,6 +68,8 @@ func runContacts(args []string, stdout, stderr io.Writer) error {
 	png := fs.String("png", "", "also draw the score matrix as a heat map to `FILE` (SVG or PDF when it ends in .svg or .pdf, else PNG), the top pairs marked")
 	ridge := fs.Float64("ridge", pairwise.DefaultContactRidge, "ridge ρ of every regression, in effective sequences")
 	allPairs := fs.Bool("all-pairs", false, "fit every value pair of a column, as Algorithm 2 does ((k-1)(k-2)/2 regressions), instead of its most frequent value against each other (k-2)")
+	softmax := fs.Bool("softmax", false, "fit each column by one multinomial (softmax) regression over its states on every sequence, instead of value-pair regressions")
+	fieldRidge := fs.Float64("field-ridge", pairwise.DefaultSoftmaxFieldRidge, "ridge ρ_h of the fields of the softmax regressions, in effective sequences")
 	tol := fs.Float64("tol", pairwise.DefaultContactTolerance, "certified optimality gap of every regression")
 	lambda := fs.Float64("lambda", pairwise.DefaultContactWidth, "width λ: l2,1 radius 2λ√k of every regression")
 	workers := fs.Int("workers", 0, "goroutines (0 for every core)")
@@ -125,10 +128,15 @@ func runContacts(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return cli.FileError(in.Name, err)
 		}
+		ridgeSet := false
+		fs.Visit(func(f *flag.Flag) { ridgeSet = ridgeSet || f.Name == "ridge" })
 		lopts := []pairwise.Option{
-			pairwise.WithRidge(*ridge), pairwise.WithWidth(*lambda),
+			pairwise.WithWidth(*lambda), pairwise.WithSoftmax(*softmax), pairwise.WithFieldRidge(*fieldRidge),
 			pairwise.WithIgnoreGap(*ignoreGap), pairwise.WithProgress(progress),
 			pairwise.WithReferencePairs(!*allPairs), pairwise.WithTolerance(*tol),
+		}
+		if ridgeSet || !*softmax {
+			lopts = append(lopts, pairwise.WithRidge(*ridge))
 		}
 		if *workers > 0 {
 			lopts = append(lopts, pairwise.WithWorkers(*workers))

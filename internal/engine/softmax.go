@@ -255,6 +255,25 @@ func (e *Driver) FitSoftmax(ctx context.Context, p *Softmax, w []float64) (Softm
 	}
 }
 
+// addVec adds src to dst (len(src) ≥ len(dst)), four entries at a time:
+// the inner loop of the softmax kernels, one table row or histogram cell
+// of K' classes.
+func addVec(dst, src []float64) {
+	src = src[:len(dst)]
+	x := 0
+	for ; x+4 <= len(dst); x += 4 {
+		d := dst[x : x+4 : x+4]
+		s := src[x : x+4 : x+4]
+		d[0] += s[0]
+		d[1] += s[1]
+		d[2] += s[2]
+		d[3] += s[3]
+	}
+	for ; x < len(dst); x++ {
+		dst[x] += src[x]
+	}
+}
+
 func dot(a, b []float64) float64 {
 	s := 0.0
 	for x, v := range a {
@@ -317,10 +336,7 @@ func (e *Driver) softmaxEval(p *Softmax, w, g []float64, ws *softmaxWork, C floa
 		row := gc.codes[int(m)*groups : int(m+1)*groups]
 		clear(u)
 		for _, code := range row {
-			tv := tab[int(code)*K : int(code)*K+K]
-			for x, v := range tv {
-				u[x] += v
-			}
+			addVec(u, tab[int(code)*K:int(code)*K+K])
 		}
 		mx := u[0]
 		for _, v := range u[1:] {
@@ -349,10 +365,7 @@ func (e *Driver) softmaxEval(p *Softmax, w, g []float64, ws *softmaxWork, C floa
 		pr[y] -= c
 		// pr is now the residual c·(p − e_y): scatter it.
 		for _, code := range row {
-			hv := hist[int(code)*K : int(code)*K+K]
-			for x, v := range pr {
-				hv[x] += v
-			}
+			addVec(hist[int(code)*K:int(code)*K+K], pr)
 		}
 	}
 	// Marginals: grad[(j·k+a)·K + c] = Σ over the cells of j's group whose
