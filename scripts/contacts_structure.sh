@@ -120,7 +120,13 @@ for f in $FAMILIES; do
     plmc) timed "$f.plmc" "$plmc" -c "$f.plmc.ec" -le 16.0 -lh 0.01 -m 100 -t 0.2 -g -n 2 "$aln"; files+=("$f.plmc.ec") ;;
     default) timed "$f.default" "$work/pairwise" contacts -quiet -workers 2 -o "$f.default.csv" "$aln"; files+=("$f.default.csv") ;;
     # Any other variant NAME=FLAGS, e.g. "rho16=-ridge,16": commas become spaces.
+    # "C@L" in FLAGS stands for C·(L − 1), L the family's number of
+    # columns (e.g. "smL=-softmax,-ridge,0.2@L": CCMpred's scaling).
     *=*) name=${v%%=*}; flags=${v#*=}
+         L=$(awk '!/^>/{print length($0); exit}' "$aln")
+         while [[ $flags =~ ([0-9.]+)@L ]]; do
+           flags=${flags/"${BASH_REMATCH[0]}"/$(awk -v c="${BASH_REMATCH[1]}" -v L="$L" 'BEGIN{print c*(L-1)}')}
+         done
          # shellcheck disable=SC2086
          timed "$f.$name" "$work/pairwise" contacts -quiet -workers 2 ${flags//,/ } -o "$f.$name.csv" "$aln"; files+=("$f.$name.csv") ;;
     esac

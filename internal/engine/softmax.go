@@ -62,6 +62,58 @@ type SoftmaxStats struct {
 	Weight      float64 // C, their total weight
 }
 
+// sparseRows holds every row as the list of its variables that are not in
+// their column's reference state (the state of largest weight), each as
+// the one-hot index j·k + a: a margin is the reference states' sum, the
+// same for every row, plus the listed variables' differences from it, so
+// the softmax kernels read only the listed entries (in a protein
+// alignment, about half of them). Used when the codes hold one variable a
+// group (k^2 > maxGroupTable, as at k = 21).
+type sparseRows struct {
+	ref   []uint8  // n: each variable's reference state
+	start []int32  // rows+1: row m's entries are idx[start[m]:start[m+1]]
+	idx   []uint16 // j·k + a
+}
+
+// sparseRowsOf returns the data's sparse rows, built on first use, or nil
+// when a group holds more than one variable.
+func (d *Data) sparseRowsOf() *sparseRows {
+	if d.gc == nil || d.gc.per != 1 || d.Rows.States == nil || d.Rows.N*d.Rows.K > 1<<16 {
+		return nil
+	}
+	d.sparseOnce.Do(func() {
+		r := d.Rows
+		n, k := r.N, r.K
+		wt := make([]float64, n*k)
+		for m := 0; m < r.Count; m++ {
+			c := r.Weight(m)
+			for j, z := range r.States[m*n : (m+1)*n] {
+				wt[j*k+int(z)] += c
+			}
+		}
+		sp := &sparseRows{ref: make([]uint8, n), start: make([]int32, r.Count+1)}
+		for j := 0; j < n; j++ {
+			best := 0
+			for a := 1; a < k; a++ {
+				if wt[j*k+a] > wt[j*k+best] {
+					best = a
+				}
+			}
+			sp.ref[j] = uint8(best)
+		}
+		for m := 0; m < r.Count; m++ {
+			for j, z := range r.States[m*n : (m+1)*n] {
+				if z != sp.ref[j] {
+					sp.idx = append(sp.idx, uint16(j*k+int(z)))
+				}
+			}
+			sp.start[m+1] = int32(len(sp.idx))
+		}
+		d.sparse = sp
+	})
+	return d.sparse
+}
+
 // softmaxMemory is the number of correction pairs of the quasi-Newton
 // method: each is two vectors of the node's dimension n·k·K'.
 const softmaxMemory = 6
@@ -300,6 +352,10 @@ func softmaxContrib(w []float64, j, a, i, k, K int) []float64 {
 // softmaxEval sets g = ∇F(w) and returns F(w) and the duality gap at w
 // (see the comment at the top of the file).
 func (e *Driver) softmaxEval(p *Softmax, w, g []float64, ws *softmaxWork, C float64) (float64, float64) {
+	if sp := e.Data.sparseRowsOf(); sp != nil {
+		loss, ent := e.softmaxSparse(p, sp, w, ws)
+		return softmaxFinish(p, w, g, ws.grad, loss, ent, C, e.Data.gc.n, e.Data.gc.k)
+	}
 	gc := e.Data.gc
 	n, k := gc.n, gc.k
 	i := p.Node
@@ -338,31 +394,9 @@ func (e *Driver) softmaxEval(p *Softmax, w, g []float64, ws *softmaxWork, C floa
 		for _, code := range row {
 			addVec(u, tab[int(code)*K:int(code)*K+K])
 		}
-		mx := u[0]
-		for _, v := range u[1:] {
-			mx = math.Max(mx, v)
-		}
-		z := 0.0
-		for x, v := range u {
-			ev := math.Exp(v - mx)
-			pr[x] = ev
-			z += ev
-		}
-		lz := math.Log(z) + mx
-		y := int(ws.lab[r])
-		c := ws.cw[r]
-		loss += c * (lz - u[y])
-		h := 0.0
-		inv := 1 / z
-		for x := range pr {
-			q := pr[x] * inv
-			if q > 0 {
-				h -= q * (u[x] - lz)
-			}
-			pr[x] = c * q
-		}
-		ent += c * h
-		pr[y] -= c
+		l, h := softmaxRow(u, pr, int(ws.lab[r]), ws.cw[r])
+		loss += l
+		ent += h
 		// pr is now the residual c·(p − e_y): scatter it.
 		for _, code := range row {
 			addVec(hist[int(code)*K:int(code)*K+K], pr)
@@ -398,6 +432,116 @@ func (e *Driver) softmaxEval(p *Softmax, w, g []float64, ws *softmaxWork, C floa
 			row[x] = 0
 		}
 	}
+	return softmaxFinish(p, w, g, grad, loss, ent, C, n, k)
+}
+
+// softmaxRow computes row r's conditional from its margins u (K'): it
+// returns the row's weighted loss and entropy and leaves in pr the
+// residual c·(p − e_y).
+func softmaxRow(u, pr []float64, y int, c float64) (loss, ent float64) {
+	mx := u[0]
+	for _, v := range u[1:] {
+		if v > mx {
+			mx = v
+		}
+	}
+	z := 0.0
+	for x, v := range u {
+		ev := math.Exp(v - mx)
+		pr[x] = ev
+		z += ev
+	}
+	lz := math.Log(z) + mx
+	h := 0.0
+	inv := 1 / z
+	for x := range pr {
+		q := pr[x] * inv
+		if q > 0 {
+			h -= q * (u[x] - lz)
+		}
+		pr[x] = c * q
+	}
+	pr[y] -= c
+	return c * (lz - u[y]), c * h
+}
+
+// softmaxSparse is the pass over the rows of softmaxEval on sparse rows:
+// it sets ws.grad to the loss gradient and returns the weighted loss and
+// entropy sums.
+func (e *Driver) softmaxSparse(p *Softmax, sp *sparseRows, w []float64, ws *softmaxWork) (loss, ent float64) {
+	n, k := e.Data.gc.n, e.Data.gc.k
+	i := p.Node
+	K := k - p.First
+	tab, hist := ws.tab[:n*k*K], ws.hist[:n*k*K]
+	// tab(j, a) = W_j(a) − W_j(ref_j), zero for the node's own variable;
+	// base = h + Σ_{j≠i} W_j(ref_j), every row's margin before its list.
+	base := ws.fContrib[:K]
+	copy(base, w[i*k*K:(i*k+1)*K])
+	for j := 0; j < n; j++ {
+		t := tab[j*k*K : (j+1)*k*K]
+		if j == i {
+			clear(t)
+			continue
+		}
+		wj := w[j*k*K : (j+1)*k*K]
+		ref := wj[int(sp.ref[j])*K : int(sp.ref[j]+1)*K]
+		addVec(base, ref)
+		for a := 0; a < k; a++ {
+			src, dst := wj[a*K:(a+1)*K], t[a*K:(a+1)*K]
+			for x, v := range src {
+				dst[x] = v - ref[x]
+			}
+		}
+	}
+	clear(hist)
+	total := ws.fContrib[K : 2*K] // Σ of the residuals over all rows
+	clear(total)
+	u, pr := ws.u, ws.p
+	for r, m := range ws.rows {
+		row := sp.idx[sp.start[m]:sp.start[m+1]]
+		copy(u, base)
+		for _, code := range row {
+			addVec(u, tab[int(code)*K:int(code)*K+K])
+		}
+		l, h := softmaxRow(u, pr, int(ws.lab[r]), ws.cw[r])
+		loss += l
+		ent += h
+		addVec(total, pr)
+		for _, code := range row {
+			addVec(hist[int(code)*K:int(code)*K+K], pr)
+		}
+	}
+	// The loss gradient: the listed cells as summed, each reference cell
+	// the rest of the total; the fields the total.
+	grad := ws.grad
+	for j := 0; j < n; j++ {
+		gj, hj := grad[j*k*K:(j+1)*k*K], hist[j*k*K:(j+1)*k*K]
+		if j == i {
+			clear(gj)
+			copy(gj[:K], total)
+			continue
+		}
+		copy(gj, hj)
+		ref := gj[int(sp.ref[j])*K : int(sp.ref[j]+1)*K]
+		copy(ref, total)
+		for a := 0; a < k; a++ {
+			if a == int(sp.ref[j]) {
+				continue
+			}
+			src := hj[a*K : (a+1)*K]
+			for x, v := range src {
+				ref[x] -= v
+			}
+		}
+	}
+	return loss, ent
+}
+
+// softmaxFinish adds the ridges to the loss gradient grad and sets g = ∇F;
+// it returns F and the duality gap.
+func softmaxFinish(p *Softmax, w, g, grad []float64, loss, ent, C float64, n, k int) (float64, float64) {
+	i := p.Node
+	K := k - p.First
 	rho, rhoH := p.Ridge, p.FieldRidge
 	pen, gw2, gh2 := 0.0, 0.0, 0.0
 	for x, v := range grad {
