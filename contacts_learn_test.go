@@ -269,3 +269,49 @@ func TestLearnContactsReferencePairs(t *testing.T) {
 		t.Errorf("the dependent pair's raw score %v is not far above an independent one's %v", all.Raw.At(0, 1), all.Raw.At(2, 3))
 	}
 }
+
+// TestLearnContactsSoftmax runs WithSoftmax on the family of
+// TestLearnContactsRanksTruePairs (k = 5: the softmax kernels on codes of
+// three variables a group) and checks what it reports and that it ranks
+// the true pairs as well: the same bound 0.8 for the same reason. It also
+// checks that WithRidge overrides DefaultSoftmaxRidge and that a bad field
+// ridge is an error.
+func TestLearnContactsSoftmax(t *testing.T) {
+	const n, count = 16, 3000
+	m, truth := contactFamily(t, n, 3)
+	g, err := NewGibbsSampler(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := g.Sample(rand.NewPCG(5, 6), count)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm, err := LearnContacts(s, WithWorkers(2), WithSoftmax(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cm.Softmax || cm.Ridge != DefaultSoftmaxRidge || cm.FieldRidge != DefaultSoftmaxFieldRidge || !cm.IgnoreGap {
+		t.Errorf("ContactMap reports softmax %v, ρ %v, ρ_h %v, gap ignored %v; want the softmax defaults", cm.Softmax, cm.Ridge, cm.FieldRidge, cm.IgnoreGap)
+	}
+	for _, nf := range cm.Nodes {
+		if !nf.Converged || nf.Regressions != 1 || !(nf.Gap <= DefaultContactTolerance) {
+			t.Errorf("node %d: %+v, want one regression certified to %g", nf.Node, nf, DefaultContactTolerance)
+		}
+	}
+	if p := topPrecision(cm.Scores, len(truth), truth); p < 0.8 {
+		t.Errorf("top-%d precision %.2f, want at least 0.8", len(truth), p)
+	}
+	cm2, err := LearnContacts(s, WithWorkers(2), WithSoftmax(true), WithRidge(5), WithFieldRidge(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cm2.Ridge != 5 || cm2.FieldRidge != 2 {
+		t.Errorf("ρ %v, ρ_h %v, want 5 and 2", cm2.Ridge, cm2.FieldRidge)
+	}
+	for _, bad := range []Option{WithFieldRidge(0), WithFieldRidge(math.NaN()), WithRidge(0)} {
+		if _, err := LearnContacts(s, WithSoftmax(true), bad); err == nil {
+			t.Errorf("softmax with a zero or NaN ridge: no error")
+		}
+	}
+}
