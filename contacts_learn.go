@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/mrfkit/pairwise/internal/dca"
 	"github.com/mrfkit/pairwise/internal/engine"
@@ -84,6 +85,23 @@ func WithSoftmax(on bool) Option {
 			c.softmax = refPairsOn
 		} else {
 			c.softmax = refPairsOff
+		}
+	})
+}
+
+// WithAveragedBlocks sets how LearnContacts' softmax regressions
+// (WithSoftmax) score a pair: when on, by the zero-sum Frobenius norm of
+// the mean of its two nodes' coupling blocks (as asymmetric
+// pseudo-likelihood averages J_ij of node i and J_ji of node j), which
+// holds n(n−1)/2 blocks of (k')² float32s; when off (the default), by the
+// mean of the two nodes' norms, in no memory beyond the scores. Other
+// paths ignore it.
+func WithAveragedBlocks(on bool) Option {
+	return optionFunc(func(c *config) {
+		if on {
+			c.avgBlocks = refPairsOn
+		} else {
+			c.avgBlocks = refPairsOff
 		}
 	})
 }
@@ -245,9 +263,13 @@ func LearnContactsContext(ctx context.Context, s *Samples, opts ...Option) (*Con
 	raw := make([]float64, n*n) // raw[i*n+j]: node i's score of column j
 	nodes := make([]NodeFit, n)
 	refPairs := r.cfg.refPairs != refPairsOff
+	var pb *pairBlocks
+	if softmax && r.cfg.avgBlocks == refPairsOn {
+		pb = newPairBlocks(n, k-first)
+	}
 	err = r.eachNode(ctx, func(ctx context.Context, e *engine.Driver, i int) error {
 		if softmax {
-			return contactNodeSoftmax(ctx, e, i, n, k, first, r.cfg.ridge, r.cfg.fieldRidge, raw, nodes, fn)
+			return contactNodeSoftmax(ctx, e, i, n, k, first, r.cfg.ridge, r.cfg.fieldRidge, raw, nodes, pb, fn)
 		}
 		if refPairs {
 			return contactNodeRef(ctx, e, i, n, k, first, skip, radius, raw, nodes, fn)
@@ -311,6 +333,10 @@ func LearnContactsContext(ctx context.Context, s *Samples, opts ...Option) (*Con
 	rawSym := mat.NewSymDense(n, nil)
 	for i := 0; i < n; i++ {
 		for j := i + 1; j < n; j++ {
+			if pb != nil {
+				rawSym.SetSym(i, j, pb.norm(i, j))
+				continue
+			}
 			rawSym.SetSym(i, j, (raw[i*n+j]+raw[j*n+i])/2)
 		}
 	}
@@ -388,7 +414,7 @@ func contactNodeRef(ctx context.Context, e *engine.Driver, i, n, k, first int, s
 // whose coupling rows give the block Ŵ_ij(α, b) = W_j(b, α − first) and
 // node i's score of column j, the zero-sum norm of that block over the
 // states scored.
-func contactNodeSoftmax(ctx context.Context, e *engine.Driver, i, n, k, first int, ridge, fieldRidge float64, raw []float64, nodes []NodeFit, fn string) error {
+func contactNodeSoftmax(ctx context.Context, e *engine.Driver, i, n, k, first int, ridge, fieldRidge float64, raw []float64, nodes []NodeFit, pb *pairBlocks, fn string) error {
 	K := k - first
 	w := make([]float64, engine.SoftmaxDim(n, k, first))
 	p := &engine.Softmax{Node: i, First: first, Ridge: ridge, FieldRidge: fieldRidge, Tol: e.Tol, MaxIter: defaultSoftmaxIter}
@@ -422,8 +448,62 @@ func contactNodeSoftmax(ctx context.Context, e *engine.Driver, i, n, k, first in
 			}
 		}
 		raw[i*n+j] = dca.ZeroSumNorm(block, k, first, row, col)
+		if pb != nil {
+			pb.add(i, j, block, k, first)
+		}
 	}
 	return nil
+}
+
+// pairBlocks sums the two nodes' coupling blocks of every pair i < j over
+// the states scored (WithAveragedBlocks), q×q float32 a pair, oriented as
+// (state of i, state of j); a lock per lower column guards the sums.
+type pairBlocks struct {
+	n, q  int
+	sum   []float32
+	locks []sync.Mutex
+}
+
+func newPairBlocks(n, q int) *pairBlocks {
+	return &pairBlocks{n: n, q: q, sum: make([]float32, n*(n-1)/2*q*q), locks: make([]sync.Mutex, n)}
+}
+
+// slot returns pair (lo, hi)'s block.
+func (pb *pairBlocks) slot(lo, hi int) []float32 {
+	x := lo*pb.n - lo*(lo+1)/2 + hi - lo - 1 // rank of (lo, hi) among the pairs
+	return pb.sum[x*pb.q*pb.q : (x+1)*pb.q*pb.q]
+}
+
+// add adds node i's block of column j (k×k row-major, rows the states of i;
+// the states first..k−1 kept) into the pair's sum.
+func (pb *pairBlocks) add(i, j int, block []float64, k, first int) {
+	lo, hi := min(i, j), max(i, j)
+	q := pb.q
+	pb.locks[lo].Lock()
+	defer pb.locks[lo].Unlock()
+	dst := pb.slot(lo, hi)
+	for a := 0; a < q; a++ {
+		for b := 0; b < q; b++ {
+			v := float32(block[(a+first)*k+b+first])
+			if i < j {
+				dst[a*q+b] += v
+			} else {
+				dst[b*q+a] += v
+			}
+		}
+	}
+}
+
+// norm returns the zero-sum Frobenius norm of the mean of the pair's two
+// blocks.
+func (pb *pairBlocks) norm(i, j int) float64 {
+	q := pb.q
+	src := pb.slot(min(i, j), max(i, j))
+	blk := make([]float64, q*q)
+	for x, v := range src {
+		blk[x] = float64(v) / 2
+	}
+	return dca.ZeroSumNorm(blk, q, 0, make([]float64, q), make([]float64, q))
 }
 
 // fitContactPair solves value pair (α, β)'s regression of node i in place

@@ -62,6 +62,7 @@ type config struct {
 	gap        int     // contacts_learn.go: WithIgnoreGap
 	refPairs   int     // contacts_learn.go: WithReferencePairs
 	softmax    int     // contacts_learn.go: WithSoftmax
+	avgBlocks  int     // contacts_learn.go: WithAveragedBlocks
 	fieldRidge float64 // contacts_learn.go: WithFieldRidge; 0 when not given
 	// ridgeSet: WithRidge was given (LearnContacts' softmax then uses ρ
 	// as given rather than its own default).

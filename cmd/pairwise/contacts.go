@@ -69,6 +69,7 @@ func runContacts(args []string, stdout, stderr io.Writer) error {
 	ridge := fs.Float64("ridge", pairwise.DefaultContactRidge, "ridge ρ of every regression, in effective sequences")
 	allPairs := fs.Bool("all-pairs", false, "fit every value pair of a column, as Algorithm 2 does ((k-1)(k-2)/2 regressions), instead of its most frequent value against each other (k-2)")
 	softmax := fs.Bool("softmax", false, "fit each column by one multinomial (softmax) regression over its states on every sequence, instead of value-pair regressions")
+	avgBlocks := fs.Bool("avg-blocks", false, "with -softmax, score a pair by the norm of the mean of its two columns' coupling blocks instead of the mean of their norms")
 	fieldRidge := fs.Float64("field-ridge", pairwise.DefaultSoftmaxFieldRidge, "ridge ρ_h of the fields of the softmax regressions, in effective sequences")
 	tol := fs.Float64("tol", pairwise.DefaultContactTolerance, "certified optimality gap of every regression")
 	lambda := fs.Float64("lambda", pairwise.DefaultContactWidth, "width λ: l2,1 radius 2λ√k of every regression")
@@ -131,7 +132,7 @@ func runContacts(args []string, stdout, stderr io.Writer) error {
 		ridgeSet := false
 		fs.Visit(func(f *flag.Flag) { ridgeSet = ridgeSet || f.Name == "ridge" })
 		lopts := []pairwise.Option{
-			pairwise.WithWidth(*lambda), pairwise.WithSoftmax(*softmax), pairwise.WithFieldRidge(*fieldRidge),
+			pairwise.WithWidth(*lambda), pairwise.WithSoftmax(*softmax), pairwise.WithFieldRidge(*fieldRidge), pairwise.WithAveragedBlocks(*avgBlocks),
 			pairwise.WithIgnoreGap(*ignoreGap), pairwise.WithProgress(progress),
 			pairwise.WithReferencePairs(!*allPairs), pairwise.WithTolerance(*tol),
 		}
