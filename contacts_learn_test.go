@@ -295,8 +295,8 @@ func TestLearnContactsSoftmax(t *testing.T) {
 		t.Errorf("ContactMap reports softmax %v, ρ %v, ρ_h %v, gap ignored %v; want the softmax defaults", cm.Softmax, cm.Ridge, cm.FieldRidge, cm.IgnoreGap)
 	}
 	for _, nf := range cm.Nodes {
-		if !nf.Converged || nf.Regressions != 1 || !(nf.Gap <= DefaultContactTolerance) {
-			t.Errorf("node %d: %+v, want one regression certified to %g", nf.Node, nf, DefaultContactTolerance)
+		if !nf.Converged || nf.Regressions != 1 || !(nf.Gap <= DefaultSoftmaxTolerance) {
+			t.Errorf("node %d: %+v, want one regression certified to %g", nf.Node, nf, DefaultSoftmaxTolerance)
 		}
 	}
 	if p := topPrecision(cm.Scores, len(truth), truth); p < 0.8 {

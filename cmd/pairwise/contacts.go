@@ -71,7 +71,7 @@ func runContacts(args []string, stdout, stderr io.Writer) error {
 	softmax := fs.Bool("softmax", false, "fit each column by one multinomial (softmax) regression over its states on every sequence, instead of value-pair regressions")
 	avgBlocks := fs.Bool("avg-blocks", false, "with -softmax, score a pair by the norm of the mean of its two columns' coupling blocks instead of the mean of their norms")
 	fieldRidge := fs.Float64("field-ridge", pairwise.DefaultSoftmaxFieldRidge, "ridge ρ_h of the fields of the softmax regressions, in effective sequences")
-	tol := fs.Float64("tol", pairwise.DefaultContactTolerance, "certified optimality gap of every regression")
+	tol := fs.Float64("tol", pairwise.DefaultContactTolerance, "certified optimality gap of every regression (with -softmax, pairwise.DefaultSoftmaxTolerance unless given)")
 	lambda := fs.Float64("lambda", pairwise.DefaultContactWidth, "width λ: l2,1 radius 2λ√k of every regression")
 	workers := fs.Int("workers", 0, "goroutines (0 for every core)")
 	quiet := fs.Bool("quiet", false, "no progress bar and no summary on standard error (warnings are still written: they change what the result means)")
@@ -129,12 +129,18 @@ func runContacts(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return cli.FileError(in.Name, err)
 		}
-		ridgeSet := false
-		fs.Visit(func(f *flag.Flag) { ridgeSet = ridgeSet || f.Name == "ridge" })
+		ridgeSet, tolSet := false, false
+		fs.Visit(func(f *flag.Flag) {
+			ridgeSet = ridgeSet || f.Name == "ridge"
+			tolSet = tolSet || f.Name == "tol"
+		})
 		lopts := []pairwise.Option{
 			pairwise.WithWidth(*lambda), pairwise.WithSoftmax(*softmax), pairwise.WithFieldRidge(*fieldRidge), pairwise.WithAveragedBlocks(*avgBlocks),
 			pairwise.WithIgnoreGap(*ignoreGap), pairwise.WithProgress(progress),
-			pairwise.WithReferencePairs(!*allPairs), pairwise.WithTolerance(*tol),
+			pairwise.WithReferencePairs(!*allPairs),
+		}
+		if tolSet || !*softmax {
+			lopts = append(lopts, pairwise.WithTolerance(*tol))
 		}
 		if ridgeSet || !*softmax {
 			lopts = append(lopts, pairwise.WithRidge(*ridge))
