@@ -78,8 +78,9 @@ func topPrecision(scores mat.Symmetric, top int, truth map[[2]int]bool) float64 
 }
 
 // TestLearnContactsRanksTruePairs learns a small synthetic family back
-// from Gibbs samples and checks that the top-T ranked pairs (T the number
-// of true pairs) are mostly true. The seeds are fixed; the bound 0.8 is
+// from Gibbs samples with the value-pair regressions (WithReferencePairs
+// given: the softmax is not used) and checks that the top-T ranked pairs (T
+// the number of true pairs) are mostly true. The seeds are fixed; the bound 0.8 is
 // below what the defaults reach here (all of them) by two pairs of slack
 // for the sampler's noise, and far above chance (T of n(n−1)/2 pairs, 0.07).
 func TestLearnContactsRanksTruePairs(t *testing.T) {
@@ -93,11 +94,11 @@ func TestLearnContactsRanksTruePairs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cm, err := LearnContacts(s, WithWorkers(2))
+	cm, err := LearnContacts(s, WithWorkers(2), WithReferencePairs(true))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cm.Ridge != DefaultContactRidge || cm.Width != DefaultContactWidth || !cm.IgnoreGap || cm.Neff != count {
+	if cm.Softmax || cm.Ridge != DefaultContactRidge || cm.Width != DefaultContactWidth || !cm.IgnoreGap || cm.Neff != count {
 		t.Errorf("ContactMap reports ρ %v, λ %v, gap ignored %v, Neff %v; want the defaults and %d", cm.Ridge, cm.Width, cm.IgnoreGap, cm.Neff, count)
 	}
 	for _, nf := range cm.Nodes {
@@ -270,7 +271,7 @@ func TestLearnContactsReferencePairs(t *testing.T) {
 	}
 }
 
-// TestLearnContactsSoftmax runs WithSoftmax on the family of
+// TestLearnContactsSoftmax runs the default, WithSoftmax, on the family of
 // TestLearnContactsRanksTruePairs (k = 5: the softmax kernels on codes of
 // three variables a group) and checks what it reports and that it ranks
 // the true pairs as well: the same bound 0.8 for the same reason. It also
@@ -287,7 +288,7 @@ func TestLearnContactsSoftmax(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cm, err := LearnContacts(s, WithWorkers(2), WithSoftmax(true))
+	cm, err := LearnContacts(s, WithWorkers(2)) // the softmax is the default
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -313,5 +314,13 @@ func TestLearnContactsSoftmax(t *testing.T) {
 		if _, err := LearnContacts(s, WithSoftmax(true), bad); err == nil {
 			t.Errorf("softmax with a zero or NaN ridge: no error")
 		}
+	}
+	// WithSoftmax(false) is the value-pair path.
+	vp, err := LearnContacts(s, WithWorkers(2), WithSoftmax(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if vp.Softmax || vp.Nodes[0].Regressions != 3 {
+		t.Errorf("WithSoftmax(false): softmax %v, %d regressions a node, want the 3 value pairs", vp.Softmax, vp.Nodes[0].Regressions)
 	}
 }

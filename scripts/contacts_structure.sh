@@ -119,6 +119,8 @@ for f in $FAMILIES; do
     case $v in
     plmc) timed "$f.plmc" "$plmc" -c "$f.plmc.ec" -le 16.0 -lh 0.01 -m 100 -t 0.2 -g -n 2 "$aln"; files+=("$f.plmc.ec") ;;
     default) timed "$f.default" "$work/pairwise" contacts -quiet -workers 2 -o "$f.default.csv" "$aln"; files+=("$f.default.csv") ;;
+    # The value-pair estimator, the default before issue 32.
+    vp) timed "$f.vp" "$work/pairwise" contacts -quiet -workers 2 -softmax=false -o "$f.vp.csv" "$aln"; files+=("$f.vp.csv") ;;
     # Any other variant NAME=FLAGS, e.g. "rho16=-ridge,16": commas become spaces.
     # "C@L" in FLAGS stands for C·(L − 1), L the family's number of
     # columns (e.g. "smL=-softmax,-ridge,0.2@L": CCMpred's scaling).
