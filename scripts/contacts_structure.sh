@@ -12,6 +12,9 @@
 # Issue 32's benchmark has two sets of families (docs/contacts):
 #   choice: the families on which the defaults of LearnContacts are chosen;
 #   report: families only measured once the defaults are frozen.
+# VARIANTS: default (pairwise contacts, the softmax), vp (-softmax=false, the
+# value pairs, the default before issue 32), plmc, or NAME=FLAGS. The table
+# of docs/contacts: python3 scripts/contacts_structure_table.py WORK/results.tsv
 #
 # The data are third-party and are not in this repository, and this script
 # fetches nothing: put these files in $DATA (paths inside the public GitHub
