@@ -170,7 +170,7 @@ type ContactMap struct {
 	IgnoreGap bool
 	// Softmax reports whether the nodes were fitted by softmax
 	// regressions (WithSoftmax); FieldRidge is then their ρ_h, and Width
-	// is not used.
+	// is 0 (no l2,1 constraint).
 	Softmax    bool
 	FieldRidge float64
 }
@@ -375,9 +375,13 @@ func LearnContactsContext(ctx context.Context, s *Samples, opts ...Option) (*Con
 	scores := mat.NewSymDense(n, nil)
 	scores.CopySym(rawSym)
 	dca.APC(scores)
+	width := r.cfg.lambda
+	if softmax {
+		width = 0 // no l2,1 constraint
+	}
 	return &ContactMap{
 		Scores: scores, Raw: rawSym, Nodes: nodes,
-		Ridge: r.cfg.ridge, Width: r.cfg.lambda, Neff: s.total, IgnoreGap: ignoreGap,
+		Ridge: r.cfg.ridge, Width: width, Neff: s.total, IgnoreGap: ignoreGap,
 		Softmax: softmax, FieldRidge: r.cfg.fieldRidge,
 	}, nil
 }

@@ -292,7 +292,7 @@ func TestLearnContactsSoftmax(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !cm.Softmax || cm.Ridge != DefaultSoftmaxRidge || cm.FieldRidge != DefaultSoftmaxFieldRidge || !cm.IgnoreGap {
+	if !cm.Softmax || cm.Ridge != DefaultSoftmaxRidge || cm.FieldRidge != DefaultSoftmaxFieldRidge || !cm.IgnoreGap || cm.Width != 0 {
 		t.Errorf("ContactMap reports softmax %v, ρ %v, ρ_h %v, gap ignored %v; want the softmax defaults", cm.Softmax, cm.Ridge, cm.FieldRidge, cm.IgnoreGap)
 	}
 	for _, nf := range cm.Nodes {
