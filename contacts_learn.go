@@ -132,7 +132,7 @@ const (
 	// regression is solved unless WithTolerance says otherwise, on the
 	// objective divided by the node's total weight (nats a sequence): the
 	// precisions of 1guu's top pairs were the same at 10⁻², 10⁻³ and 10⁻⁴
-	// (docs/contacts), and 10⁻³ takes about 40% fewer iterations than 10⁻⁴.
+	// (docs/contacts), and 10⁻³ takes about 20% fewer iterations than 10⁻⁴.
 	DefaultSoftmaxTolerance = 1e-3
 	// defaultSoftmaxIter caps the quasi-Newton iterations of a node.
 	defaultSoftmaxIter = 1000
