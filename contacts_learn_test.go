@@ -78,8 +78,9 @@ func topPrecision(scores mat.Symmetric, top int, truth map[[2]int]bool) float64 
 }
 
 // TestLearnContactsRanksTruePairs learns a small synthetic family back
-// from Gibbs samples and checks that the top-T ranked pairs (T the number
-// of true pairs) are mostly true. The seeds are fixed; the bound 0.8 is
+// from Gibbs samples with the value-pair regressions (WithReferencePairs
+// given: the softmax is not used) and checks that the top-T ranked pairs (T
+// the number of true pairs) are mostly true. The seeds are fixed; the bound 0.8 is
 // below what the defaults reach here (all of them) by two pairs of slack
 // for the sampler's noise, and far above chance (T of n(n−1)/2 pairs, 0.07).
 func TestLearnContactsRanksTruePairs(t *testing.T) {
@@ -93,11 +94,11 @@ func TestLearnContactsRanksTruePairs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cm, err := LearnContacts(s, WithWorkers(2))
+	cm, err := LearnContacts(s, WithWorkers(2), WithReferencePairs(true))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cm.Ridge != DefaultContactRidge || cm.Width != DefaultContactWidth || !cm.IgnoreGap || cm.Neff != count {
+	if cm.Softmax || cm.Ridge != DefaultContactRidge || cm.Width != DefaultContactWidth || !cm.IgnoreGap || cm.Neff != count {
 		t.Errorf("ContactMap reports ρ %v, λ %v, gap ignored %v, Neff %v; want the defaults and %d", cm.Ridge, cm.Width, cm.IgnoreGap, cm.Neff, count)
 	}
 	for _, nf := range cm.Nodes {
@@ -267,5 +268,59 @@ func TestLearnContactsReferencePairs(t *testing.T) {
 	}
 	if all.Raw.At(0, 1) < 5*all.Raw.At(2, 3) {
 		t.Errorf("the dependent pair's raw score %v is not far above an independent one's %v", all.Raw.At(0, 1), all.Raw.At(2, 3))
+	}
+}
+
+// TestLearnContactsSoftmax runs the default, WithSoftmax, on the family of
+// TestLearnContactsRanksTruePairs (k = 5: the softmax kernels on codes of
+// three variables a group) and checks what it reports and that it ranks
+// the true pairs as well: the same bound 0.8 for the same reason. It also
+// checks that WithRidge overrides DefaultSoftmaxRidge and that a bad field
+// ridge is an error.
+func TestLearnContactsSoftmax(t *testing.T) {
+	const n, count = 16, 3000
+	m, truth := contactFamily(t, n, 3)
+	g, err := NewGibbsSampler(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := g.Sample(rand.NewPCG(5, 6), count)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm, err := LearnContacts(s, WithWorkers(2)) // the softmax is the default
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cm.Softmax || cm.Ridge != DefaultSoftmaxRidge || cm.FieldRidge != DefaultSoftmaxFieldRidge || !cm.IgnoreGap || cm.Width != 0 {
+		t.Errorf("ContactMap reports softmax %v, ρ %v, ρ_h %v, gap ignored %v; want the softmax defaults", cm.Softmax, cm.Ridge, cm.FieldRidge, cm.IgnoreGap)
+	}
+	for _, nf := range cm.Nodes {
+		if !nf.Converged || nf.Regressions != 1 || !(nf.Gap <= DefaultSoftmaxTolerance) {
+			t.Errorf("node %d: %+v, want one regression certified to %g", nf.Node, nf, DefaultSoftmaxTolerance)
+		}
+	}
+	if p := topPrecision(cm.Scores, len(truth), truth); p < 0.8 {
+		t.Errorf("top-%d precision %.2f, want at least 0.8", len(truth), p)
+	}
+	cm2, err := LearnContacts(s, WithWorkers(2), WithSoftmax(true), WithRidge(5), WithFieldRidge(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cm2.Ridge != 5 || cm2.FieldRidge != 2 {
+		t.Errorf("ρ %v, ρ_h %v, want 5 and 2", cm2.Ridge, cm2.FieldRidge)
+	}
+	for _, bad := range []Option{WithFieldRidge(0), WithFieldRidge(math.NaN()), WithRidge(0)} {
+		if _, err := LearnContacts(s, WithSoftmax(true), bad); err == nil {
+			t.Errorf("softmax with a zero or NaN ridge: no error")
+		}
+	}
+	// WithSoftmax(false) is the value-pair path.
+	vp, err := LearnContacts(s, WithWorkers(2), WithSoftmax(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if vp.Softmax || vp.Nodes[0].Regressions != 3 {
+		t.Errorf("WithSoftmax(false): softmax %v, %d regressions a node, want the 3 value pairs", vp.Softmax, vp.Nodes[0].Regressions)
 	}
 }

@@ -171,11 +171,14 @@
 // in a Result and WithWarmStart starts a fit on related data (a bootstrap's
 // resample) from them.
 //
-// LearnContacts runs Algorithm 2's value-pair regressions at the scale of a
-// sequence alignment, with a ridge term (WithRidge) beside the constraint
-// and the gap ignored, node by node, without building a model or running
-// the edge test; package protein reads the alignments, weighs the
-// sequences and ranks the scores.
+// LearnContacts learns contact scores at the scale of a sequence
+// alignment, node by node, without building a model or running the edge
+// test: by default one softmax (multinomial) regression a node over its
+// states with ridges on couplings and fields (WithSoftmax, asymmetric
+// pseudo-likelihood, beyond the paper), or Algorithm 2's value-pair
+// regressions with a ridge term (WithRidge) beside the constraint
+// (WithSoftmax(false)), the gap ignored; package protein reads the
+// alignments, weighs the sequences and ranks the scores.
 //
 // # Errors
 //

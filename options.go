@@ -62,6 +62,12 @@ type config struct {
 	ridge      float64 // ρ of WithRidge; 0 for none
 	gap        int     // contacts_learn.go: WithIgnoreGap
 	refPairs   int     // contacts_learn.go: WithReferencePairs
+	softmax    int     // contacts_learn.go: WithSoftmax
+	avgBlocks  int     // contacts_learn.go: WithAveragedBlocks
+	fieldRidge float64 // contacts_learn.go: WithFieldRidge; 0 when not given
+	// ridgeSet: WithRidge was given (LearnContacts' softmax then uses ρ
+	// as given rather than its own default).
+	ridgeSet bool
 	// warm and keep: the regressions' solutions of another fit to start
 	// from, and whether to keep this fit's in its Result (WithWarmStart,
 	// WithKeepSolutions: the bootstrap's resamples at fixed widths).
@@ -375,6 +381,7 @@ func WithRidge(rho float64) Option {
 			return
 		}
 		c.ridge = rho
+		c.ridgeSet = true
 	})
 }
 

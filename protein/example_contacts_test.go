@@ -55,7 +55,7 @@ func Example_rna() {
 		fmt.Printf("%s %s %.2f\n", names[c.I], names[c.J], c.Score)
 	}
 	// Output:
-	// col4 col9 0.42
-	// col2 col7 0.41
-	// col6 col8 0.04
+	// col4 col9 1.94
+	// col2 col7 1.83
+	// col1 col3 0.21
 }

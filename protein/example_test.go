@@ -124,12 +124,12 @@ func Example() {
 	// Output:
 	// FASTA: 300 sequences, 8 columns read; focus QUERY/101-108 (line 1): 0 columns dropped
 	// Neff 78.0 of 300 sequences
-	// V103 F108 0.18
-	// D102 R106 0.17
-	// M101 G105 0.01
+	// V103 F108 0.86
+	// D102 R106 0.79
+	// M101 T104 0.07
 	// top-2 precision: 1
-	// 101 M 102 D 0 -0.011892
-	// 101 M 103 V 0 -0.005616
+	// 101 M 102 D 0 -0.062803
+	// 101 M 103 V 0 -0.062198
 	// ... 28 lines
 	// model: V103 F108 0.24
 	// model: D102 R106 0.23

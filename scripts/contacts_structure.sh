@@ -5,8 +5,16 @@
 # CPU seconds, wall seconds and peak memory from /usr/bin/time -v, run side
 # by side under nice. Not part of CI (tens of minutes on 2 cores).
 #
-#   DATA=/path/to/files bash scripts/contacts_structure.sh
+#   DATA=/path/to/files bash scripts/contacts_structure.sh              # SET=choice (default)
+#   SET=report DATA=/path/to/files bash scripts/contacts_structure.sh   # only after the defaults are frozen
 #   FAMILIES="1guu PF00014" VARIANTS="default ref" DATA=... bash scripts/contacts_structure.sh
+#
+# Issue 32's benchmark has two sets of families (docs/contacts):
+#   choice: the families on which the defaults of LearnContacts are chosen;
+#   report: families only measured once the defaults are frozen.
+# VARIANTS: default (pairwise contacts, the softmax), vp (-softmax=false, the
+# value pairs, the default before issue 32), plmc, or NAME=FLAGS. The table
+# of docs/contacts: python3 scripts/contacts_structure_table.py WORK/results.tsv
 #
 # The data are third-party and are not in this repository, and this script
 # fetches nothing: put these files in $DATA (paths inside the public GitHub
@@ -22,6 +30,13 @@
 #                                             data/PF00595/PF00595_mgap6.fasta.gz, data/PF00595/PF00595_struct.dat,
 #                                             data/PF13354/PF13354_wo_ref_seqs.fasta.gz, data/PF13354/PF13354_struct.dat
 #                      (the Pfam families' distance maps, columns numbered as the alignment's)
+#   PFxxxxx.kortemme.fasta, PFxxxxx.pdb
+#                      Kortemme-Lab/covariation @ e806290: analysis/natural_alignments/PFxxxxx.align.80
+#                      (Pfam domain alignments, redundancy-filtered by the authors) and the domain's
+#                      structure input/domains/PFxxxxx/XXXX_A.pdb (Ollikainen and Kortemme 2013, Table 1):
+#                      PF00041 1TEN, PF00072 1MVO, PF00076 2X1B, PF00085 1FB0, PF00226 2O37,
+#                      PF00364 2EVB, PF00486 2ZXJ, PF00550 1T8K, PF00581 1GN0, PF00582 2Z3V,
+#                      PF00691 1OAP, PF01627 2A0B
 #
 # plmc is built from ../shared/bench/plmc in a temporary directory, run as
 # its authors recommend (-le 16 -lh 0.01 -m 100 -t 0.2 -g) with -n 2; ours
@@ -34,7 +49,15 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 DATA=${DATA:?set DATA to the folder of the files listed above}
 plmcsrc=${PLMC_SRC:-$repo/../shared/bench/plmc}
 work=${WORK:-$(mktemp -d)}
-FAMILIES=${FAMILIES:-"1guu PF00014 PF13354 1atz PF00595 DHFR"}
+CHOICE="1guu PF00014 DHFR PF00076 PF00085 PF00581 PF00550 PF00041"
+REPORT="1atz PF00072 PF00582 PF00691 PF00486 PF00226 PF01627 PF00364"
+case ${SET:-choice} in
+choice) set_families=$CHOICE ;;
+report) set_families=$REPORT ;;
+all) set_families="$CHOICE $REPORT" ;;
+*) echo "SET is choice, report or all" >&2; exit 1 ;;
+esac
+FAMILIES=${FAMILIES:-$set_families}
 VARIANTS=${VARIANTS:-"default plmc"}
 echo "working in $work" >&2
 mkdir -p "$work/plmc"
@@ -84,6 +107,10 @@ family() {
     gunzip -c "$gz" > "$1.fasta"
     aln=$1.fasta
     truth=(-dist "$DATA/$1_struct.dat" -L "$(awk '!/^>/{print length($0); exit}' "$1.fasta")") ;;
+  PF*)
+    [ -f "$DATA/$1.kortemme.fasta" ] || { echo "unknown family $1" >&2; exit 1; }
+    "$work/study" structprec prep -match "$(pdbseq "$DATA/$1.pdb" A)" -o "$1.fasta" "$DATA/$1.kortemme.fasta"
+    aln=$1.fasta; truth=(-pdb "$DATA/$1.pdb" -chain A -fasta "$1.fasta") ;;
   *) echo "unknown family $1" >&2; exit 1 ;;
   esac
 }
@@ -95,8 +122,16 @@ for f in $FAMILIES; do
     case $v in
     plmc) timed "$f.plmc" "$plmc" -c "$f.plmc.ec" -le 16.0 -lh 0.01 -m 100 -t 0.2 -g -n 2 "$aln"; files+=("$f.plmc.ec") ;;
     default) timed "$f.default" "$work/pairwise" contacts -quiet -workers 2 -o "$f.default.csv" "$aln"; files+=("$f.default.csv") ;;
+    # The value-pair estimator, the default before issue 32.
+    vp) timed "$f.vp" "$work/pairwise" contacts -quiet -workers 2 -softmax=false -o "$f.vp.csv" "$aln"; files+=("$f.vp.csv") ;;
     # Any other variant NAME=FLAGS, e.g. "rho16=-ridge,16": commas become spaces.
+    # "C@L" in FLAGS stands for C·(L − 1), L the family's number of
+    # columns (e.g. "smL=-softmax,-ridge,0.2@L": CCMpred's scaling).
     *=*) name=${v%%=*}; flags=${v#*=}
+         L=$(awk '!/^>/{print length($0); exit}' "$aln")
+         while [[ $flags =~ ([0-9.]+)@L ]]; do
+           flags=${flags/"${BASH_REMATCH[0]}"/$(awk -v c="${BASH_REMATCH[1]}" -v L="$L" 'BEGIN{print c*(L-1)}')}
+         done
          # shellcheck disable=SC2086
          timed "$f.$name" "$work/pairwise" contacts -quiet -workers 2 ${flags//,/ } -o "$f.$name.csv" "$aln"; files+=("$f.$name.csv") ;;
     esac

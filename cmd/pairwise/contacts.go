@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -21,10 +22,12 @@ ranked by its coupling score: the Frobenius norm of the pair's coupling block
 in the zero-sum gauge, gap state excluded, with the average product
 correction (APC), the contact predictor of direct coupling analysis.
 Sequences are reweighted by 1/(number of sequences at >= theta identity), as
-plmc does. The learner is pairwise.LearnContacts: Algorithm 2's nodewise
-value-pair regressions with a ridge term, by default only those of each
-column's most frequent value against the others (-all-pairs for every
-pair; see docs/contacts).
+plmc does. The learner is pairwise.LearnContacts: by default one softmax
+(multinomial) regression a column over its states, on every sequence, with
+ridges on couplings and fields (asymmetric pseudo-likelihood); with
+-softmax=false Algorithm 2's nodewise value-pair regressions with a ridge
+term, only those of each column's most frequent value against the others
+(-all-pairs for every pair; see docs/contacts).
 
 Output (-o, standard output by default):
   csv    i,j,score: the pairs ranked by score (the column names are the
@@ -65,9 +68,12 @@ func runContacts(args []string, stdout, stderr io.Writer) error {
 	layout := fs.String("layout", "csv", "output layout: csv (ranked i,j,score) or plmc (couplings file)")
 	out := fs.String("o", "", "output file (standard output when empty or -)")
 	png := fs.String("png", "", "also draw the score matrix as a heat map to `FILE` (SVG or PDF when it ends in .svg or .pdf, else PNG), the top pairs marked")
-	ridge := fs.Float64("ridge", pairwise.DefaultContactRidge, "ridge ρ of every regression, in effective sequences")
-	allPairs := fs.Bool("all-pairs", false, "fit every value pair of a column, as Algorithm 2 does ((k-1)(k-2)/2 regressions), instead of its most frequent value against each other (k-2)")
-	tol := fs.Float64("tol", pairwise.DefaultContactTolerance, "certified optimality gap of every regression")
+	ridge := fs.Float64("ridge", pairwise.DefaultContactRidge, "ridge ρ of every regression, in effective sequences (with -softmax, pairwise.DefaultSoftmaxRidge unless given)")
+	allPairs := fs.Bool("all-pairs", false, "fit value pairs (not the softmax), every value pair of a column, as Algorithm 2 does ((k-1)(k-2)/2 regressions), instead of its most frequent value against each other (k-2)")
+	softmax := fs.Bool("softmax", true, "fit each column by one multinomial (softmax) regression over its states on every sequence; false for value-pair regressions")
+	avgBlocks := fs.Bool("avg-blocks", false, "with -softmax, score a pair by the norm of the mean of its two columns' coupling blocks instead of the mean of their norms")
+	fieldRidge := fs.Float64("field-ridge", pairwise.DefaultSoftmaxFieldRidge, "ridge ρ_h of the fields of the softmax regressions, in effective sequences")
+	tol := fs.Float64("tol", pairwise.DefaultContactTolerance, "certified optimality gap of every regression (with -softmax, pairwise.DefaultSoftmaxTolerance unless given)")
 	lambda := fs.Float64("lambda", pairwise.DefaultContactWidth, "width λ: l2,1 radius 2λ√k of every regression")
 	workers := fs.Int("workers", 0, "goroutines (0 for every core)")
 	quiet := fs.Bool("quiet", false, "no progress bar and no summary on standard error (warnings are still written: they change what the result means)")
@@ -125,10 +131,22 @@ func runContacts(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return cli.FileError(in.Name, err)
 		}
+		useSoftmax := *softmax && !*allPairs
+		ridgeSet, tolSet := false, false
+		fs.Visit(func(f *flag.Flag) {
+			ridgeSet = ridgeSet || f.Name == "ridge"
+			tolSet = tolSet || f.Name == "tol"
+		})
 		lopts := []pairwise.Option{
-			pairwise.WithRidge(*ridge), pairwise.WithWidth(*lambda),
+			pairwise.WithWidth(*lambda), pairwise.WithSoftmax(useSoftmax), pairwise.WithFieldRidge(*fieldRidge), pairwise.WithAveragedBlocks(*avgBlocks),
 			pairwise.WithIgnoreGap(*ignoreGap), pairwise.WithProgress(progress),
-			pairwise.WithReferencePairs(!*allPairs), pairwise.WithTolerance(*tol),
+			pairwise.WithReferencePairs(!*allPairs),
+		}
+		if tolSet || !useSoftmax {
+			lopts = append(lopts, pairwise.WithTolerance(*tol))
+		}
+		if ridgeSet || !useSoftmax {
+			lopts = append(lopts, pairwise.WithRidge(*ridge))
 		}
 		if *workers > 0 {
 			lopts = append(lopts, pairwise.WithWorkers(*workers))

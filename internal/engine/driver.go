@@ -123,6 +123,10 @@ type Data struct {
 	// all rows from the bits (spinCodes).
 	blocks     []uint64
 	blocksOnce sync.Once
+	// sparse are the rows as the softmax kernels read them when every
+	// group holds one variable (softmax.go, sparseRows), built on first use.
+	sparse     *sparseRows
+	sparseOnce sync.Once
 	unpacked   []uint8
 	statesOnce sync.Once
 	codesOnce  sync.Once
@@ -274,7 +278,8 @@ type Work struct {
 	codes      []uint16
 	last       *Task
 	lastDesign *codedDesign
-	scr        screenWork // the screened fits' scratch (screen.go)
+	scr        screenWork   // the screened fits' scratch (screen.go)
+	sm         *softmaxWork // the softmax fits' scratch (softmax.go)
 }
 
 // RowScratch returns a buffer of length rows that the next Fit will
