@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/bits"
+	"slices"
 	"sort"
 
 	"github.com/mrfkit/pairwise/solve"
@@ -166,14 +167,19 @@ type screenWork struct {
 	g      []float64 // the full gradient
 	cand   []int
 	// The reference of boundedCheck: the full gradient gRef and the
-	// residuals rRef of the last full check of this fit (refOK).
-	gRef, rRef []float64
-	refOK      bool
-	boundRef   float64   // max_{j∈S} |gRef_j| at the reference
-	gS         []float64 // the restricted gradient
-	suspects   []int
-	susSums    []float64 // the suspects' sums of residuals
-	bounded    int       // the checks boundedCheck made, for the tests
+	// residuals rRef of the last full check (refOK), of this fit or of an
+	// earlier fit of the same problem but for the radius (refData,
+	// refBias, refY and refCW say which; see carryReference).
+	gRef, rRef  []float64
+	refOK       bool
+	refData     *Data
+	refBias     int
+	refY, refCW []float64
+	boundRef    float64   // max_{j∈S} |gRef_j| at the reference
+	gS          []float64 // the restricted gradient
+	suspects    []int
+	susSums     []float64 // the suspects' sums of residuals
+	bounded     int       // the checks boundedCheck made, for the tests
 }
 
 // SetScreen sets the least number of variables from which the Ising path's
@@ -551,7 +557,7 @@ func (e *Driver) fitScreened(ctx context.Context, t *Task, cd *codedDesign, p *R
 		ProjectBall(w, 1, radius, nil)
 	}
 	sw.reset(n, bias, cw)
-	sw.refOK = false
+	sw.refOK = sw.refOK && carryChecks && sw.sameProblem(e.Data, bias, y, cw, p.Ridge)
 	// The checks sum the residuals from the bits by row tables, whether
 	// the rows came as bits or as bytes (the same sums either way). Set
 	// here, not when the design is made: only a screened fit's design
@@ -636,7 +642,7 @@ func (e *Driver) fitScreened(ctx context.Context, t *Task, cd *codedDesign, p *R
 			if !sw.boundedCheck(e.Data, rd, p, g, w, u, res, sig) {
 				cd.residualGradient(g, res, sig, u, y, cw)
 				p.ridgeGradient(g, w)
-				sw.keepReference(g, res)
+				sw.keepReference(e.Data, bias, y, cw, g, res)
 			}
 		}
 		gap := solve.Gap(g, w, 1, radius)
@@ -730,10 +736,13 @@ func (sw *screenWork) grow(g, w []float64, radius, tol float64, first bool) int 
 
 // keepReference records the full gradient g and the residuals r of a full
 // check as boundedCheck's reference.
-func (sw *screenWork) keepReference(g, r []float64) {
+func (sw *screenWork) keepReference(d *Data, bias int, y, cw, g, r []float64) {
 	sw.gRef = append(sw.gRef[:0], g...)
 	sw.rRef = append(sw.rRef[:0], r...)
 	sw.refOK = true
+	sw.refData, sw.refBias = d, bias
+	sw.refY = append(sw.refY[:0], y...)
+	sw.refCW = append(sw.refCW[:0], cw...)
 	sw.boundRef = 0
 	for _, j := range sw.cols {
 		sw.boundRef = max(sw.boundRef, math.Abs(g[j]))
@@ -818,3 +827,28 @@ func (sw *screenWork) boundedCheck(d *Data, rd *codedDesign, p *Regression, g, w
 
 // boundedChecks turns boundedCheck on; the tests compare with it off.
 var boundedChecks = true
+
+// carryChecks lets a fit's first check use the reference of the last full
+// check of an earlier fit of the same problem (sameProblem): the widths of
+// a node's selection path (internal/selection, RunPath) and its final fit
+// differ only in the radius, and each starts from a solution of another
+// width, whose residuals are those of that fit's last checks or close to
+// them. boundedCheck's bound |g_j − g'_j| ≤ Σ_m |r_m − r'_m| holds for any
+// two points of the same loss, whatever the radius, so the first check of
+// the next width costs the working set's gradient and the suspects' sums
+// instead of a pass over all variables; when the start is too far from
+// the reference the bound says so and the full pass is taken, as within a
+// fit. The tests compare with it off.
+var carryChecks = true
+
+// sameProblem reports whether the reference was taken on the loss that a
+// fit of node bias on d with labels y and normalised weights cw minimises:
+// the same data, node, labels and weights (compared by value, so that a
+// caller's reused buffers cannot pass for the same problem), and no ridge
+// (with one, a variable that left the working set between two fits would
+// keep the ridge term of its old coefficient in the reference's gradient,
+// which the bound does not cover).
+func (sw *screenWork) sameProblem(d *Data, bias int, y, cw []float64, ridge float64) bool {
+	return ridge == 0 && sw.refData == d && sw.refBias == bias && len(sw.gRef) == d.Rows.N &&
+		slices.Equal(sw.refY, y) && slices.Equal(sw.refCW, cw)
+}

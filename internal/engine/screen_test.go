@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/mrfkit/pairwise/solve"
@@ -619,6 +620,72 @@ func TestGrowCap(t *testing.T) {
 		}
 		if len(sw.cols) > maxScreenSet {
 			t.Errorf("%d variables held: the set holds %d, past %d", tc.held, len(sw.cols), maxScreenSet)
+		}
+	}
+}
+
+// TestCarriedCheck fits nodes of the n = 600 tree truth along a path of
+// radii, each warm-started from the last solution as the selection path
+// does, with the first check of each fit allowed to use the last fit's
+// reference (carryChecks) and without: the carried references must be
+// taken (more bounded checks with them), and every fit must give the same
+// solution to the rounding of the sums, the same iterations, and a
+// certificate equal to the independent plainCertificate's. The bound
+// holds whatever the radius, so a carried reference changes no decision
+// of the working sets. A reference must not pass to another node, to
+// other weights, or to a fit with a ridge (sameProblem).
+func TestCarriedCheck(t *testing.T) {
+	skipUnderRace(t)
+	s := treeRows(600, 2000, 600)
+	_, with := screenDrivers(s, 1e-8, 0, DefaultSplit, 1)
+	_, without := screenDrivers(s, 1e-8, 0, DefaultSplit, 1)
+	for _, i := range []int{0, 300, 599} {
+		var wb, wf []float64
+		for _, radius := range []float64{0.5, 1, 2, 1.4} {
+			var sb, sf solve.Stats
+			wb, sb = fitNode(t, with, i, radius, wb, nil)
+			carryChecks = false
+			wf, sf = fitNode(t, without, i, radius, wf, nil)
+			carryChecks = true
+			if sb.Iterations != sf.Iterations || !sb.Converged || !sf.Converged {
+				t.Errorf("node %d, radius %g: carried %+v, fresh %+v", i, radius, sb, sf)
+			}
+			for j := range wb {
+				if math.Abs(wb[j]-wf[j]) > 1e-12 {
+					t.Fatalf("node %d, radius %g: w[%d] = %g carried, %g fresh", i, radius, j, wb[j], wf[j])
+				}
+			}
+			_, gap := plainCertificate(s, i, nil, 0, radius, wb)
+			if math.Abs(gap-sb.Gap) > 1e-11 {
+				t.Errorf("node %d, radius %g: certificate %.6g, the full problem's %.6g", i, radius, sb.Gap, gap)
+			}
+		}
+	}
+	if with.Work.scr.bounded <= without.Work.scr.bounded {
+		t.Errorf("bounded checks: %d carried, %d fresh; want more carried", with.Work.scr.bounded, without.Work.scr.bounded)
+	}
+	t.Logf("bounded checks: %d carried, %d fresh", with.Work.scr.bounded, without.Work.scr.bounded)
+
+	sw := &with.Work.scr
+	task := with.SpinTask(599)
+	cw := make([]float64, len(task.Y))
+	for m := range cw {
+		cw[m] = 1 / float64(len(cw))
+	}
+	if !sw.sameProblem(with.Data, 599, task.Y, cw, 0) {
+		t.Fatal("the last fit's own problem is not recognised")
+	}
+	other := slices.Clone(cw)
+	other[0], other[1] = 0, 2/float64(len(cw))
+	for name, ok := range map[string]bool{
+		"another node":  sw.sameProblem(with.Data, 598, task.Y, cw, 0),
+		"other weights": sw.sameProblem(with.Data, 599, task.Y, other, 0),
+		"a ridge":       sw.sameProblem(with.Data, 599, task.Y, cw, 1e-3),
+		"other data":    sw.sameProblem(without.Data, 599, task.Y, cw, 0),
+		"other labels":  sw.sameProblem(with.Data, 599, with.SpinTask(0).Y, cw, 0),
+	} {
+		if ok {
+			t.Errorf("a reference passed to %s", name)
 		}
 	}
 }
