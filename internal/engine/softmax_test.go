@@ -104,10 +104,8 @@ func softmaxRef(s *Rows, p *Softmax, w []float64, par []int, g, h []float64) flo
 	for x := range g {
 		g[x] /= C
 	}
-	if h != nil {
-		for x := range h {
-			h[x] /= C
-		}
+	for x := range h {
+		h[x] /= C
 	}
 	return (loss + pen/2) / C
 }
@@ -139,9 +137,8 @@ func newtonSoftmax(s *Rows, p *Softmax) ([]float64, float64) {
 	w := make([]float64, SoftmaxDim(n, k, p.First))
 	g := make([]float64, len(w))
 	h := make([]float64, d*d)
-	f := 0.0
 	for step := 0; step < 30; step++ {
-		f = softmaxRef(s, p, w, par, g, h)
+		softmaxRef(s, p, w, par, g, h)
 		v := make([]float64, d)
 		for x, q := range par {
 			v[x] = -g[q]
@@ -175,8 +172,7 @@ func newtonSoftmax(s *Rows, p *Softmax) ([]float64, float64) {
 			w[q] += v[x]
 		}
 	}
-	f = softmaxRef(s, p, w, par, g, nil)
-	return w, f
+	return w, softmaxRef(s, p, w, par, g, nil)
 }
 
 // weightedChain is chainRows with random weights in (0.2, 2] and, with
