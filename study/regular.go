@@ -26,6 +26,9 @@ edges, A, theta, lambda = max_i Σ_j |A_ij|, eta = min |A_ij|), so that
 data of the scaling study of BENCHMARKS.md (issue 21). The samples come
 from pairwise's GibbsSampler with its default burn-in and thinning.
 
+With -hubs H, H variables drawn at random are each joined to between
+-hub-lo and -hub-hi (20 and 50) more variables: heavy-tailed degrees.
+
 Example (n = 1000, N = 1e4; then time both on it):
   go run . regular -n 1000 -N 10000 -out /tmp/reg1000
   pairwise learn -lambda LAMBDA -eta ETA -workers 2 /tmp/reg1000.csv
@@ -41,6 +44,9 @@ func runRegular(args []string, stdout, stderr io.Writer) error {
 	lo := fs.Float64("lo", 0.2, "least coupling magnitude")
 	hi := fs.Float64("hi", 0.5, "coupling magnitudes are below it")
 	seed := fs.Uint64("seed", 1, "seed of the graph, couplings and samples")
+	hubs := fs.Int("hubs", 0, "hubs added to the d-regular graph, each joined to -hub-lo to -hub-hi other variables (heavy-tailed degrees)")
+	hubLo := fs.Int("hub-lo", 20, "least number of a hub's added neighbours")
+	hubHi := fs.Int("hub-hi", 50, "most number of a hub's added neighbours")
 	out := fs.String("out", "", "output prefix: writes OUT.csv and OUT.truth.json (required)")
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
@@ -49,6 +55,9 @@ func runRegular(args []string, stdout, stderr io.Writer) error {
 		return errors.New("regular: -out is required")
 	}
 	m, err := tuningRegularIsing(*n, *d, *lo, *hi, *seed)
+	if *hubs > 0 {
+		m, err = hubIsing(*n, *d, *hubs, *hubLo, *hubHi, *lo, *hi, *seed)
+	}
 	if err != nil {
 		return err
 	}
@@ -113,6 +122,42 @@ func runRegular(args []string, stdout, stderr io.Writer) error {
 // denseTruthMax is the most variables for which regular writes the dense A
 // into the truth (n² numbers: 50 MB of JSON at n = 5,000).
 const denseTruthMax = 5000
+
+// hubIsing returns the zero-field Ising model of a random d-regular graph
+// on n nodes with hubs nodes (drawn at random) each joined to between lo
+// and hi other nodes more (uniform, not already its neighbours): a few
+// variables of 20 to 50 neighbours among many of d, the heavy-tailed
+// degrees of issue 33. Every coupling has |A_ij| ~ U[clo, chi) and a
+// random sign, as in tuningIsing.
+func hubIsing(n, d, hubs, lo, hi int, clo, chi float64, seed uint64) (*pairwise.Model, error) {
+	if hubs > n || lo > hi || hi >= n-d {
+		return nil, fmt.Errorf("regular: %d hubs of %d to %d more neighbours on %d nodes", hubs, lo, hi, n)
+	}
+	r := rand.New(rand.NewPCG(seed, 3))
+	edges, err := regularEdges(n, d, r)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[[2]int]bool{}
+	for _, e := range edges {
+		seen[e] = true
+	}
+	for _, h := range r.Perm(n)[:hubs] {
+		want := lo + r.IntN(hi-lo+1)
+		for added := 0; added < want; {
+			v := r.IntN(n)
+			e := [2]int{min(h, v), max(h, v)}
+			if v == h || seen[e] {
+				continue
+			}
+			seen[e] = true
+			edges = append(edges, e)
+			added++
+		}
+	}
+	sortPairs(edges)
+	return tuningIsing(n, edges, clo, chi, r)
+}
 
 // writeSpins writes the samples as spins -1/+1, one a line, no header.
 func writeSpins(path string, s *pairwise.Samples) error {

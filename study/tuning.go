@@ -97,10 +97,20 @@ func tuningGridIsing(rows, cols int, lo, hi float64, seed uint64) (*pairwise.Mod
 // graph with n nodes (the pairing model, redrawn until simple), with
 // |A_ij| ~ U[lo, hi) and random signs, drawn with seed.
 func tuningRegularIsing(n, d int, lo, hi float64, seed uint64) (*pairwise.Model, error) {
+	r := rand.New(rand.NewPCG(seed, 3))
+	edges, err := regularEdges(n, d, r)
+	if err != nil {
+		return nil, err
+	}
+	return tuningIsing(n, edges, lo, hi, r)
+}
+
+// regularEdges returns the edges (i < j, sorted) of a random d-regular
+// graph on n nodes by the pairing model, redrawn until simple.
+func regularEdges(n, d int, r *rand.Rand) ([][2]int, error) {
 	if n*d%2 != 0 {
 		return nil, fmt.Errorf("no %d-regular graph on %d nodes", d, n)
 	}
-	r := rand.New(rand.NewPCG(seed, 3))
 	for try := 0; try < 10000; try++ {
 		stubs := make([]int, 0, n*d)
 		for v := 0; v < n; v++ {
@@ -123,7 +133,7 @@ func tuningRegularIsing(n, d int, lo, hi float64, seed uint64) (*pairwise.Model,
 		}
 		if ok {
 			sortPairs(edges)
-			return tuningIsing(n, edges, lo, hi, r)
+			return edges, nil
 		}
 	}
 	return nil, errors.New("no simple pairing found")
