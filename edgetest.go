@@ -95,8 +95,8 @@ func (t WaldTest) run(ctx context.Context, s *Samples, res *Result, tun *Tuning,
 	// no empty cells to fear.
 	sparse := func(i, j int) bool { return k == 2 && !selection.CochranOK(counts[i], counts[j], total) }
 	admitted := func(i, j int, transpose bool) []bool {
-		if k == 2 || tun.Ordinal {
-			return nil
+		if k == 2 || tun.Ordinal || tun.Block {
+			return nil // the grouped statistic takes its values from selection.BlockValues
 		}
 		ok := make([]bool, kk)
 		some := false
@@ -116,19 +116,18 @@ func (t WaldTest) run(ctx context.Context, s *Samples, res *Result, tun *Tuning,
 		}
 		return ok
 	}
-	var blockCov [2][]float64 // the covariances the grouped statistic reads
-	var blockSets [2][]bool   // and its values, rows and columns
 	maxZ := maxZ
-	switch {
-	case tun.Ordinal:
+	if tun.Ordinal {
 		maxZ = ordinalZ
-	case tun.Block:
-		// The grouped statistic needs the blocks' covariances, which
-		// blockZ reads through the closure: node i's, or the pair's
-		// average (ci, cj set by score below).
-		maxZ = func(di, si, fi, dj, sj, fj []float64, k int, _ []bool) (float64, float64, float64) {
-			return blockZ(di, si, fi, blockCov[0], dj, sj, fj, blockCov[1], k, blockSets[0], blockSets[1])
+	}
+	// one returns a node's own statistic of a pair (the And and Or rules):
+	// on its block's values rows × cols for the grouped statistic, on the
+	// entries admit admits otherwise.
+	one := func(d, se, df, c []float64, rows, cols, admit []bool) (float64, float64, float64) {
+		if tun.Block {
+			return blockZ(d, se, df, c, nil, nil, nil, nil, k, rows, cols)
 		}
+		return maxZ(d, se, df, nil, nil, nil, k, admit)
 	}
 	scores := make([]float64, 0, pairs)
 	minSEs := make([]float64, 0, pairs)
@@ -152,10 +151,8 @@ func (t WaldTest) run(ctx context.Context, s *Samples, res *Result, tun *Tuning,
 		}
 		switch t.sym {
 		case And, Or:
-			blockCov, blockSets = [2][]float64{ci, nil}, [2][]bool{vi, vj}
-			zi, mi, ni := maxZ(di, si, fi, nil, nil, nil, k, admit)
-			blockCov, blockSets = [2][]float64{cj, nil}, [2][]bool{vj, vi}
-			zj, mj, nj := maxZ(dj, sj, fj, nil, nil, nil, k, admitted(i, j, true))
+			zi, mi, ni := one(di, si, fi, ci, vi, vj, admit)
+			zj, mj, nj := one(dj, sj, fj, cj, vj, vi, admitted(i, j, true))
 			// Or keeps the smaller standard error, And the larger.
 			m, nu := mj, nj
 			if (t.sym == Or && mi < mj) || (t.sym == And && mi > mj) {
@@ -166,7 +163,9 @@ func (t WaldTest) run(ctx context.Context, s *Samples, res *Result, tun *Tuning,
 			}
 			return math.Min(zi, zj), m, nu
 		}
-		blockCov, blockSets = [2][]float64{ci, cj}, [2][]bool{vi, vj}
+		if tun.Block {
+			return blockZ(di, si, fi, ci, dj, sj, fj, cj, k, vi, vj)
+		}
 		return maxZ(di, si, fi, dj, sj, fj, k, admit)
 	}
 	for i := 0; i < n; i++ {
@@ -319,6 +318,16 @@ func (t WaldTest) run(ctx context.Context, s *Samples, res *Result, tun *Tuning,
 			keep, tun.EBICGraph = g, chosen
 		}
 	}
+	keepGraph(res, keep, minThreshold, tun.EBICGraph)
+	return nil
+}
+
+// keepGraph ends the edge test (dense and sparse): the edges of res that
+// keep does not hold leave the Result and the Model, and MinEdgeWeight
+// becomes η̂ = 2·minThreshold (0 when no pair could be tested), or
+// nonzeroMinEdgeWeight when the EBIC graph chose the pairs.
+func keepGraph(res *Result, keep map[[2]int]bool, minThreshold float64, ebicGraph bool) {
+	kk := res.Model.k * res.Model.k
 	edges := res.Edges[:0]
 	for _, e := range res.Edges {
 		if keep[[2]int{e.I, e.J}] {
@@ -332,12 +341,11 @@ func (t WaldTest) run(ctx context.Context, s *Samples, res *Result, tun *Tuning,
 	if math.IsInf(minThreshold, 1) {
 		res.MinEdgeWeight = 0 // no pair could be tested
 	}
-	if tun.EBICGraph {
+	if ebicGraph {
 		// The EBIC graph's pairs pass no threshold: as in IsingFit, every
 		// nonzero estimate the And rule keeps is an edge.
 		res.MinEdgeWeight = nonzeroMinEdgeWeight
 	}
-	return nil
 }
 
 // nonzeroMinEdgeWeight is the minimum edge weight of a graph whose pairs

@@ -448,22 +448,7 @@ func (t WaldTest) runSparse(ctx context.Context, sr *sparseRun, res *Result, tun
 			keep, tun.EBICGraph = g, chosen
 		}
 	}
-	edges := res.Edges[:0]
-	for _, e := range res.Edges {
-		if keep[[2]int{e.I, e.J}] {
-			edges = append(edges, e)
-		} else {
-			res.Model.setCoupling(e.I, e.J, make([]float64, 4))
-		}
-	}
-	res.Edges = edges
-	res.MinEdgeWeight = 2 * minThreshold
-	if math.IsInf(minThreshold, 1) {
-		res.MinEdgeWeight = 0
-	}
-	if tun.EBICGraph {
-		res.MinEdgeWeight = nonzeroMinEdgeWeight
-	}
+	keepGraph(res, keep, minThreshold, tun.EBICGraph)
 	tun.sparse = sr.store(nodes, score)
 	sr.sketch = nil
 	return nil

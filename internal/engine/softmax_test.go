@@ -139,35 +139,11 @@ func newtonSoftmax(s *Rows, p *Softmax) ([]float64, float64) {
 	h := make([]float64, d*d)
 	for step := 0; step < 30; step++ {
 		softmaxRef(s, p, w, par, g, h)
-		v := make([]float64, d)
+		gp := make([]float64, d)
 		for x, q := range par {
-			v[x] = -g[q]
+			gp[x] = g[q]
 		}
-		for c := 0; c < d; c++ {
-			piv := c
-			for r := c + 1; r < d; r++ {
-				if math.Abs(h[r*d+c]) > math.Abs(h[piv*d+c]) {
-					piv = r
-				}
-			}
-			for x := 0; x < d; x++ {
-				h[c*d+x], h[piv*d+x] = h[piv*d+x], h[c*d+x]
-			}
-			v[c], v[piv] = v[piv], v[c]
-			for r := c + 1; r < d; r++ {
-				fr := h[r*d+c] / h[c*d+c]
-				for x := c; x < d; x++ {
-					h[r*d+x] -= fr * h[c*d+x]
-				}
-				v[r] -= fr * v[c]
-			}
-		}
-		for c := d - 1; c >= 0; c-- {
-			for x := c + 1; x < d; x++ {
-				v[c] -= h[c*d+x] * v[x]
-			}
-			v[c] /= h[c*d+c]
-		}
+		v := denseNewtonStep(h, gp, d)
 		for x, q := range par {
 			w[q] += v[x]
 		}

@@ -3,7 +3,6 @@ package selection
 import (
 	"context"
 	"math"
-	"sync"
 
 	"gonum.org/v1/gonum/stat/distuv"
 
@@ -288,29 +287,14 @@ func chooseUnion(ctx context.Context, n int, total float64, keep, union map[[2]i
 	}
 	devW, devU := make([]float64, n), make([]float64, n)
 	okW, okU := make([]bool, n), make([]bool, n)
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range max(1, min(workers, len(changed))) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				if ctx.Err() != nil {
-					continue
-				}
-				// Both on the rows that observe i and nbU[i] ⊇ nbW[i]
-				// when values are missing, so that they compare.
-				devW[i], okW[i] = deviance(ctx, i, nbW[i], nbU[i])
-				devU[i], okU[i] = deviance(ctx, i, nbU[i], nbU[i])
-			}
-		}()
-	}
-	for _, i := range changed {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
+	err := eachIndex(ctx, workers, len(changed), func(x int) {
+		i := changed[x]
+		// Both on the rows that observe i and nbU[i] ⊇ nbW[i] when values
+		// are missing, so that they compare.
+		devW[i], okW[i] = deviance(ctx, i, nbW[i], nbU[i])
+		devU[i], okU[i] = deviance(ctx, i, nbU[i], nbU[i])
+	})
+	if err != nil {
 		return nil, false, err
 	}
 	// BIC(G_U) − BIC(G_W): each added pair is a coefficient in both of its

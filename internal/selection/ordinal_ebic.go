@@ -4,7 +4,6 @@ import (
 	"context"
 	"math"
 	"sort"
-	"sync"
 
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -141,26 +140,9 @@ func OrdinalEBICGraph(ctx context.Context, s *Data, scores []float64, z [][]floa
 		return keep, false, nil
 	}
 	chosen := make([][]bool, n)
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range max(1, min(workers, n)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				if ctx.Err() != nil {
-					continue
-				}
-				chosen[i] = ordinalEBICNeighbours(s, i, scores, z[i])
-			}
-		}()
-	}
-	for i := 0; i < n; i++ {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
+	if err := eachIndex(ctx, workers, n, func(i int) {
+		chosen[i] = ordinalEBICNeighbours(s, i, scores, z[i])
+	}); err != nil {
 		return nil, false, err
 	}
 	union := make(map[[2]int]bool, len(keep))
@@ -181,19 +163,10 @@ func OrdinalEBICGraph(ctx context.Context, s *Data, scores []float64, z [][]floa
 		}
 	}
 	dev := func(_ context.Context, i int, nb, _ []int) (float64, bool) {
-		_, _, _, _, ll, ok := ordinalRefit(s, i, scores, nonNil(nb), nil, ordinalPathTol)
+		_, _, _, _, ll, ok := ordinalRefit(s, i, scores, nb, nil, ordinalPathTol)
 		return -2 * s.Total * ll, ok
 	}
 	return chooseUnion(ctx, n, s.Total, keep, union, and, confirmed, dev, workers)
-}
-
-// nonNil returns nb, or an empty slice for nil (ordinalRefit reads nil as
-// every variable).
-func nonNil(nb []int) []int {
-	if nb == nil {
-		return []int{}
-	}
-	return nb
 }
 
 // ordinalEBICNeighbours returns node i's neighbourhood chosen by EBIC on
@@ -215,7 +188,7 @@ func ordinalEBICNeighbours(s *Data, i int, scores []float64, zi []float64) []boo
 		if m > bestM+ordinalPathPatience && bestM >= 0 {
 			break
 		}
-		w, _, theta, _, ll, ok := ordinalRefit(s, i, scores, nonNil(order[:m]), start, ordinalPathTol)
+		w, _, theta, _, ll, ok := ordinalRefit(s, i, scores, order[:m], start, ordinalPathTol)
 		if !ok {
 			break
 		}

@@ -47,12 +47,18 @@ const ordinalRefitMaxIter = 50
 // (separated answers: a coupling runs off to infinity), when node i takes
 // fewer than two answers, or when there are no more rows than parameters.
 func OrdinalRefit(s *Data, i int, scores []float64) (w, se, theta []float64, df float64, ok bool) {
-	w, se, theta, df, _, ok = ordinalRefit(s, i, scores, nil, nil, ordinalRefitTol)
+	cols := make([]int, 0, s.N-1)
+	for j := 0; j < s.N; j++ {
+		if j != i {
+			cols = append(cols, j)
+		}
+	}
+	w, se, theta, df, _, ok = ordinalRefit(s, i, scores, cols, nil, ordinalRefitTol)
 	return w, se, theta, df, ok
 }
 
-// ordinalRefit is OrdinalRefit on the variables cols (every other
-// variable when nil), which also returns the mean log-likelihood of the
+// ordinalRefit is OrdinalRefit on the variables cols (none may be i),
+// which also returns the mean log-likelihood of the
 // fit, Σ ĉ_m log P(z_mi | z_m,−i) with ĉ = c/N. Newton starts from start
 // when it is not nil: θ̂ of the answers but the first, in their order, then
 // the couplings of the first len(start) − (answers − 1) variables of cols
@@ -85,14 +91,6 @@ func ordinalRefit(s *Data, i int, scores []float64, cols []int, start []float64,
 	slot := make([]int, k) // the answer's position in answers
 	for x, a := range answers {
 		slot[a] = x
-	}
-	if cols == nil {
-		cols = make([]int, 0, n-1)
-		for j := 0; j < n; j++ {
-			if j != i {
-				cols = append(cols, j)
-			}
-		}
 	}
 	nc := len(cols)
 	dim := (na - 1) + nc // fields of answers[1:], then couplings

@@ -3,7 +3,6 @@ package selection
 import (
 	"context"
 	"math"
-	"sync"
 
 	"github.com/mrfkit/pairwise/internal/engine"
 	"github.com/mrfkit/pairwise/internal/estimates"
@@ -369,32 +368,19 @@ func RefitAll(ctx context.Context, s *Data, scores []float64, screen float64, wo
 			}
 		}
 	}
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range max(1, min(workers, n)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				if len(nbs[i]) == 0 || ctx.Err() != nil {
-					continue
-				}
-				var start []float64
-				if starts != nil {
-					start = starts[i]
-				}
-				if di, si, dfi, ok := refitSpinsImputed(ctx, s, i, nbs[i], imp, start); ok {
-					d[i], se[i], df[i] = di, si, dfi
-				}
-			}
-		}()
-	}
-	for i := 0; i < n; i++ {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
+	err = eachIndex(ctx, workers, n, func(i int) {
+		if len(nbs[i]) == 0 {
+			return
+		}
+		var start []float64
+		if starts != nil {
+			start = starts[i]
+		}
+		if di, si, dfi, ok := refitSpinsImputed(ctx, s, i, nbs[i], imp, start); ok {
+			d[i], se[i], df[i] = di, si, dfi
+		}
+	})
+	if err != nil {
 		return nil, nil, nil, nil, err
 	}
 	return d, se, df, screened, nil
