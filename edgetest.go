@@ -139,6 +139,9 @@ func (t WaldTest) run(ctx context.Context, s *Samples, res *Result, tun *Tuning,
 		if nodes[i].Constant || nodes[j].Constant || sparse(i, j) {
 			return 0, math.Inf(1), math.Inf(1)
 		}
+		if tun.mixed != nil {
+			return tun.mixed.z(i, j, t.sym)
+		}
 		di, si, fi := tun.debias[i][j*kk:(j+1)*kk], tun.stdErrs[i][j*kk:(j+1)*kk], dfOf(i, j)
 		dj, sj, fj := tun.debias[j][i*kk:(i+1)*kk], tun.stdErrs[j][i*kk:(i+1)*kk], dfOf(j, i)
 		admit := admitted(i, j, false)
@@ -294,7 +297,29 @@ func (t WaldTest) run(ctx context.Context, s *Samples, res *Result, tun *Tuning,
 			keep, tun.EBICGraph = g, chosen
 		}
 	}
-	if tun.Ordinal && t.ebicStage(tun) && n > 1 {
+	if tun.mixed != nil && t.ebicStage(tun) && n > 1 {
+		// The ordinal scale's EBIC graph on the mixed model's refits
+		// (internal/selection, mixed.go).
+		p, _ := selection.MixedIndependenceP(s.stages(), tun.mixed.v)
+		tun.GlobalP = p
+		if p < alpha/2 {
+			z := make([][]float64, n)
+			for i := range z {
+				z[i] = make([]float64, n)
+				for j := range z[i] {
+					if j != i && !nodes[i].Constant && !nodes[j].Constant {
+						z[i][j] = tun.mixed.own(i, j)
+					}
+				}
+			}
+			constant := func(i, j int) bool { return nodes[i].Constant || nodes[j].Constant }
+			g, chosen, err := selection.MixedEBICGraph(ctx, s.stages(), tun.mixed.v, z, keep, constant, workers)
+			if err != nil {
+				return err
+			}
+			keep, tun.EBICGraph = g, chosen
+		}
+	} else if tun.Ordinal && t.ebicStage(tun) && n > 1 {
 		// The EBIC graph of the ordinal model (internal/selection,
 		// ordinal_ebic.go): the Ising path's stage on the ordinal
 		// model's refits.

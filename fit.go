@@ -62,5 +62,12 @@ func learnWith(ctx context.Context, fn string, s *Samples, opts []Option) (*Resu
 		res.Missing = rep
 	}
 	res.Scale, res.scaleCheck = scale, check
+	if f.r.mixed != nil {
+		for j, nom := range f.r.mixed.Nominal {
+			if nom {
+				res.Nominal = append(res.Nominal, j)
+			}
+		}
+	}
 	return res, nil
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 
 	"github.com/mrfkit/pairwise/internal/engine"
 	"github.com/mrfkit/pairwise/internal/selection"
@@ -77,6 +78,9 @@ type config struct {
 	// Learn resolved for k > 2 (ordinal.go): the ordinal model.
 	scale   Scale
 	ordinal bool
+	// nominalVars are WithNominalVariables' variables, in increasing
+	// order; nil when it was not given.
+	nominalVars []int
 
 	errs []error // problems found while applying options
 }
@@ -521,6 +525,65 @@ func WithScale(sc Scale) Option {
 			return
 		}
 		c.scale = sc
+	})
+}
+
+// WithNominalVariables declares the variables whose states are unordered
+// categories (a diagnosis, a region, a brand, an answer such as "don't
+// know" that belongs to no scale) among ordered ones, for Learn on the
+// ordinal scale (WithScale(Ordinal), or AutoScale when it chooses it): the
+// mixed model. The other variables keep the ordinal model's one coupling
+// a pair, w_ij·s_i(a)·s_j(b); a declared variable j is coded by the
+// indicators of its values, so that its coupling to an ordinal variable i
+// is one number a value of j times s_i(a), and to another declared
+// variable the full k×k block of Algorithm 2. Node i's conditional law is
+// then one regression over all rows: the adjacent-category logit of the
+// ordinal model for an ordinal node, the multinomial logit (a softmax over
+// its values) for a declared node, each on the others' scores and
+// indicators, fitted without constraint by maximum likelihood (with a
+// ridge of one row's weight on the couplings where the estimate does not
+// exist: values separated by the others). This goes beyond the paper; it
+// is the node-wise mixed graphical model of Haslbeck and Waldorp's mgm,
+// with ordered answers on the ordinal model rather than as Gaussian or
+// categorical.
+//
+// The edge test has one Wald statistic a pair over its couplings (1,
+// k_j − 1 or (k_i − 1)(k_j − 1) of them, k_j the values j takes), χ² or
+// F with as many degrees of freedom, as a normal score, at the false-edge
+// rate over the n(n − 1)/2 pairs, cut by the mixture or the gap rule as on
+// the ordinal scale; its small-sample stage is the ordinal scale's EBIC
+// graph on these refits, gated by the generalised Cochran–Mantel–Haenszel
+// test of independence (Result.Tuning). AutoScale's check reads only the
+// pairs of undeclared variables.
+//
+// The mixed model is fitted by Learn's tuning-free default: with
+// WithWidth, WithRadius, WithNodeWidths or WithMinEdgeWeight, and in
+// LearnShard and LearnNodes, declaring variables is an OptionError. On
+// the nominal scale (WithScale(Nominal), LearnPairwise) every variable is
+// nominal and the declaration changes nothing; for k = 2 (LearnIsing, or
+// Learn on binary samples) neither does it, since a two-valued variable's
+// one coupling is the same in both codings. Result.Nominal lists the
+// variables fitted as nominal. A variable index out of range, a repeated
+// one or an empty list is an OptionError.
+func WithNominalVariables(vars ...int) Option {
+	return optionFunc(func(c *config) {
+		if len(vars) == 0 {
+			c.optionError("WithNominalVariables", vars, "no variable given")
+			return
+		}
+		v := slices.Clone(vars)
+		slices.Sort(v)
+		for x, j := range v {
+			if j < 0 {
+				c.optionError("WithNominalVariables", vars, fmt.Sprintf("variable %d: want an index from 0", j))
+				return
+			}
+			if x > 0 && v[x-1] == j {
+				c.optionError("WithNominalVariables", vars, fmt.Sprintf("variable %d given twice", j))
+				return
+			}
+		}
+		c.nominalVars = v
 	})
 }
 

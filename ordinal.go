@@ -33,12 +33,26 @@ func resolveScale(s *Samples, opts []Option) (Scale, *scaleCheck) {
 		s.incomplete && cfg.missingSet && cfg.missing == MissingAsState:
 		return Nominal, nil
 	}
-	sums := selection.ScaleStats(s.stages(), ordinalScores(s))
+	sums := selection.ScaleStatsSkip(s.stages(), ordinalScores(s), nominalMask(s.n, cfg.nominalVars))
 	check := &scaleCheck{association: sums.Association, linear: sums.Association - sums.NonLinear, needed: sums.Needed}
 	if check.ordinal() {
 		return Ordinal, check
 	}
 	return Nominal, check
+}
+
+// nominalMask returns the n flags of the variables vars, nil for none.
+func nominalMask(n int, vars []int) []bool {
+	if len(vars) == 0 {
+		return nil
+	}
+	mask := make([]bool, n)
+	for _, j := range vars {
+		if j >= 0 && j < n {
+			mask[j] = true
+		}
+	}
+	return mask
 }
 
 // ordinalScores returns s_j(a) (n×k) of the ordinal model: the state scaled to
@@ -93,6 +107,9 @@ func fitOrdinal(ctx context.Context, fn string, s *Samples, opts []Option, only 
 	}
 	r.scores = scores
 	n, k := s.n, s.k
+	if len(r.cfg.nominalVars) > 0 {
+		return r.fitMixed(ctx, fn, s)
+	}
 	radius := r.cfg.regressionRadius(k, false)
 	width := func(lambda float64) float64 { return 2 * lambda } // radius 2λ, l1 as Algorithm 1
 	logD := math.Log(float64(max(n-1, 1)))
@@ -187,3 +204,83 @@ func (r *learnRun) ordinalRefitNode(i int, est []*estimates.Node, fields []float
 	nodes[i] = NodeFit{Node: i, Regressions: 1, Converged: true, Status: solve.GapBelowTol}
 	return true
 }
+
+// fitMixed is fitOrdinal for the mixed model (WithNominalVariables): each
+// node's law refitted without constraint on all rows
+// (selection.MixedRefit), which is both the estimate and the edge test's.
+func (r *learnRun) fitMixed(ctx context.Context, fn string, s *Samples) (*fitted, error) {
+	switch {
+	case fn != "Learn":
+		return nil, &OptionError{Func: fn, Option: "WithNominalVariables", Value: r.cfg.nominalVars, Reason: "the mixed model is fitted by Learn in one process, not by its shards"}
+	case r.spec == nil || !r.wantEta || r.widths != nil:
+		return nil, &OptionError{Func: fn, Option: "WithNominalVariables", Value: r.cfg.nominalVars, Reason: "the mixed model is fitted by Learn's tuning-free default: drop WithWidth, WithRadius, WithNodeWidths and WithMinEdgeWeight, or use WithScale(Nominal)"}
+	}
+	n, k := s.n, s.k
+	data := r.fitted.stages()
+	v := selection.NewMixedVars(data, r.scores, nominalMask(n, r.cfg.nominalVars))
+	r.mixed, r.mixFits = v, make([]*selection.MixedFit, n)
+	est := make([]*estimates.Node, n)
+	fields := make([]float64, n*k)
+	nodes := make([]NodeFit, n)
+	cols := make([][]int, n)
+	for i := range cols {
+		for j := 0; j < n; j++ {
+			if j != i {
+				cols[i] = append(cols[i], j)
+			}
+		}
+	}
+	err := r.eachNode(ctx, func(ctx context.Context, _ *engine.Driver, i int) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		nodes[i] = NodeFit{Node: i, Regressions: 1}
+		f, ok := selection.MixedRefit(data, i, v, cols[i], nil, mixedRefitTol, 0)
+		if !ok {
+			f, ok = selection.MixedRefit(data, i, v, cols[i], nil, mixedRefitTol, selection.MixedRidge)
+		}
+		ns := &r.nodes[i]
+		ns.lambda = 0 // no width searched
+		if !ok {
+			// No estimate even with the ridge (a node with one value is
+			// constant and folded below): its pairs score 0.
+			est[i] = estimates.New(k, estimates.ZeroBlock(k))
+			ns.d, ns.se = make([]float64, n*k*k), make([]float64, n*k*k)
+			ns.df = make([]float64, k)
+			nodes[i].Converged = len(v.Values[i]) < 2
+			return nil
+		}
+		r.mixFits[i] = f
+		blocks, se, theta := f.Layout(v)
+		ns.d, ns.se = blocks, se
+		ns.df = slices.Repeat([]float64{f.DF}, k)
+		est[i] = estimates.Sparse(k, slices.Clone(blocks), estimates.ZeroBlock(k))
+		low := math.Inf(1)
+		for _, t := range theta {
+			if !math.IsNaN(t) {
+				low = math.Min(low, t)
+			}
+		}
+		for a, t := range theta {
+			if math.IsNaN(t) {
+				t = low - math.Log(math.Max(r.fitted.total, 2))
+			}
+			fields[i*k+a] = t
+		}
+		// Newton's method stopped at a decrement below mixedRefitTol:
+		// Gap 0 stands for that certificate, of the unconstrained (or
+		// ridge) problem.
+		nodes[i].Converged, nodes[i].Status = true, solve.GapBelowTol
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	foldConstant(s, est, fields, nodes) // constant.go
+	return &fitted{r: r, k: k, est: est, fields: fields, nodes: nodes, radius: math.NaN()}, nil
+}
+
+// mixedRefitTol is the mixed refit's stopping rule, the ordinal refit's:
+// the predicted gain in mean log-likelihood of one more Newton step below
+// 1e-12.
+const mixedRefitTol = 1e-12

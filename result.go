@@ -41,6 +41,10 @@ type Result struct {
 	// or Nominal; Nominal for k = 2 and for LearnPairwise and LearnIsing.
 	// ScaleCheck gives the evidence AutoScale chose it on.
 	Scale Scale
+	// Nominal lists, in increasing order, the variables fitted as nominal
+	// on the ordinal scale (WithNominalVariables: the mixed model); nil
+	// when every variable is on the scale Scale says.
+	Nominal []int
 	// Warnings says what the data could not support: too few samples for
 	// some pairs to be tested (SmallSample; the tuning-free edge test
 	// then reports no edge for them, docs/tuning/small-samples.md),

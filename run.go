@@ -32,6 +32,9 @@ func prepare(fn string, s *Samples, opts []Option) (config, error) {
 	if len(cfg.errs) > 0 {
 		return cfg, errors.Join(cfg.errs...)
 	}
+	if v := cfg.nominalVars; len(v) > 0 && v[len(v)-1] >= s.n {
+		return cfg, &OptionError{Func: fn, Option: "WithNominalVariables", Value: v, Reason: fmt.Sprintf("variable %d out of range for %d variables", v[len(v)-1], s.n)}
+	}
 	if math.IsNaN(cfg.eta) {
 		// Without η the edge test holds dense n×n arrays; with it the
 		// estimates are sparse (internal/estimates), and n is bounded by the
@@ -76,6 +79,10 @@ type learnRun struct {
 	// scores are s_j(a) of the ordinal model (WithScale), n×k; nil on
 	// the other paths.
 	scores []float64
+	// mixed describes the mixed model's variables and mixFits holds each
+	// node's refit (WithNominalVariables, ordinal.go); nil otherwise.
+	mixed   *selection.MixedVars
+	mixFits []*selection.MixedFit
 	// sparseState is the sparse edge test's (edgetest_sparse.go), nil
 	// when the dense test runs.
 	sparseState *sparseRun
@@ -365,6 +372,9 @@ func (r *learnRun) assemble(ctx context.Context, k int, est []*estimates.Node, f
 	var tun *Tuning
 	if r.spec != nil || r.wantEta {
 		tun = &Tuning{n: n, k: k, Ordinal: r.scores != nil}
+		if r.mixed != nil {
+			tun.Mixed, tun.mixed = true, &mixedTest{v: r.mixed, fits: r.mixFits}
+		}
 	}
 	if r.spec != nil || r.widths != nil {
 		lambda = 0

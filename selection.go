@@ -289,8 +289,17 @@ type Tuning struct {
 	// too large ((k − 1)² > 81, or n²(k − 1)⁴ > 2^25 numbers): each pair
 	// then has the largest |Ŵ/SE| of its entries and k² tests a pair.
 	Block bool
+	// Mixed reports that the mixed model was fitted (WithNominalVariables,
+	// with Ordinal): each pair has one statistic, the Wald χ² of its
+	// couplings (1 between ordinal variables, k_j − 1 between a nominal j
+	// and an ordinal one, (k_i − 1)(k_j − 1) between nominal ones) as a
+	// normal score, and Debiased and StdErr hold the refit's blocks
+	// (Result.Model's, before the two nodes' are averaged) and their
+	// standard errors.
+	Mixed bool
 
 	n, k    int
+	mixed   *mixedTest        // the mixed model's refits, when Mixed
 	curves  []selection.Curve // per node, when a Selection ran
 	scores  []float64         // n*n test statistics, when the edge test ran
 	debias  [][]float64

@@ -40,6 +40,10 @@ two truths a questionnaire into DATADIR (-out):
               cut at the real item's thresholds (its cumulative answer
               proportions) into its categories; an edge is a nonzero
               partial correlation
+  mixed-Q     (with -families mixed) the ordinal truth's rows with the codes
+              of its 3 items of most edges scrambled into unordered
+              categories (the permutation nearest zero rank correlation):
+              the same graph, couplings not monotone in those items' codes
   ordinal-Q   the linear-by-linear pairwise model on the answers,
               W_ij(a,b) = w_ij s(a) s(b) with s(a) = 2a/(k-1) - 1, on the
               same graph, fitted by pseudo-likelihood to 50000 rows of the
@@ -61,6 +65,9 @@ seconds is the learner alone, not reading the file). Configurations:
                  (1 for answers ≥ c, with c the cut nearest a 50/50 split,
                  the smallest on ties; the split of likert_peers.R)
   ordinal        pairwise.Learn with WithScale(Ordinal)
+  declared       pairwise.Learn with the truth's unordered items declared
+                 (WithNominalVariables: the mixed model); the default on
+                 truths without such items
 
 table reads result files of learn and likert_peers.R and prints the
 Markdown summary of docs/psych/likert.md: mean F1, precision (over the runs
@@ -123,6 +130,11 @@ type likertTruth struct {
 	Fields   [][]float64 `json:"fields,omitempty"`
 	Props    [][]float64 `json:"props,omitempty"`
 	Achieved [][]float64 `json:"achieved,omitempty"`
+	// Mixed: the items whose answer codes were scrambled into unordered
+	// categories, and each one's permutation (code a of the ordinal truth
+	// is written Perm[x][a]).
+	Nominal []int   `json:"nominal,omitempty"`
+	Perm    [][]int `json:"perm,omitempty"`
 }
 
 // likertEdge is a true edge I < J with its weight (the partial correlation
@@ -162,8 +174,10 @@ func runLikertGen(args []string, stdout, stderr io.Writer) error {
 				truth, sample, err = likertLatent(spec)
 			case "ordinal":
 				truth, sample, err = likertOrdinal(spec, likertSeed(spec.Name, fam))
+			case "mixed":
+				truth, sample, err = likertMixed(spec)
 			default:
-				return fmt.Errorf("likert gen: unknown family %q: want latent or ordinal", fam)
+				return fmt.Errorf("likert gen: unknown family %q: want latent, ordinal or mixed", fam)
 			}
 			if err != nil {
 				return fmt.Errorf("%s %s: %v", spec.Name, fam, err)
@@ -174,7 +188,11 @@ func runLikertGen(args []string, stdout, stderr io.Writer) error {
 			}
 			for _, N := range ns {
 				for seed := 1; seed <= *seeds; seed++ {
-					rows, err := sample(rand.NewPCG(likertSeed(spec.Name, fam), uint64(N)<<20|uint64(seed)), N)
+					stream := fam
+					if fam == "mixed" {
+						stream = "ordinal" // the ordinal truth's rows, relabelled
+					}
+					rows, err := sample(rand.NewPCG(likertSeed(spec.Name, stream), uint64(N)<<20|uint64(seed)), N)
 					if err != nil {
 						return fmt.Errorf("%s %s N = %d seed %d: %v", spec.Name, fam, N, seed, err)
 					}
@@ -459,6 +477,107 @@ func likertOrdinal(spec *likertSpec, seed uint64) (*likertTruth, func(rand.Sourc
 	return truth, sample, nil
 }
 
+// likertMixedItems is the number of items of a mixed truth whose codes
+// are scrambled.
+const likertMixedItems = 3
+
+// likertMixed returns the mixed truth of spec: the ordinal truth with the
+// likertMixedItems items of most edges (the first on ties) turned into
+// unordered categories by a permutation of their codes, the one of k!
+// (or of 2000 random ones for k > 6) whose Spearman correlation with the
+// identity is nearest 0. Its rows are the ordinal truth's, relabelled; its
+// graph is the same. An item's couplings become w_ij·s_i(π⁻¹(a))·s_j(b):
+// linear in the other item's score, not monotone in its own code, which
+// is what an unordered category (a region, a diagnosis) looks like to
+// the ordinal model.
+func likertMixed(spec *likertSpec) (*likertTruth, func(rand.Source, int) ([][]int, error), error) {
+	truth, sample, err := likertOrdinal(spec, likertSeed(spec.Name, "ordinal"))
+	if err != nil {
+		return nil, nil, err
+	}
+	p, k := len(truth.Names), truth.K
+	deg := make([]int, p)
+	for _, e := range truth.Edges {
+		deg[e.I]++
+		deg[e.J]++
+	}
+	order := make([]int, p)
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return deg[order[a]] > deg[order[b]] })
+	truth.Family = "mixed"
+	truth.Nominal = slices.Clone(order[:min(likertMixedItems, p)])
+	sort.Ints(truth.Nominal)
+	r := rand.New(rand.NewPCG(likertSeed(spec.Name, "mixed"), 1))
+	for range truth.Nominal {
+		truth.Perm = append(truth.Perm, unorderedPerm(k, r))
+	}
+	relabel := func(src rand.Source, N int) ([][]int, error) {
+		rows, err := sample(src, N)
+		if err != nil {
+			return nil, err
+		}
+		for _, row := range rows {
+			for x, i := range truth.Nominal {
+				row[i] = truth.Perm[x][row[i]]
+			}
+		}
+		return rows, nil
+	}
+	return truth, relabel, nil
+}
+
+// unorderedPerm returns a permutation of 0..k-1 whose Spearman correlation
+// with the identity is nearest 0: drawn from r among all such for k ≤ 6
+// (so that the items do not all share one), the best of 2000 drawn for
+// larger k.
+func unorderedPerm(k int, r *rand.Rand) []int {
+	rho := func(pi []int) float64 {
+		d2 := 0
+		for a, b := range pi {
+			d2 += (a - b) * (a - b)
+		}
+		return math.Abs(1 - 6*float64(d2)/float64(k*(k*k-1)))
+	}
+	var cands [][]int
+	if k > 6 {
+		for range 2000 {
+			cands = append(cands, r.Perm(k))
+		}
+	} else {
+		var walk func(pi []int, used []bool)
+		walk = func(pi []int, used []bool) {
+			if len(pi) == k {
+				cands = append(cands, slices.Clone(pi))
+				return
+			}
+			for a := 0; a < k; a++ {
+				if !used[a] {
+					used[a] = true
+					walk(append(pi, a), used)
+					used[a] = false
+				}
+			}
+		}
+		walk(nil, make([]bool, k))
+	}
+	best := math.Inf(1)
+	for _, pi := range cands {
+		best = math.Min(best, rho(pi))
+	}
+	var ties [][]int
+	for _, pi := range cands {
+		if rho(pi) == best {
+			ties = append(ties, pi)
+		}
+	}
+	if k > 6 {
+		return ties[0]
+	}
+	return ties[r.IntN(len(ties))]
+}
+
 // likertShrink and likertMaxGap: when moment matching leaves an answer
 // proportion more than 0.02 from the real one, the pseudo-likelihood
 // weights put the model in a phase of its own (all items high together)
@@ -712,6 +831,9 @@ type likertConfig struct {
 	name    string
 	prepare func(*pairwise.Samples) (*pairwise.Samples, error)
 	opts    []pairwise.Option
+	// declare: the truth's nominal items (a mixed truth's) are declared
+	// with WithNominalVariables; on other truths this is the default.
+	declare bool
 }
 
 // likertConfigs returns the named configurations, in the order asked.
@@ -727,8 +849,10 @@ func likertConfigs(names string) ([]likertConfig, error) {
 			cs = append(cs, likertConfig{name: n, prepare: dichotomise})
 		case "ordinal":
 			cs = append(cs, likertConfig{name: n, opts: []pairwise.Option{pairwise.WithScale(pairwise.Ordinal)}})
+		case "declared":
+			cs = append(cs, likertConfig{name: n, declare: true})
 		default:
-			return nil, fmt.Errorf("likert learn: unknown configuration %q: want default, categorical, dichotomised or ordinal", n)
+			return nil, fmt.Errorf("likert learn: unknown configuration %q: want default, categorical, dichotomised, ordinal or declared", n)
 		}
 	}
 	return cs, nil
@@ -951,6 +1075,9 @@ func runLikertLearn(args []string, stdout, stderr io.Writer) error {
 				return err
 			}
 			for _, c := range cs {
+				if c.declare && len(truth.Nominal) > 0 {
+					c.opts = []pairwise.Option{pairwise.WithNominalVariables(truth.Nominal...)}
+				}
 				r, err := likertRun(s, c, te, *workers)
 				if err != nil {
 					return fmt.Errorf("%s, %s: %v", d.path, c.name, err)

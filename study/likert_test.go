@@ -204,3 +204,27 @@ func TestLikertNodePL(t *testing.T) {
 		}
 	}
 }
+
+// TestUnorderedPerm checks the scrambled codes of the mixed truths: a
+// permutation of 0..k-1 with rank correlation nearest 0 (for k = 4, 5, 6
+// the best possible is 0 or ±0.1: every permutation is enumerated and
+// the identity, correlation 1, must not come back).
+func TestUnorderedPerm(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, k := range []int{3, 4, 5, 6, 7} {
+		pi := unorderedPerm(k, r)
+		seen := make([]bool, k)
+		d2 := 0
+		for a, b := range pi {
+			if b < 0 || b >= k || seen[b] {
+				t.Fatalf("k = %d: %v is not a permutation", k, pi)
+			}
+			seen[b] = true
+			d2 += (a - b) * (a - b)
+		}
+		rho := 1 - 6*float64(d2)/float64(k*(k*k-1))
+		if math.Abs(rho) > 0.5 {
+			t.Errorf("k = %d: %v has rank correlation %.2f", k, pi, rho)
+		}
+	}
+}

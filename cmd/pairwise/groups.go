@@ -90,6 +90,9 @@ func runCompareGroups(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if set["nominal"] {
+		return fmt.Errorf("-nominal applies to learn and network, not to the groups' comparison")
+	}
 	var g groups
 	if *group != "" {
 		err = g.split(fs.Arg(0), *group, ro, stderr, *quiet)

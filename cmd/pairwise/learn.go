@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"runtime/debug"
@@ -92,10 +93,13 @@ func runLearn(args []string, stdout, stderr io.Writer) error {
 		// reach twice the live data).
 		defer debug.SetGCPercent(debug.SetGCPercent(learnGCPercent(fs.Arg(0))))
 	}
+	if set["shard"] && set["nominal"] {
+		return fmt.Errorf("-nominal: the mixed model is learned in one process, not in shards")
+	}
 	if set["shard"] {
 		return runLearnShard(*shard, set, fs.Arg(0), ro, opts, *out, stdout, stderr, *quiet) // shard.go
 	}
-	s, res, err := learnFile(fs.Arg(0), ro, opts, stderr, *quiet, *lf.solver == "sparsitron")
+	s, res, err := learnFile(fs.Arg(0), ro, opts, *lf.nominal, stderr, *quiet, *lf.solver == "sparsitron")
 	if err != nil {
 		return err
 	}

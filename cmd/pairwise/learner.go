@@ -8,6 +8,7 @@ import (
 	"math"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -25,6 +26,7 @@ type learnerFlags struct {
 	histogram, merge, gap, mixture, refit, isingfit, graph *bool
 	lambda, eta, radius, gamma, alpha, tol                 *float64
 	selection, solver, sym, states, na, missing, scale     *string
+	nominal                                                *string
 	folds, workers, maxIter, alphabet                      *int
 }
 
@@ -55,6 +57,7 @@ func addLearnerFlags(fs *flag.FlagSet) *learnerFlags {
 		states:    fs.String("states", "", "the `list` of states as written, comma-separated, in order: -states 1,2,3,4,5 reads a scale written 1..5 as states 0..4"),
 		na:        fs.String("na", "NA,", "the missing-value `markers`, comma-separated (the default is NA and the empty field; \"none\" for none)"),
 		scale:     fs.String("scale", "auto", "for k > 2: `scale` ordinal (one coupling a pair on the answers' values, W_ij(a,b) = w·s_i(a)·s_j(b)),\nnominal (full k×k blocks, Algorithm 2) or auto (ordinal when most of the association between the answers\nlies along their values, as for Likert items; without -eta only)"),
+		nominal:   fs.String("nominal", "", "the `columns` whose answers are unordered categories among ordered ones, comma-separated header names\nor column numbers from 1: on the ordinal scale they are coded one indicator a value (the mixed model; without -lambda and -eta only)"),
 		missing:   fs.String("missing", "", "how to learn from rows with missing values: `rule` avail (binary data: each variable's regression on the rows that observe it,\na missing neighbour as the spin 0), state (a missing value is a state of its own) or listwise (drop the rows)\n(default: avail for binary data, state for k > 2)"),
 	}
 	fs.VisitAll(func(f *flag.Flag) { lf.names = append(lf.names, f.Name) })
@@ -238,10 +241,17 @@ func (lf *learnerFlags) complete(s *pairwise.Samples, name string, stderr io.Wri
 // header, or x1..xn. Unless quiet it writes the summary (summarize; online
 // for the Sparsitron, which has no stopping rule); quiet, it still writes
 // the warnings.
-func learnFile(path string, ro pairwise.CSVOptions, opts []pairwise.Option, stderr io.Writer, quiet, online bool) (*pairwise.Samples, *pairwise.Result, error) {
+func learnFile(path string, ro pairwise.CSVOptions, opts []pairwise.Option, nominal string, stderr io.Writer, quiet, online bool) (*pairwise.Samples, *pairwise.Result, error) {
 	s, name, err := cli.ReadSamples(path, stdin, ro, stderr, quiet)
 	if err != nil {
 		return nil, nil, err
+	}
+	if nominal != "" {
+		vars, err := columnList(nominal, s.Names(), s.Vars())
+		if err != nil {
+			return nil, nil, fmt.Errorf("-nominal: %s: %w", name, err)
+		}
+		opts = append(slices.Clip(opts), pairwise.WithNominalVariables(vars...))
 	}
 	// The reader's garbage (its hash index, grown buffers) goes back to
 	// the system before the learner allocates its own buffers.
@@ -330,6 +340,29 @@ func summarize(w io.Writer, name string, s *pairwise.Samples, res *pairwise.Resu
 	warnings(w, res, online)
 }
 
+// columnList returns the variables named in list (comma-separated header
+// names, or column numbers from 1 where no header name matches) among n
+// variables with the given names (nil without a header).
+func columnList(list string, names []string, n int) ([]int, error) {
+	var vars []int
+	for _, f := range strings.Split(list, ",") {
+		f = strings.TrimSpace(f)
+		if x := slices.Index(names, f); x >= 0 {
+			vars = append(vars, x)
+			continue
+		}
+		c, err := strconv.Atoi(f)
+		if err != nil || c < 1 || c > n {
+			if names != nil {
+				return nil, fmt.Errorf("%q is neither a column of the header nor a column number from 1 to %d", f, n)
+			}
+			return nil, fmt.Errorf("%q: want a column number from 1 to %d (the file has no header)", f, n)
+		}
+		vars = append(vars, c-1)
+	}
+	return vars, nil
+}
+
 // scaleLine says which model the k > 2 states were learned with, and why.
 func scaleLine(res *pairwise.Result) string {
 	why := ""
@@ -339,6 +372,18 @@ func scaleLine(res *pairwise.Result) string {
 			share = fmt.Sprintf("%.0f%% of the association between the answers lies along their values; the ordinal scale needs %.0f%%", 100*linear/assoc, 100*needed/assoc)
 		}
 		why = "chosen from the data: " + share + "; "
+	}
+	if res.Scale == pairwise.Ordinal && len(res.Nominal) > 0 {
+		names := res.Model.Names()
+		var list []string
+		for _, j := range res.Nominal {
+			if names != nil {
+				list = append(list, names[j])
+			} else {
+				list = append(list, strconv.Itoa(j+1))
+			}
+		}
+		return fmt.Sprintf("scale: ordinal with %d nominal variable(s) (%s): one coupling a pair between ordered answers, one a value of a nominal variable (-nominal; %s-scale nominal fits full k×k blocks)", len(list), strings.Join(list, ", "), why)
 	}
 	if res.Scale == pairwise.Ordinal {
 		return "scale: ordinal, one coupling a pair on the answers' values (" + why + "-scale nominal fits full k×k blocks)"

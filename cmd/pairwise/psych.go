@@ -100,7 +100,7 @@ func runNetwork(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		_, res, err := learnFile(fs.Arg(0), ro, opts, stderr, *quiet, *lf.solver == "sparsitron")
+		_, res, err := learnFile(fs.Arg(0), ro, opts, *lf.nominal, stderr, *quiet, *lf.solver == "sparsitron")
 		if err != nil {
 			return err
 		}
@@ -299,6 +299,9 @@ func runBootstrap(args []string, stdout, stderr io.Writer) error {
 	opts, ro, err := lf.options(set)
 	if err != nil {
 		return err
+	}
+	if set["nominal"] {
+		return fmt.Errorf("-nominal applies to learn and network, not to the bootstrap")
 	}
 	if os.Getenv("GOGC") == "" {
 		// Each resample's fit leaves a few megabytes of garbage over a

@@ -121,6 +121,66 @@ func OrdinalIndependenceP(s *Data, scores []float64) (p float64, pairs int) {
 // returns the learned graph and whether it is G_U; once ctx is done it
 // returns ctx.Err().
 func OrdinalEBICGraph(ctx context.Context, s *Data, scores []float64, z [][]float64, keep map[[2]int]bool, excluded func(i, j int) bool, workers int) (map[[2]int]bool, bool, error) {
+	return pathEBICGraph(ctx, s, ordinalPath(s, scores), z, keep, excluded, workers)
+}
+
+// MixedEBICGraph is OrdinalEBICGraph on the mixed model (mixed.go): each
+// node's path adds its neighbours one variable at a time (all of a
+// nominal variable's columns at once), refitted by MixedRefit without
+// ridge, and EBIC counts the couplings a step adds in its ln N term
+// (dim R_i × dim X_j: one between ordinal variables, as on the ordinal
+// scale) and the variables in its 2γ·ln(n − 1) term (the neighbourhoods
+// it chooses among).
+func MixedEBICGraph(ctx context.Context, s *Data, v *MixedVars, z [][]float64, keep map[[2]int]bool, excluded func(i, j int) bool, workers int) (map[[2]int]bool, bool, error) {
+	return pathEBICGraph(ctx, s, mixedPath(s, v), z, keep, excluded, workers)
+}
+
+// pathRefit refits node i on the variables cols for an EBIC path, from
+// prev, the fit of the path's previous step (nil at its start), to the
+// decrement tol. It returns the mean log-likelihood, the couplings in the
+// fit, the state the next step starts from, and false when the fit has no
+// estimate.
+type pathRefit func(i int, cols []int, prev any, tol float64) (ll float64, params int, next any, ok bool)
+
+// ordinalPath is pathRefit on the ordinal model: ordinalRefit, warm-started
+// from the previous step's fields and couplings.
+func ordinalPath(s *Data, scores []float64) pathRefit {
+	return func(i int, cols []int, prev any, tol float64) (float64, int, any, bool) {
+		start, _ := prev.([]float64)
+		w, _, theta, _, ll, ok := ordinalRefit(s, i, scores, cols, start, tol)
+		if !ok {
+			return 0, 0, nil, false
+		}
+		// The next fit starts from this one: its fields, then its
+		// couplings in the path's order.
+		next := make([]float64, 0, len(theta)+len(cols))
+		for _, v := range theta {
+			if !math.IsNaN(v) {
+				next = append(next, v)
+			}
+		}
+		next = next[1:] // the first answer's field is 0, not a parameter
+		for _, j := range cols {
+			next = append(next, w[j])
+		}
+		return ll, len(cols), next, true
+	}
+}
+
+// mixedPath is pathRefit on the mixed model.
+func mixedPath(s *Data, v *MixedVars) pathRefit {
+	return func(i int, cols []int, prev any, tol float64) (float64, int, any, bool) {
+		p, _ := prev.(*MixedFit)
+		f, ok := MixedRefit(s, i, v, cols, p, tol, 0)
+		if !ok {
+			return 0, 0, nil, false
+		}
+		return f.MeanLL, f.RDim * f.P, f, true
+	}
+}
+
+// pathEBICGraph runs steps 2 to 4 above with the node refits of fit.
+func pathEBICGraph(ctx context.Context, s *Data, fit pathRefit, z [][]float64, keep map[[2]int]bool, excluded func(i, j int) bool, workers int) (map[[2]int]bool, bool, error) {
 	n := s.N
 	// The screen: when the test already keeps every pair whose Wald
 	// statistic passes EBIC's penalty of one coefficient in both nodes'
@@ -141,7 +201,7 @@ func OrdinalEBICGraph(ctx context.Context, s *Data, scores []float64, z [][]floa
 	}
 	chosen := make([][]bool, n)
 	if err := eachIndex(ctx, workers, n, func(i int) {
-		chosen[i] = ordinalEBICNeighbours(s, i, scores, z[i])
+		chosen[i] = ebicNeighbours(s, i, fit, z[i])
 	}); err != nil {
 		return nil, false, err
 	}
@@ -163,16 +223,16 @@ func OrdinalEBICGraph(ctx context.Context, s *Data, scores []float64, z [][]floa
 		}
 	}
 	dev := func(_ context.Context, i int, nb, _ []int) (float64, bool) {
-		_, _, _, _, ll, ok := ordinalRefit(s, i, scores, nb, nil, ordinalPathTol)
+		ll, _, _, ok := fit(i, nb, nil, ordinalPathTol)
 		return -2 * s.Total * ll, ok
 	}
 	return chooseUnion(ctx, n, s.Total, keep, union, and, confirmed, dev, workers)
 }
 
-// ordinalEBICNeighbours returns node i's neighbourhood chosen by EBIC on
-// the path of step 2 (chosen[j] true for the neighbours j), nil when not
-// even the empty set could be fitted.
-func ordinalEBICNeighbours(s *Data, i int, scores []float64, zi []float64) []bool {
+// ebicNeighbours returns node i's neighbourhood chosen by EBIC on the
+// path of step 2 (chosen[j] true for the neighbours j), nil when not even
+// the empty set could be fitted.
+func ebicNeighbours(s *Data, i int, fit pathRefit, zi []float64) []bool {
 	n := s.N
 	order := make([]int, 0, n-1)
 	for j := 0; j < n; j++ {
@@ -183,28 +243,17 @@ func ordinalEBICNeighbours(s *Data, i int, scores []float64, zi []float64) []boo
 	sort.SliceStable(order, func(a, b int) bool { return zi[order[a]] > zi[order[b]] })
 	logN, logP := math.Log(s.Total), math.Log(float64(max(n-1, 1)))
 	best, bestM := math.Inf(1), -1
-	var start []float64
+	var prev any
 	for m := 0; m <= len(order); m++ {
 		if m > bestM+ordinalPathPatience && bestM >= 0 {
 			break
 		}
-		w, _, theta, _, ll, ok := ordinalRefit(s, i, scores, order[:m], start, ordinalPathTol)
+		ll, params, next, ok := fit(i, order[:m], prev, ordinalPathTol)
 		if !ok {
 			break
 		}
-		// The next fit starts from this one: its fields, then its
-		// couplings in the path's order.
-		start = start[:0]
-		for _, v := range theta {
-			if !math.IsNaN(v) {
-				start = append(start, v)
-			}
-		}
-		start = start[1:] // the first answer's field is 0, not a parameter
-		for _, j := range order[:m] {
-			start = append(start, w[j])
-		}
-		ebic := -2*s.Total*ll + float64(m)*logN + 2*ordinalGamma*float64(m)*logP
+		prev = next
+		ebic := -2*s.Total*ll + float64(params)*logN + 2*ordinalGamma*float64(m)*logP
 		if ebic < best {
 			best, bestM = ebic, m
 		}

@@ -54,6 +54,12 @@ type ScaleSums struct {
 // than three values add nothing: two values have no order to show, and a
 // Potts coupling on two values is the ordinal model's.
 func ScaleStats(s *Data, scores []float64) (sums ScaleSums) {
+	return ScaleStatsSkip(s, scores, nil)
+}
+
+// ScaleStatsSkip is ScaleStats without the pairs of the variables j with
+// skip[j] (nil: none), those declared nominal.
+func ScaleStatsSkip(s *Data, scores []float64, skip []bool) (sums ScaleSums) {
 	n, k := s.N, s.K
 	seen := make([][]bool, n)
 	for j := range seen {
@@ -83,6 +89,9 @@ func ScaleStats(s *Data, scores []float64) (sums ScaleSums) {
 		for j := i + 1; j < n; j++ {
 			if values[i] < 3 || values[j] < 3 {
 				continue // a binary variable's two values have no order to show
+			}
+			if skip != nil && (skip[i] || skip[j]) {
+				continue
 			}
 			df := (values[i] - 1) * (values[j] - 1)
 			clear(tab)
