@@ -25,8 +25,11 @@ func learnWith(ctx context.Context, fn string, s *Samples, opts []Option) (*Resu
 	k := s.k // the alphabet of the result
 	scale, check := Nominal, (*scaleCheck)(nil)
 	if fn == "Learn" && s.k > 2 {
-		if scale, check = resolveScale(s, opts); scale == Ordinal {
+		if scale, check = resolveScale(s, opts, true); scale == Ordinal {
 			opts = append(slices.Clip(opts), ordinalChosen())
+			if check != nil && len(check.found) > 0 {
+				opts = append(opts, WithNominalVariables(unionVars(opts, check.found)...))
+			}
 		}
 	}
 	var rep *MissingReport
@@ -70,4 +73,18 @@ func learnWith(ctx context.Context, fn string, s *Samples, opts []Option) (*Resu
 		}
 	}
 	return res, nil
+}
+
+// unionVars returns the variables declared in opts (WithNominalVariables)
+// and found, in increasing order.
+func unionVars(opts []Option, found []int) []int {
+	cfg := defaultConfig()
+	for _, o := range opts {
+		if o != nil {
+			o.apply(&cfg)
+		}
+	}
+	vars := append(slices.Clone(cfg.nominalVars), found...)
+	slices.Sort(vars)
+	return slices.Compact(vars)
 }

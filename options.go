@@ -518,6 +518,20 @@ func WithMissing(rule MissingRule) Option {
 // WithMissing(MissingAsState) (a missing state has no score).
 // Result.Scale says which model was fitted. Nominal fits the full blocks,
 // as LearnPairwise does.
+//
+// Before the check, AutoScale looks for unordered categories written as
+// numbers among ordered answers (a region coded 1 to 5 in a Likert
+// questionnaire), when Learn runs in one process with neither λ, a
+// radius nor node widths given: a variable whose association with the
+// others needs its values unordered (the row-effects model of its table
+// with each partner, its values' own coefficients on the partner's
+// scores) for at least half of its association beyond chance, at the
+// level 0.01/n, the most unordered first, at most n/3 of them
+// (internal/selection, scale.go, gives the measurements). The check then
+// reads the pairs of the others, and on the ordinal scale the variables
+// found are fitted as nominal, as if declared with WithNominalVariables
+// (Result.NominalFound). This goes beyond the paper. WithScale(Ordinal)
+// does not look: every undeclared variable is then ordered.
 func WithScale(sc Scale) Option {
 	return optionFunc(func(c *config) {
 		if sc < Nominal || sc > AutoScale {
@@ -545,7 +559,8 @@ func WithScale(sc Scale) Option {
 // exist: values separated by the others). This goes beyond the paper; it
 // is the node-wise mixed graphical model of Haslbeck and Waldorp's mgm,
 // with ordered answers on the ordinal model rather than as Gaussian or
-// categorical.
+// categorical. Under AutoScale (the default) the data may add variables
+// to the declared ones (see WithScale).
 //
 // The edge test has one Wald statistic a pair over its couplings (1,
 // k_j − 1 or (k_i − 1)(k_j − 1) of them, k_j the values j takes), χ² or

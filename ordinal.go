@@ -17,8 +17,13 @@ func ordinalChosen() Option { return optionFunc(func(c *config) { c.ordinal = tr
 
 // resolveScale returns the scale Learn fits to s (k > 2) under opts, and
 // the check that chose it under AutoScale (nil otherwise). Each pair's
-// table in the check holds the rows that observe both.
-func resolveScale(s *Samples, opts []Option) (Scale, *scaleCheck) {
+// table in the check holds the rows that observe both. With detect (Learn
+// in one process, neither λ, a radius nor node widths given: where the
+// mixed model can be fitted) AutoScale first looks for unordered
+// variables among ordered ones (selection.UnorderedVariables); the check
+// then reads the pairs of the others, and on the ordinal scale the
+// variables found are fitted as nominal (check.found).
+func resolveScale(s *Samples, opts []Option, detect bool) (Scale, *scaleCheck) {
 	cfg := defaultConfig()
 	for _, o := range opts {
 		if o != nil {
@@ -33,13 +38,39 @@ func resolveScale(s *Samples, opts []Option) (Scale, *scaleCheck) {
 		s.incomplete && cfg.missingSet && cfg.missing == MissingAsState:
 		return Nominal, nil
 	}
-	sums := selection.ScaleStatsSkip(s.stages(), ordinalScores(s), nominalMask(s.n, cfg.nominalVars))
+	data, scores := s.stages(), ordinalScores(s)
+	skip := nominalMask(s.n, cfg.nominalVars)
+	var found []int
+	if detect && math.IsNaN(cfg.lambda) && math.IsNaN(cfg.radius) && cfg.widths == nil {
+		// The rows the fit will read: on the ordinal scale the incomplete
+		// ones are dropped.
+		d := data
+		if s.incomplete {
+			if c, _, err := s.DropIncomplete(); err == nil {
+				d = c.stages()
+			}
+		}
+		found = selection.UnorderedVariables(d, scores, unorderedAlpha, s.n/3, skip)
+		if len(found) > 0 && skip == nil {
+			skip = make([]bool, s.n)
+		}
+		for _, j := range found {
+			skip[j] = true
+		}
+	}
+	sums := selection.ScaleStatsSkip(data, scores, skip)
 	check := &scaleCheck{association: sums.Association, linear: sums.Association - sums.NonLinear, needed: sums.Needed}
 	if check.ordinal() {
+		check.found = found
 		return Ordinal, check
 	}
 	return Nominal, check
 }
+
+// unorderedAlpha is the family-wise level at which AutoScale takes a
+// variable as unordered (selection.UnorderedVariables tests each at
+// unorderedAlpha/n): the edge test's default false-edge rate.
+const unorderedAlpha = 0.01
 
 // nominalMask returns the n flags of the variables vars, nil for none.
 func nominalMask(n int, vars []int) []bool {

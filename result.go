@@ -42,8 +42,9 @@ type Result struct {
 	// ScaleCheck gives the evidence AutoScale chose it on.
 	Scale Scale
 	// Nominal lists, in increasing order, the variables fitted as nominal
-	// on the ordinal scale (WithNominalVariables: the mixed model); nil
-	// when every variable is on the scale Scale says.
+	// on the ordinal scale (the mixed model): those declared with
+	// WithNominalVariables and those AutoScale found unordered
+	// (NominalFound); nil when every variable is on the scale Scale says.
 	Nominal []int
 	// Warnings says what the data could not support: too few samples for
 	// some pairs to be tested (SmallSample; the tuning-free edge test
@@ -271,11 +272,26 @@ func (sc Scale) String() string {
 // Result.ScaleCheck).
 type scaleCheck struct {
 	association, linear, needed float64
+	// found are the variables AutoScale took as unordered
+	// (selection.UnorderedVariables), fitted as nominal on the ordinal
+	// scale; nil when none.
+	found []int
 }
 
 // ordinal reports whether the check chooses the ordinal scale.
 func (c scaleCheck) ordinal() bool {
 	return c.association > 0 && c.linear >= c.needed
+}
+
+// NominalFound returns the variables that AutoScale took as unordered
+// categories among ordered answers and fitted as nominal on the ordinal
+// scale (see WithScale; a subset of Nominal), in increasing order; nil
+// when it found none, did not look, or chose the nominal scale.
+func (r *Result) NominalFound() []int {
+	if r.scaleCheck == nil {
+		return nil
+	}
+	return slices.Clone(r.scaleCheck.found)
 }
 
 // ScaleCheck returns the evidence on which AutoScale chose Result.Scale,

@@ -235,7 +235,7 @@ func learnNodes(ctx context.Context, fn string, s *Samples, nodes []int, opts []
 	scale, check := Nominal, (*scaleCheck)(nil)
 	if s.k > 2 {
 		// Learn's choice of scale, made by every shard on all the samples.
-		if scale, check = resolveScale(s, opts); scale == Ordinal {
+		if scale, check = resolveScale(s, opts, false); scale == Ordinal {
 			opts = append(slices.Clip(opts), ordinalChosen())
 		}
 	}

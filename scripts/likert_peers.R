@@ -1,7 +1,7 @@
 # likert_peers.R: the peers of the Likert study (docs/psych/likert.md) on the
 # data sets of "go run . likert gen".
 #
-# Usage: Rscript scripts/likert_peers.R DATADIR [--methods EBICglasso,mgm,IsingFit]
+# Usage: Rscript scripts/likert_peers.R DATADIR [--methods EBICglasso,mgm,mgmMixed,IsingFit]
 #                                               [--N 250,500] [--seeds S] [--truths latent-spi,...]
 #
 # For every truth folder DATADIR/FAMILY-Q (truth.json and N<N>-s<SEED>.csv,
@@ -12,6 +12,9 @@
 #   mgm         mgm with every item categorical (type "c", level = the
 #               answers seen in that data set), lambdaSel "EBIC" with its
 #               default gamma 0.25, the AND rule, pairwise interactions
+#   mgmMixed    mgm with the truth's unordered items (truth.json's
+#               "nominal", the mixed truths') categorical and the others
+#               Gaussian, otherwise as mgm
 #   IsingFit    IsingFit (gamma 0.25, AND rule) on the items split at their
 #               median: 1 for answers >= c, c the cut nearest a 50/50 split,
 #               the smallest on ties (the split of "likert learn")
@@ -35,7 +38,7 @@ opt <- function(name, default) {
 }
 methods <- strsplit(opt("--methods", "EBICglasso,mgm,IsingFit"), ",")[[1]]
 # mgm and IsingFit are not Debian packages: load them only when asked for.
-if ("mgm" %in% methods) suppressPackageStartupMessages(library(mgm))
+if (any(c("mgm", "mgmMixed") %in% methods)) suppressPackageStartupMessages(library(mgm))
 if ("IsingFit" %in% methods) suppressPackageStartupMessages(library(IsingFit))
 keepN <- as.integer(strsplit(opt("--N", ""), ",")[[1]])
 maxSeed <- as.integer(opt("--seeds", "0"))
@@ -64,7 +67,7 @@ score <- function(p, truth, adj) {
        recall = if (length(t) > 0) tp / length(t) else NA)
 }
 
-estimate <- function(method, d) {
+estimate <- function(method, d, nominal) {
   p <- ncol(d)
   switch(method,
     EBICglasso = {
@@ -76,6 +79,17 @@ estimate <- function(method, d) {
       # mgm wants categories as consecutive values; the answers seen, ranked
       m <- apply(d, 2, function(x) match(x, sort(unique(x))))
       fit <- mgm(data = m, type = rep("c", p), level = lev, lambdaSel = "EBIC",
+                 lambdaGam = 0.25, ruleReg = "AND", k = 2, pbar = FALSE, signInfo = FALSE)
+      fit$pairwise$wadj
+    },
+    mgmMixed = {
+      # The mixed truths' unordered items categorical, the others Gaussian:
+      # mgm's own mixed model.
+      isnom <- seq_len(p) %in% (nominal + 1)
+      lev <- ifelse(isnom, apply(d, 2, function(x) length(unique(x))), 1)
+      m <- as.matrix(d)
+      for (j in which(isnom)) m[, j] <- match(m[, j], sort(unique(m[, j])))
+      fit <- mgm(data = m, type = ifelse(isnom, "c", "g"), level = lev, lambdaSel = "EBIC",
                  lambdaGam = 0.25, ruleReg = "AND", k = 2, pbar = FALSE, signInfo = FALSE)
       fit$pairwise$wadj
     },
@@ -103,7 +117,7 @@ for (tf in sort(Sys.glob(file.path(datadir, "*", "truth.json")))) {
     d <- read.csv(file.path(dir, files[r]))
     for (m in methods) {
       adj <- NULL
-      t <- system.time(adj <- tryCatch(estimate(m, d), error = function(e) {
+      t <- system.time(adj <- tryCatch(estimate(m, d, if (is.null(truth$nominal)) integer(0) else truth$nominal), error = function(e) {
         message(sprintf("%s %s: %s", files[r], m, conditionMessage(e)))
         NULL
       }))["elapsed"]

@@ -14,7 +14,7 @@ import (
 
 // likertMethodOrder is the order of the methods in the tables: the peers
 // of likert_peers.R, then our configurations; others follow by name.
-var likertMethodOrder = []string{"EBICglasso", "mgm", "IsingFit", "categorical", "dichotomised", "ordinal", "declared"}
+var likertMethodOrder = []string{"EBICglasso", "mgm", "mgmMixed", "IsingFit", "categorical", "dichotomised", "ordinal", "declared"}
 
 // readLikertResults reads the CSV lines of likert learn and
 // likert_peers.R (a header line, which may repeat, then one line a run).

@@ -36,6 +36,9 @@ other states with a full k×k block a pair (Algorithm 2). By default
 association between the answers lies along their values. The summary
 says which model was used and why; -scale ordinal or -scale nominal
 decides. With -eta the states are nominal unless -scale ordinal.
+-nominal names columns that are unordered categories among ordered
+answers (a region, a diagnosis): on the ordinal scale they get one
+coupling a value (the mixed model; without -lambda and -eta).
 
 The alphabet: without -k or -states, k is the largest value + 1, and the
 summary warns about a state that never occurs (a scale written 1..6 leaves

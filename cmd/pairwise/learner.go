@@ -375,15 +375,23 @@ func scaleLine(res *pairwise.Result) string {
 	}
 	if res.Scale == pairwise.Ordinal && len(res.Nominal) > 0 {
 		names := res.Model.Names()
+		found := res.NominalFound()
 		var list []string
 		for _, j := range res.Nominal {
+			name := strconv.Itoa(j + 1)
 			if names != nil {
-				list = append(list, names[j])
-			} else {
-				list = append(list, strconv.Itoa(j+1))
+				name = names[j]
 			}
+			if slices.Contains(found, j) {
+				name += " (found)"
+			}
+			list = append(list, name)
 		}
-		return fmt.Sprintf("scale: ordinal with %d nominal variable(s) (%s): one coupling a pair between ordered answers, one a value of a nominal variable (-nominal; %s-scale nominal fits full k×k blocks)", len(list), strings.Join(list, ", "), why)
+		how := "-nominal declares such columns"
+		if len(found) > 0 {
+			how = "found: most of its association lies off its values, along its partners'; -nominal declares such columns, -scale ordinal keeps every column ordered"
+		}
+		return fmt.Sprintf("scale: ordinal with %d nominal variable(s), %s: one coupling a pair between ordered answers, one a value of a nominal variable (%s; %s-scale nominal fits full k×k blocks)", len(list), strings.Join(list, ", "), how, why)
 	}
 	if res.Scale == pairwise.Ordinal {
 		return "scale: ordinal, one coupling a pair on the answers' values (" + why + "-scale nominal fits full k×k blocks)"

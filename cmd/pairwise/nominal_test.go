@@ -44,7 +44,7 @@ func TestLearnNominal(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("-nominal %s: exit %d: %s", list, code, stderr)
 		}
-		if !strings.Contains(stderr, "scale: ordinal with 1 nominal variable(s) (group)") {
+		if !strings.Contains(stderr, "scale: ordinal with 1 nominal variable(s), group:") {
 			t.Errorf("-nominal %s: summary does not name the nominal variable:\n%s", list, stderr)
 		}
 		if !strings.Contains(stdout, "q1,group,") {
