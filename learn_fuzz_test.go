@@ -256,12 +256,16 @@ func fuzzLearnCase(data []byte) fuzzCase {
 	if r := int(at(7)) >> 1 & 3; r > 0 {
 		add(WithMissing(fuzzMissingRules[r-1]), fuzzMissingRules[r-1].String())
 	}
-	// Bits 3 and 4 of byte 7: the scale of k > 2 (none: AutoScale).
+	// Bits 3 and 4 of byte 7: the scale of k > 2 (none: AutoScale), 3
+	// the mixed model: variable 0 declared nominal on the ordinal scale.
 	switch at(7) >> 3 & 3 {
 	case 1:
 		add(WithScale(Ordinal), "ordinal")
 	case 2:
 		add(WithScale(Nominal), "nominal")
+	case 3:
+		add(WithScale(Ordinal), "ordinal")
+		add(WithNominalVariables(0), "nominal 0")
 	}
 	learner := "Learn"
 	if fc.pairwise {
@@ -294,6 +298,7 @@ var fuzzSeedOptions = []fuzzSeedOption{
 	{f1: fuzzLambda, f2: fuzzRadius | fuzzNoRefit | fuzzNoMixture | fuzzNoGap, lambda: 1},
 	{learner: 1 << 3}, // WithScale(Ordinal), the edge test
 	{f1: fuzzLambda | fuzzEta, lambda: 2, eta: 2, learner: 1 << 3}, // WithScale(Ordinal), λ and η
+	{learner: 3 << 3}, // the mixed model: variable 0 nominal
 }
 
 // encodeFuzzCase returns the bytes from which FuzzLearn decodes the case

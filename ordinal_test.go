@@ -182,7 +182,7 @@ var (
 	nullFull    = flag.Bool("null.full", false, "TestNullCalibration: the full grid of issue 31 (k = 3..7, n = 10, 30, N = 250, 500, 2000), printed as a table")
 	nullRuns    = flag.Int("null.runs", 200, "TestNullCalibration -null.full: `runs` a cell of the ordinal model (a quarter of them for the nominal one, unless -null.nominal)")
 	nullNominal = flag.Int("null.nominal", 0, "TestNullCalibration -null.full: `runs` a cell of the nominal scale (0: a quarter of -null.runs)")
-	nullScale   = flag.String("null.scale", "both", "TestNullCalibration -null.full: the `scale`s of the grid: both, ordinal or nominal")
+	nullScale   = flag.String("null.scale", "both", "TestNullCalibration -null.full: the `scale`s of the grid: both, ordinal, nominal, or auto (the default: AutoScale, which may find unordered variables)")
 )
 
 // skewedNullSamples returns N rows of n independent items with k answers
@@ -244,8 +244,8 @@ func skewedNullSamples(t testing.TB, n, k, rows int, r *rand.Rand) *Samples {
 func TestNullCalibration(t *testing.T) {
 	skipUnderRace(t) // 80 learner calls: see skipUnderRace
 	type cell struct {
-		k, n, rows int
-		ordinal    bool
+		k, n, rows    int
+		ordinal, auto bool
 	}
 	runs, catRuns := 20, 20
 	var cells []cell
@@ -257,11 +257,15 @@ func TestNullCalibration(t *testing.T) {
 		for k := 3; k <= 7; k++ {
 			for _, n := range []int{10, 30} {
 				for _, rows := range []int{250, 500, 2000} {
-					if *nullScale != "nominal" {
-						cells = append(cells, cell{k, n, rows, true})
-					}
-					if *nullScale != "ordinal" {
-						cells = append(cells, cell{k, n, rows, false})
+					switch *nullScale {
+					case "auto":
+						cells = append(cells, cell{k, n, rows, true, true})
+					case "ordinal":
+						cells = append(cells, cell{k, n, rows, true, false})
+					case "nominal":
+						cells = append(cells, cell{k, n, rows, false, false})
+					default:
+						cells = append(cells, cell{k, n, rows, true, false}, cell{k, n, rows, false, false})
 					}
 				}
 			}
@@ -270,7 +274,7 @@ func TestNullCalibration(t *testing.T) {
 		if testing.Short() {
 			t.Skip("short")
 		}
-		cells = []cell{{3, 10, 300, true}, {5, 10, 300, true}, {7, 10, 300, true}, {4, 10, 300, false}}
+		cells = []cell{{3, 10, 300, true, false}, {5, 10, 300, true, false}, {7, 10, 300, true, false}, {4, 10, 300, false, false}}
 	}
 	total := 0
 	for _, c := range cells {
@@ -282,7 +286,10 @@ func TestNullCalibration(t *testing.T) {
 		for run := 0; run < runs; run++ {
 			s := skewedNullSamples(t, c.n, c.k, c.rows, r)
 			opts := []Option{WithWorkers(1), WithScale(Nominal)}
-			if c.ordinal {
+			switch {
+			case c.auto:
+				opts = opts[:1] // the default
+			case c.ordinal:
 				opts = append(opts, WithScale(Ordinal))
 			}
 			res, err := Learn(s, opts...)
@@ -295,7 +302,7 @@ func TestNullCalibration(t *testing.T) {
 		}
 		total += bad
 		if *nullFull {
-			t.Logf("k=%d n=%d N=%d ordinal=%v: %d of %d runs with an edge (%.1f%%)", c.k, c.n, c.rows, c.ordinal, bad, runs, 100*float64(bad)/float64(runs))
+			t.Logf("k=%d n=%d N=%d ordinal=%v auto=%v: %d of %d runs with an edge (%.1f%%)", c.k, c.n, c.rows, c.ordinal, c.auto, bad, runs, 100*float64(bad)/float64(runs))
 			if float64(bad) > 0.05*float64(runs) {
 				t.Errorf("k=%d n=%d N=%d ordinal=%v: %d of %d runs with an edge, more than 5%%", c.k, c.n, c.rows, c.ordinal, bad, runs)
 			}
