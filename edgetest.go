@@ -297,33 +297,23 @@ func (t WaldTest) run(ctx context.Context, s *Samples, res *Result, tun *Tuning,
 			keep, tun.EBICGraph = g, chosen
 		}
 	}
-	if tun.mixed != nil && t.ebicStage(tun) && n > 1 {
-		// The ordinal scale's EBIC graph on the mixed model's refits
-		// (internal/selection, mixed.go).
-		p, _ := selection.MixedIndependenceP(s.stages(), tun.mixed.v)
-		tun.GlobalP = p
-		if p < alpha/2 {
-			z := make([][]float64, n)
-			for i := range z {
-				z[i] = make([]float64, n)
-				for j := range z[i] {
-					if j != i && !nodes[i].Constant && !nodes[j].Constant {
-						z[i][j] = tun.mixed.own(i, j)
-					}
-				}
-			}
-			constant := func(i, j int) bool { return nodes[i].Constant || nodes[j].Constant }
-			g, chosen, err := selection.MixedEBICGraph(ctx, s.stages(), tun.mixed.v, z, keep, constant, workers)
-			if err != nil {
-				return err
-			}
-			keep, tun.EBICGraph = g, chosen
-		}
-	} else if tun.Ordinal && t.ebicStage(tun) && n > 1 {
+	if tun.Ordinal && t.ebicStage(tun) && n > 1 {
 		// The EBIC graph of the ordinal model (internal/selection,
 		// ordinal_ebic.go): the Ising path's stage on the ordinal
-		// model's refits.
-		p, _ := selection.OrdinalIndependenceP(s.stages(), ordScores)
+		// model's refits, or on the mixed model's (mixed.go).
+		var p float64
+		// own is node i's own statistic of the pair (i, j), the order of
+		// its EBIC path.
+		own := func(i, j int) float64 {
+			z, _, _ := ordinalZ(tun.debias[i][j*kk:(j+1)*kk], tun.stdErrs[i][j*kk:(j+1)*kk], dfOf(i, j), nil, nil, nil, k, nil)
+			return z
+		}
+		if tun.mixed != nil {
+			p, _ = selection.MixedIndependenceP(s.stages(), tun.mixed.v)
+			own = tun.mixed.own
+		} else {
+			p, _ = selection.OrdinalIndependenceP(s.stages(), ordScores)
+		}
 		tun.GlobalP = p
 		if p < alpha/2 {
 			z := make([][]float64, n)
@@ -331,12 +321,19 @@ func (t WaldTest) run(ctx context.Context, s *Samples, res *Result, tun *Tuning,
 				z[i] = make([]float64, n)
 				for j := range z[i] {
 					if j != i && !nodes[i].Constant && !nodes[j].Constant {
-						z[i][j], _, _ = ordinalZ(tun.debias[i][j*kk:(j+1)*kk], tun.stdErrs[i][j*kk:(j+1)*kk], dfOf(i, j), nil, nil, nil, k, nil)
+						z[i][j] = own(i, j)
 					}
 				}
 			}
 			constant := func(i, j int) bool { return nodes[i].Constant || nodes[j].Constant }
-			g, chosen, err := selection.OrdinalEBICGraph(ctx, s.stages(), ordScores, z, keep, constant, workers)
+			var g map[[2]int]bool
+			var chosen bool
+			var err error
+			if tun.mixed != nil {
+				g, chosen, err = selection.MixedEBICGraph(ctx, s.stages(), tun.mixed.v, z, keep, constant, workers)
+			} else {
+				g, chosen, err = selection.OrdinalEBICGraph(ctx, s.stages(), ordScores, z, keep, constant, workers)
+			}
 			if err != nil {
 				return err
 			}

@@ -218,18 +218,7 @@ func (r *learnRun) ordinalRefitNode(i int, est []*estimates.Node, fields []float
 	ns.se = estimates.OrdinalLayout(i, n, k, se, r.scores, true)
 	ns.df = slices.Repeat([]float64{df}, k)
 	est[i] = estimates.Sparse(k, estimates.OrdinalLayout(i, n, k, w, r.scores, false), estimates.ZeroBlock(k))
-	low := math.Inf(1)
-	for _, t := range theta {
-		if !math.IsNaN(t) {
-			low = math.Min(low, t)
-		}
-	}
-	for a, t := range theta {
-		if math.IsNaN(t) {
-			t = low - math.Log(math.Max(r.fitted.total, 2))
-		}
-		fields[i*k+a] = t
-	}
+	refitFields(fields[i*k:(i+1)*k], theta, r.fitted.total)
 	// Newton's method stopped at a decrement below 1e-12: Gap 0 stands
 	// for that certificate, of the unconstrained problem.
 	nodes[i] = NodeFit{Node: i, Regressions: 1, Converged: true, Status: solve.GapBelowTol}
@@ -286,18 +275,7 @@ func (r *learnRun) fitMixed(ctx context.Context, fn string, s *Samples) (*fitted
 		ns.d, ns.se = blocks, se
 		ns.df = slices.Repeat([]float64{f.DF}, k)
 		est[i] = estimates.Sparse(k, slices.Clone(blocks), estimates.ZeroBlock(k))
-		low := math.Inf(1)
-		for _, t := range theta {
-			if !math.IsNaN(t) {
-				low = math.Min(low, t)
-			}
-		}
-		for a, t := range theta {
-			if math.IsNaN(t) {
-				t = low - math.Log(math.Max(r.fitted.total, 2))
-			}
-			fields[i*k+a] = t
-		}
+		refitFields(fields[i*k:(i+1)*k], theta, r.fitted.total)
 		// Newton's method stopped at a decrement below mixedRefitTol:
 		// Gap 0 stands for that certificate, of the unconstrained (or
 		// ridge) problem.
@@ -315,3 +293,21 @@ func (r *learnRun) fitMixed(ctx context.Context, fn string, s *Samples) (*fitted
 // the predicted gain in mean log-likelihood of one more Newton step below
 // 1e-12.
 const mixedRefitTol = 1e-12
+
+// refitFields writes a refit's fields θ̂_i(a) into dst: an answer node i
+// never takes (NaN in theta) gets the field of its rarest answer less
+// ln N, below any answer seen once in N rows (total).
+func refitFields(dst, theta []float64, total float64) {
+	low := math.Inf(1)
+	for _, t := range theta {
+		if !math.IsNaN(t) {
+			low = math.Min(low, t)
+		}
+	}
+	for a, t := range theta {
+		if math.IsNaN(t) {
+			t = low - math.Log(math.Max(total, 2))
+		}
+		dst[a] = t
+	}
+}

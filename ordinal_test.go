@@ -7,8 +7,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
-
-	"gonum.org/v1/gonum/mat"
 )
 
 // ordinalModel returns the ordinal model (WithScale(Ordinal)) on n variables with
@@ -17,33 +15,11 @@ import (
 // variable; nil for none).
 func ordinalModel(t *testing.T, n, k int, edges [][2]int, w []float64, theta []float64) *Model {
 	t.Helper()
-	m, err := NewModel(n, k)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := make([]float64, k)
-	for a := range s {
-		s[a] = float64(2*a-(k-1)) / float64(k-1)
-	}
+	ord := make(map[[2]int]float64, len(edges))
 	for x, e := range edges {
-		blk := mat.NewDense(k, k, nil)
-		for a := 0; a < k; a++ {
-			for b := 0; b < k; b++ {
-				blk.Set(a, b, w[x]*s[a]*s[b])
-			}
-		}
-		if err := m.SetCoupling(e[0], e[1], blk); err != nil {
-			t.Fatal(err)
-		}
+		ord[e] = w[x]
 	}
-	if theta != nil {
-		for i := 0; i < n; i++ {
-			if err := m.SetField(i, theta); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	return m
+	return mixedModel(t, n, k, ord, nil, nil, theta) // mixed_test.go
 }
 
 // TestOrdinalExactDistribution checks the ordinal model's estimate against

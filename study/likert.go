@@ -65,6 +65,9 @@ seconds is the learner alone, not reading the file). Configurations:
                  (1 for answers ≥ c, with c the cut nearest a 50/50 split,
                  the smallest on ties; the split of likert_peers.R)
   ordinal        pairwise.Learn with WithScale(Ordinal)
+  multinomial    pairwise.Learn with every item declared unordered (the
+                 mixed model with no ordered item: one multinomial
+                 regression a node, refitted without constraint)
   declared       pairwise.Learn with the truth's unordered items declared
                  (WithNominalVariables: the mixed model); the default on
                  truths without such items
@@ -833,7 +836,9 @@ type likertConfig struct {
 	opts    []pairwise.Option
 	// declare: the truth's nominal items (a mixed truth's) are declared
 	// with WithNominalVariables; on other truths this is the default.
-	declare bool
+	// all: every item declared (the mixed model with no ordered item: one
+	// multinomial regression a node on all the others' indicators).
+	declare, all bool
 }
 
 // likertConfigs returns the named configurations, in the order asked.
@@ -851,8 +856,10 @@ func likertConfigs(names string) ([]likertConfig, error) {
 			cs = append(cs, likertConfig{name: n, opts: []pairwise.Option{pairwise.WithScale(pairwise.Ordinal)}})
 		case "declared":
 			cs = append(cs, likertConfig{name: n, declare: true})
+		case "multinomial":
+			cs = append(cs, likertConfig{name: n, all: true})
 		default:
-			return nil, fmt.Errorf("likert learn: unknown configuration %q: want default, categorical, dichotomised, ordinal or declared", n)
+			return nil, fmt.Errorf("likert learn: unknown configuration %q: want default, categorical, dichotomised, ordinal, declared or multinomial", n)
 		}
 	}
 	return cs, nil
@@ -1077,6 +1084,13 @@ func runLikertLearn(args []string, stdout, stderr io.Writer) error {
 			for _, c := range cs {
 				if c.declare && len(truth.Nominal) > 0 {
 					c.opts = []pairwise.Option{pairwise.WithNominalVariables(truth.Nominal...)}
+				}
+				if c.all {
+					every := make([]int, len(truth.Names))
+					for j := range every {
+						every[j] = j
+					}
+					c.opts = []pairwise.Option{pairwise.WithScale(pairwise.Ordinal), pairwise.WithNominalVariables(every...)}
 				}
 				r, err := likertRun(s, c, te, *workers)
 				if err != nil {

@@ -102,33 +102,23 @@ func (v *MixedVars) RDim(i int) int {
 // RDim(i)), into dst: s_i(a) for an ordinal node, the indicator of a among
 // the values but the first for a nominal one (all zero for the first value
 // and for a value never taken).
-func (v *MixedVars) R(dst []float64, i, a int) []float64 {
-	d := v.RDim(i)
-	dst = append(dst[:0], make([]float64, d)...)
-	if !v.Nominal[i] {
-		dst[0] = v.Scores[i*v.K+a]
-		return dst
-	}
-	if x := v.slot[i*v.K+a]; x > 0 {
-		dst[x-1] = 1
-	}
-	return dst
-}
+func (v *MixedVars) R(dst []float64, i, a int) []float64 { return v.coding(dst, i, a, v.RDim(i)) }
 
 // X returns X_j(b), the design columns of value b of variable j (length
 // XDim(j)), into dst: as R.
-func (v *MixedVars) X(dst []float64, j, b int) []float64 {
-	d := v.XDim(j)
+func (v *MixedVars) X(dst []float64, j, b int) []float64 { return v.coding(dst, j, b, v.XDim(j)) }
+
+// coding returns variable j's d numbers for value a, as R and X.
+func (v *MixedVars) coding(dst []float64, j, a, d int) []float64 {
 	dst = append(dst[:0], make([]float64, d)...)
-	if d == 0 {
-		return dst
-	}
-	if !v.Nominal[j] {
-		dst[0] = v.Scores[j*v.K+b]
-		return dst
-	}
-	if x := v.slot[j*v.K+b]; x > 0 {
-		dst[x-1] = 1
+	switch {
+	case d == 0:
+	case !v.Nominal[j]:
+		dst[0] = v.Scores[j*v.K+a]
+	default:
+		if x := v.slot[j*v.K+a]; x > 0 {
+			dst[x-1] = 1
+		}
 	}
 	return dst
 }
@@ -370,41 +360,8 @@ func MixedRefit(s *Data, i int, v *MixedVars, cols []int, prev *MixedFit, tol, r
 		}
 		return ll
 	}
+	ll, converged := newtonAscent(pass, par, grad, info, tol, mixedRefitMaxIter)
 	var chol mat.Cholesky
-	step := make([]float64, dim)
-	trial := make([]float64, dim)
-	ll := pass(par, true)
-	converged := false
-	for it := 0; it < mixedRefitMaxIter; it++ {
-		if !chol.Factorize(info) {
-			return nil, false
-		}
-		if err := chol.SolveVecTo(mat.NewVecDense(dim, step), mat.NewVecDense(dim, grad)); err != nil {
-			return nil, false
-		}
-		dec := 0.0
-		for d := range step {
-			dec += step[d] * grad[d]
-		}
-		if dec/2 < tol {
-			converged = true
-			break
-		}
-		t := 1.0
-		for ; t > 1e-10; t /= 2 {
-			for d := range trial {
-				trial[d] = par[d] + t*step[d]
-			}
-			if e := pass(trial, false); e >= ll+0.25*t*dec {
-				break
-			}
-		}
-		if t <= 1e-10 {
-			break
-		}
-		copy(par, trial)
-		ll = pass(par, true)
-	}
 	if !converged || !chol.Factorize(info) {
 		return nil, false
 	}

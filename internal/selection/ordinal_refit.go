@@ -191,47 +191,9 @@ func ordinalRefit(s *Data, i int, scores []float64, cols []int, start []float64,
 		}
 		return ll
 	}
+	ll, converged := newtonAscent(pass, par, grad, info, tol, ordinalRefitMaxIter)
 	var chol mat.Cholesky
-	step := make([]float64, dim)
-	trial := make([]float64, dim)
-	ll := pass(par, true)
-	converged := false
-	for it := 0; it < ordinalRefitMaxIter; it++ {
-		if !chol.Factorize(info) {
-			return nil, nil, nil, 0, 0, false
-		}
-		sv := mat.NewVecDense(dim, step)
-		if err := chol.SolveVecTo(sv, mat.NewVecDense(dim, grad)); err != nil {
-			return nil, nil, nil, 0, 0, false
-		}
-		dec := 0.0 // the Newton decrement λ²/2, the predicted gain
-		for d := range step {
-			dec += step[d] * grad[d]
-		}
-		if dec/2 < tol {
-			converged = true
-			break
-		}
-		// Backtracking on the log-likelihood (concave).
-		t := 1.0
-		for ; t > 1e-10; t /= 2 {
-			for d := range trial {
-				trial[d] = par[d] + t*step[d]
-			}
-			if v := pass(trial, false); v >= ll+0.25*t*dec {
-				break
-			}
-		}
-		if t <= 1e-10 {
-			break
-		}
-		copy(par, trial)
-		ll = pass(par, true)
-	}
-	if !converged {
-		return nil, nil, nil, 0, 0, false
-	}
-	if !chol.Factorize(info) {
+	if !converged || !chol.Factorize(info) {
 		return nil, nil, nil, 0, 0, false
 	}
 	var inv mat.SymDense
@@ -257,4 +219,52 @@ func ordinalRefit(s *Data, i int, scores []float64, cols []int, start []float64,
 		theta[a] = par[x]
 	}
 	return w, se, theta, total - float64(dim), ll, true
+}
+
+// newtonAscent maximises the concave mean log-likelihood that pass
+// computes at a point (with deriv, also its gradient into grad and its
+// information, the negative Hessian, into info) by Newton's method from
+// par, backtracking until the gain reaches a quarter of the predicted
+// one, and stops when the Newton decrement's half, the predicted gain of
+// one more step, is below tol. It leaves par at the last iterate, grad and
+// info evaluated there, and returns the log-likelihood there and whether
+// the stopping rule was met within maxIter steps (false too when the
+// information is not positive definite or a step cannot gain).
+func newtonAscent(pass func(par []float64, deriv bool) float64, par, grad []float64, info *mat.SymDense, tol float64, maxIter int) (float64, bool) {
+	dim := len(par)
+	var chol mat.Cholesky
+	step := make([]float64, dim)
+	trial := make([]float64, dim)
+	ll := pass(par, true)
+	for it := 0; it < maxIter; it++ {
+		if !chol.Factorize(info) {
+			return ll, false
+		}
+		if err := chol.SolveVecTo(mat.NewVecDense(dim, step), mat.NewVecDense(dim, grad)); err != nil {
+			return ll, false
+		}
+		dec := 0.0 // the Newton decrement λ², twice the predicted gain
+		for d := range step {
+			dec += step[d] * grad[d]
+		}
+		if dec/2 < tol {
+			return ll, true
+		}
+		// Backtracking on the log-likelihood (concave).
+		t := 1.0
+		for ; t > 1e-10; t /= 2 {
+			for d := range trial {
+				trial[d] = par[d] + t*step[d]
+			}
+			if v := pass(trial, false); v >= ll+0.25*t*dec {
+				break
+			}
+		}
+		if t <= 1e-10 {
+			return ll, false
+		}
+		copy(par, trial)
+		ll = pass(par, true)
+	}
+	return ll, false
 }
