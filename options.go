@@ -527,7 +527,7 @@ func WithMissing(rule MissingRule) Option {
 // with each partner, its values' own coefficients on the partner's
 // scores) for at least half of its association beyond chance, at the
 // level 0.01/n, the most unordered first, at most n/3 of them
-// (internal/selection, scale.go, gives the measurements). The check then
+// (docs/learning.md gives the measurements). The check then
 // reads the pairs of the others, and on the ordinal scale the variables
 // found are fitted as nominal, as if declared with WithNominalVariables
 // (Result.NominalFound). This goes beyond the paper. WithScale(Ordinal)
