@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -314,6 +315,13 @@ func TestMixedSeparated(t *testing.T) {
 	}
 	if ridged == 0 {
 		t.Error("no node needed the ridge: the data do not separate")
+	}
+	warned := false
+	for _, w := range res.Warnings {
+		warned = warned || strings.Contains(w.Message, "ridge")
+	}
+	if !warned {
+		t.Errorf("no warning says the ridge was used: %v", res.Warnings)
 	}
 	for i := 0; i < 4; i++ {
 		for _, v := range res.Model.Field(i) {

@@ -83,6 +83,8 @@ type learnRun struct {
 	// node's refit (WithNominalVariables, ordinal.go); nil otherwise.
 	mixed   *selection.MixedVars
 	mixFits []*selection.MixedFit
+	// ridged lists the nodes whose mixed refit needed the ridge.
+	ridged []int
 	// sparseState is the sparse edge test's (edgetest_sparse.go), nil
 	// when the dense test runs.
 	sparseState *sparseRun
@@ -402,6 +404,7 @@ func (r *learnRun) assemble(ctx context.Context, k int, est []*estimates.Node, f
 	if r.s != nil { // a merge of partials may come without the samples
 		res.Model.names = r.s.names                                           // the samples' names, for WriteModel
 		res.Warnings = sampleWarnings(r.s, nodes, r.wantEta, r.scores != nil) // warnings.go
+		res.Warnings = append(res.Warnings, ridgeWarning(r.ridged)...)
 	}
 	if w, ok := convergenceWarning(nodes, r.cfg.tol, r.cfg.solver); ok {
 		res.Warnings = append(res.Warnings, w)
