@@ -294,22 +294,6 @@ func (r *learnRun) fitMixed(ctx context.Context, fn string, s *Samples) (*fitted
 	return &fitted{r: r, k: k, est: est, fields: fields, nodes: nodes, radius: math.NaN()}, nil
 }
 
-// ridgeWarning says which variables' laws the mixed model refitted with
-// its ridge (selection.MixedRidge), nil when none: their values are
-// separated by the others, so that a coupling's maximum likelihood
-// estimate is infinite, and the ridge shrinks it.
-func ridgeWarning(ridged []int) []Warning {
-	if len(ridged) == 0 {
-		return nil
-	}
-	return []Warning{{
-		Kind:  SmallSample,
-		Nodes: ridged,
-		Message: fmt.Sprintf("small sample: %d variables have values that the others separate (a coupling's estimate would be infinite); their laws were refitted with a ridge of one row's weight on the couplings, which shrinks those estimates (NodeFit; WithNominalVariables)",
-			len(ridged)),
-	}}
-}
-
 // mixedRefitTol is the mixed refit's stopping rule, the ordinal refit's:
 // the predicted gain in mean log-likelihood of one more Newton step below
 // 1e-12.

@@ -344,3 +344,19 @@ func untestedPairs(tested bool) string {
 	}
 	return "were not tested: the Wald test does not call them edges, whatever their dependence"
 }
+
+// ridgeWarning says which variables' laws the mixed model refitted with
+// its ridge (selection.MixedRidge), nil when none: their values are
+// separated by the others, so that a coupling's maximum likelihood
+// estimate is infinite, and the ridge shrinks it.
+func ridgeWarning(ridged []int) []Warning {
+	if len(ridged) == 0 {
+		return nil
+	}
+	return []Warning{{
+		Kind:  SmallSample,
+		Nodes: ridged,
+		Message: fmt.Sprintf("small sample: %d variables have values that the others separate (a coupling's estimate would be infinite); their laws were refitted with a ridge of one row's weight on the couplings, which shrinks those estimates (NodeFit; WithNominalVariables)",
+			len(ridged)),
+	}}
+}
