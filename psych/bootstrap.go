@@ -75,7 +75,10 @@ type BootstrapOptions struct {
 	// Options are passed to the learner (pairwise.Learn) for the full-data
 	// fit and every resample: pairwise.WithWidth and
 	// pairwise.WithMinEdgeWeight for given λ and η, or nothing for the
-	// tuning-free default. pairwise.WithWorkers and pairwise.WithProgress
+	// tuning-free default. For k > 2 every resample keeps the full-data
+	// fit's model: its Scale (pairwise.WithScale) and the variables it
+	// fitted as nominal (pairwise.WithNominalVariables), as bootnet keeps
+	// its estimator. pairwise.WithWorkers and pairwise.WithProgress
 	// in Options are overridden: resamples run in parallel, one goroutine
 	// a fit.
 	Options []pairwise.Option
@@ -321,6 +324,16 @@ func Bootstrap(ctx context.Context, s *pairwise.Samples, src rand.Source, opts B
 	fitRes, err := pairwise.LearnContext(ctx, full, fitOpts...)
 	if err != nil {
 		return nil, err
+	}
+	if s.Alphabet() > 2 {
+		// The model of the full-data fit for every resample: its scale
+		// and the variables it fitted as nominal (declared or found), so
+		// that a resample does not switch model on a thin margin of
+		// AutoScale's check.
+		user = append(user, pairwise.WithScale(fitRes.Scale))
+		if len(fitRes.Nominal) > 0 {
+			user = append(user, pairwise.WithNominalVariables(fitRes.Nominal...))
+		}
 	}
 	if opts.FixTuning {
 		var fixed []pairwise.Option

@@ -496,3 +496,54 @@ func BenchmarkBootstrap(b *testing.B) {
 		benchLearn(b, rs, pairwise.Learn, pairwise.WithWorkers(1), pairwise.WithNodeWidths(widths), pairwise.WithWarmStart(full))
 	})
 }
+
+// TestBootstrapMixedModel bootstraps a questionnaire of five-point items
+// and one unordered three-valued item ("group", tied to item 0 by a
+// coupling not monotone in its code), with and without FixTuning: the
+// full-data fit is the mixed model with the group found unordered, and
+// its edge to item 0 is selected in at least 80% of the resamples (the
+// ordinal coding of the group would see no tie there). Whether a resample
+// kept the full-data model or found the group again is not visible from
+// outside: this checks that the mixed model goes through the bootstrap.
+func TestBootstrapMixedModel(t *testing.T) {
+	skipUnderRace(t)
+	r := rand.New(rand.NewPCG(8, 9))
+	rows := make([][]int, 800)
+	for m := range rows {
+		g := r.IntN(3)
+		q0 := r.IntN(5)
+		if r.Float64() < 0.5 {
+			q0 = 3 + r.IntN(2) // groups 0 and 2 answer high, group 1 low
+			if g == 1 {
+				q0 = r.IntN(2)
+			}
+		}
+		q1 := min(max(q0+r.IntN(3)-1, 0), 4)
+		rows[m] = []int{q0, q1, min(max(q1+r.IntN(3)-1, 0), 4), r.IntN(5), g}
+	}
+	s, err := pairwise.NewSamples(5, rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fix := range []bool{false, true} {
+		res, err := Bootstrap(context.Background(), s, rand.NewPCG(2, 3), BootstrapOptions{Resamples: 20, CaseDrops: -1, FixTuning: fix})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Fit.Scale != pairwise.Ordinal || len(res.Fit.Nominal) != 1 || res.Fit.Nominal[0] != 4 {
+			t.Fatalf("FixTuning %v: full-data fit scale %v, nominal %v; want ordinal with variable 4", fix, res.Fit.Scale, res.Fit.Nominal)
+		}
+		found := false
+		for _, e := range res.Edges {
+			if e.I == 0 && e.J == 4 {
+				found = true
+				if e.Selected < 0.8 {
+					t.Errorf("FixTuning %v: edge (0, 4) in %.2f of the resamples, want most", fix, e.Selected)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("FixTuning %v: no bootstrap line for edge (0, 4)", fix)
+		}
+	}
+}
