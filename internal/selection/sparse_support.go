@@ -205,8 +205,10 @@ func SupportMargins(s *Data, i int, w, u []float64) {
 // V_c[j] = 2·S_c[j] − Σ_{m∈c} α_m as x_mj = ±1, and g_j likewise (with
 // the first group). A
 // column's sums depend on its own states only, in a fixed order, so any
-// subset of the columns gives the same bits (TestSupportSubsetExact). The
-// states must be 0 or 1 (complete Ising samples, as the support model's).
+// subset of the columns gives the same bits (TestSupportSubsetExact): all
+// n columns (the first pass) go through russianAll, a subset column by
+// column here. The states must be 0 or 1 (complete Ising samples, as the
+// support model's).
 func russianChunk(s *Data, task *engine.Task, cols, all []int, u []float64, total float64, lo, hi int) supportMoments {
 	n, i, p, L := s.N, task.Bias, len(cols), len(all)
 	states := s.States()
@@ -292,31 +294,8 @@ func russianChunk(s *Data, task *engine.Task, cols, all []int, u []float64, tota
 					sumA[c] += ta[255]
 					sumB[c] += tb[255]
 					sumG += tg[255]
-					t := 0
-					if contiguous {
-						r0, r1, r2, r3, r4, r5, r6, r7 := rws[0], rws[1], rws[2], rws[3], rws[4], rws[5], rws[6], rws[7]
-						for ; t+8 <= L; t += 8 {
-							// Byte k of x is column t+k's eight states, row r
-							// in bit r (each state is 0 or 1).
-							x := binary.LittleEndian.Uint64(r0[t:]) | binary.LittleEndian.Uint64(r1[t:])<<1 |
-								binary.LittleEndian.Uint64(r2[t:])<<2 | binary.LittleEndian.Uint64(r3[t:])<<3 |
-								binary.LittleEndian.Uint64(r4[t:])<<4 | binary.LittleEndian.Uint64(r5[t:])<<5 |
-								binary.LittleEndian.Uint64(r6[t:])<<6 | binary.LittleEndian.Uint64(r7[t:])<<7
-							a8, b8 := dA[t:t+8:t+8], dB[t:t+8:t+8]
-							for k := 0; k < 8; k++ {
-								idx := uint8(x >> (8 * k))
-								a8[k] += ta[idx]
-								b8[k] += tb[idx]
-							}
-							if withG {
-								g8 := sm.G[t : t+8 : t+8]
-								for k := 0; k < 8; k++ {
-									g8[k] += tg[uint8(x>>(8*k))]
-								}
-							}
-						}
-					}
-					for ; t < L; t++ {
+					// Column by column (russianAll takes all n at once).
+					for t := 0; t < L; t++ {
 						col := all[t]
 						idx := rws[0][col] | rws[1][col]<<1 | rws[2][col]<<2 | rws[3][col]<<3 |
 							rws[4][col]<<4 | rws[5][col]<<5 | rws[6][col]<<6 | rws[7][col]<<7
