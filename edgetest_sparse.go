@@ -136,6 +136,14 @@ type sparseRun struct {
 	sides  []sparseSide
 	sketch []float32
 	env    sparseEnv
+	// The partner entries asked for during the first pass: a node that
+	// keeps spin j before node j's first pass leaves its index in
+	// asked[j], and node j keeps its entries of those spins from the n
+	// it computes anyway, so that the second pass fetches only the
+	// partners of nodes already done (done[j]). Under mu.
+	mu    sync.Mutex
+	done  []bool
+	asked [][]int32
 }
 
 // sparseEnv is what the sparse test needs of its learner call: the
@@ -152,7 +160,8 @@ type sparseEnv struct {
 
 // newSparseRun returns the sparse test's state for n nodes.
 func newSparseRun(n int, env sparseEnv) *sparseRun {
-	return &sparseRun{n: n, sides: make([]sparseSide, n), sketch: make([]float32, n*n), env: env}
+	return &sparseRun{n: n, sides: make([]sparseSide, n), sketch: make([]float32, n*n), env: env,
+		done: make([]bool, n), asked: make([][]int32, n)}
 }
 
 // first is the first pass of node i, after its fits: all n entries in the
@@ -171,6 +180,9 @@ func (sr *sparseRun) first(data *selection.Data, e *engine.Driver, i int, task *
 	if a == nil {
 		side.zero, side.dof = true, math.NaN()
 		clear(row)
+		sr.mu.Lock()
+		sr.done[i], sr.asked[i] = true, nil // a side without statistics is never fetched
+		sr.mu.Unlock()
 		return
 	}
 	side.dof = dof
@@ -186,6 +198,29 @@ func (sr *sparseRun) first(data *selection.Data, e *engine.Driver, i int, task *
 			side.a = append(side.a, aj)
 			side.sd = append(side.sd, sj)
 		}
+	}
+	// The partner entries: ask the nodes not done for theirs of the kept
+	// spins, and keep this node's entries of the spins that asked.
+	sr.mu.Lock()
+	sr.done[i] = true
+	asked := sr.asked[i]
+	sr.asked[i] = nil
+	for _, j := range side.js {
+		if !sr.done[j] {
+			sr.asked[j] = append(sr.asked[j], int32(i))
+		}
+	}
+	sr.mu.Unlock()
+	var js []int
+	var aj, sj []float64
+	for _, k := range asked {
+		if _, ok := side.find(int(k)); !ok {
+			x, y := dropOverflow(a[k], sd[k])
+			js, aj, sj = append(js, int(k)), append(aj, x), append(sj, y)
+		}
+	}
+	if len(js) > 0 {
+		side.add(js, aj, sj)
 	}
 }
 

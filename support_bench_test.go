@@ -1,0 +1,43 @@
+package pairwise
+
+import (
+	"math/rand/v2"
+	"strconv"
+	"testing"
+
+	"github.com/mrfkit/pairwise/internal/engine"
+	"github.com/mrfkit/pairwise/internal/selection"
+)
+
+// BenchmarkSupportAll times the sparse edge test's first pass on one node
+// (selection.SupportSubset over all n spins) by n, on random spins with
+// N = 10⁴ rows and a support of 9 spins beside the bias (two groups of
+// eight columns, as most nodes of the 4-regular models at the default's
+// widths have).
+func BenchmarkSupportAll(b *testing.B) {
+	for _, n := range []int{1000, 3000} {
+		b.Run("n="+strconv.Itoa(n), func(b *testing.B) {
+			r := rand.New(rand.NewPCG(33, 2))
+			const rows = 10000
+			s := randomSamples(b, rows, n, 2, r)
+			w := make([]float64, n)
+			for _, c := range r.Perm(n)[:10] {
+				w[c] = r.Float64() - 0.5
+			}
+			task := &engine.Task{Bias: 0, Y: make([]float64, rows), C: make([]float64, rows)}
+			w[0] = 0.1
+			u := make([]float64, rows)
+			for m := range u {
+				task.Y[m] = float64(2*int(s.b8[m*n]) - 1)
+				task.C[m] = 1
+			}
+			data := s.stages()
+			selection.SupportMargins(data, 0, w, u)
+			total := float64(rows)
+			b.ReportAllocs()
+			for b.Loop() {
+				selection.SupportSubset(data, task, w, u, total, nil)
+			}
+		})
+	}
+}
