@@ -50,6 +50,9 @@ type Softmax struct {
 	Ridge, FieldRidge float64
 	Tol               float64 // the duality gap's target, on F
 	MaxIter           int     // iterations of the quasi-Newton method
+	// Pairs is the number of the quasi-Newton method's correction pairs,
+	// at most 50; 0 for a number that follows the problem's size.
+	Pairs int
 }
 
 // SoftmaxStats reports how a softmax fit ended.
@@ -114,22 +117,33 @@ func (d *Data) sparseRowsOf() *sparseRows {
 	return d.sparse
 }
 
-// softmaxMemory is the number of correction pairs of the quasi-Newton
-// method: each is two vectors of the node's dimension n·k·K', held in
-// float32 (only the search direction is built from them: the objective,
-// the gradient and the gap are float64). On a protein family's columns the
-// fit needs many iterations (56 a column on PF00072 at gap 10⁻² with 50
-// pairs, 113 with 6), and more pairs cut them: 6, 20, 30 and 50 pairs took
-// 81, 57, 49 and 42 iterations a column on PF00072's first 50 columns, 35,
-// 25, 24 and 24 on 1atz (docs/contacts).
+// softmaxMemory is the most correction pairs of the quasi-Newton method:
+// each is two vectors of the node's dimension n·k·K', held in float32
+// (only the search direction is built from them: the objective, the
+// gradient and the gap are float64). On a deep family's columns the fit
+// needs many iterations, and more pairs cut them: 6, 20, 30 and 50 pairs
+// took 81, 57, 49 and 42 iterations a column on PF00072's first 50
+// columns (N = 15,260), 113 → 57 on all of PF00072 with 6 → 50 pairs
+// (docs/contacts).
 const softmaxMemory = 50
+
+// softmaxPairs returns the correction pairs of a node's fit: as many as
+// keep the two-loop recursion's work, 4·pairs·dim multiply-adds an
+// iteration, at most the pass over the rows' entries (entries·K' for the
+// margins and as many for the gradient), between 6 and softmaxMemory. On
+// a shallow, long family (L = 256, N = 437) the pairs save few iterations
+// (22.5 → 18.7 a column with 6 → 50) and the recursion would cost more than
+// the rows.
+func softmaxPairs(entries, K, dim int) int {
+	return max(6, min(softmaxMemory, entries*K/(2*dim)))
+}
 
 // softmaxWork is a worker's scratch for the softmax fits.
 type softmaxWork struct {
 	tab, hist     []float64 // codes×K': the vector tables and histograms
 	grad, g, gTry []float64 // dim: loss gradient, ∇F at w and at the trial
 	wTry, dir     []float64
-	s, yv         [softmaxMemory][]float32
+	s, yv         [softmaxMemory][]float32 // the pairs, allocated as they are first stored
 	rho, alpha    [softmaxMemory]float64
 	yy            [softmaxMemory]float64 // yᵀy of each stored pair
 	rows          []int32
@@ -211,7 +225,17 @@ func (e *Driver) FitSoftmax(ctx context.Context, p *Softmax, w []float64) (Softm
 	ws.u = growF(ws.u, K)
 	ws.p = growF(ws.p, K)
 	ws.fContrib = growF(ws.fContrib, k*K)
-	const M = softmaxMemory
+	entries := len(ws.rows) * gc.groups
+	if sp := d.sparseRowsOf(); sp != nil {
+		entries = 0
+		for _, m := range ws.rows {
+			entries += int(sp.start[m+1] - sp.start[m])
+		}
+	}
+	M := softmaxPairs(entries, K, dim)
+	if p.Pairs > 0 {
+		M = min(p.Pairs, softmaxMemory)
+	}
 
 	f, gap := e.softmaxEval(p, w, ws.g, ws, C)
 	st.Evals++
