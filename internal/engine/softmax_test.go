@@ -233,13 +233,19 @@ func TestSoftmaxMatchesNewton(t *testing.T) {
 		s := weightedChain(tc.n, tc.k, 250, 11)
 		p := &Softmax{Node: tc.i, First: tc.first, Ridge: tc.rho, FieldRidge: 0.1, Tol: 1e-12, MaxIter: 5000}
 		ref, fRef := newtonSoftmax(s, p)
-		for _, tol := range []float64{1e-12, 1e-4} {
-			p.Tol = tol
+		for _, run := range []struct {
+			tol   float64
+			pairs int
+		}{{1e-12, 0}, {1e-4, 0}, {1e-12, 1}, {1e-12, 50}} {
+			// 1 and 50 pairs: the recursion's ring of pairs at its
+			// smallest and largest.
+			tol := run.tol
+			p.Tol, p.Pairs = tol, run.pairs
 			e := testEngine(s, false, tol, new(Work))
 			w := make([]float64, SoftmaxDim(tc.n, tc.k, tc.first))
 			st, err := e.FitSoftmax(context.Background(), p, w)
 			if err != nil || !st.Converged {
-				t.Fatalf("%+v tol %g: %+v, %v", tc, tol, st, err)
+				t.Fatalf("%+v tol %g pairs %d: %+v, %v", tc, tol, run.pairs, st, err)
 			}
 			par := softmaxParams(tc.n, tc.k, tc.i, tc.first)
 			g := make([]float64, len(w))

@@ -1,0 +1,103 @@
+package engine
+
+// The softmax's two row kernels on sparse rows (a row is the list of its
+// one-hot entries j·k + a, each reading a table row of K' numbers):
+//
+//	gather:  u = base + Σ_{e ∈ row} tab[e]        (the row's margins)
+//	scatter: hist[e] += r  for every e ∈ row       (its residual, into the gradient's cells)
+//
+// Written with the K' numbers in blocks of eight (then four), held in
+// registers across the row's entries (gather8, scatter8, ...: SSE2
+// assembly on amd64, two numbers an instruction; Go loops elsewhere or
+// with the purego tag), so that the gather's sums are never stored until
+// the row ends and the scatter loads its residual once a block; addVec, a
+// table row added into a slice, reads and writes both for every entry.
+// gatherRowRef and scatterRowRef are the explicit loops the tests compare
+// them with. Sums are taken in the same order (entry by entry) as the
+// explicit loops, so all give the same bits.
+
+// gatherRow sets u = base + Σ_{e ∈ row} tab[e·K : e·K+K], K = len(u). It
+// panics, as an index out of range does, if an entry's table row is not
+// inside tab.
+func gatherRow(u, base, tab []float64, row []uint16) {
+	K := len(u)
+	base = base[:K]
+	if len(row) == 0 {
+		copy(u, base)
+		return
+	}
+	checkRow(tab, row, K)
+	c := 0
+	for ; c+8 <= K; c += 8 {
+		gather8(&u[c], &base[c], &tab[c], K*8, row)
+	}
+	if c+4 <= K {
+		gather4(&u[c], &base[c], &tab[c], K*8, row)
+		c += 4
+	}
+	for ; c < K; c++ {
+		a := base[c]
+		for _, e := range row {
+			a += tab[int(e)*K+c]
+		}
+		u[c] = a
+	}
+}
+
+// scatterRow adds r (K = len(r) numbers) into hist[e·K : e·K+K] for every
+// entry e of row. It panics if an entry's cells are not inside hist.
+func scatterRow(hist, r []float64, row []uint16) {
+	K := len(r)
+	if len(row) == 0 {
+		return
+	}
+	checkRow(hist, row, K)
+	c := 0
+	for ; c+8 <= K; c += 8 {
+		scatter8(&hist[c], &r[c], K*8, row)
+	}
+	if c+4 <= K {
+		scatter4(&hist[c], &r[c], K*8, row)
+		c += 4
+	}
+	for ; c < K; c++ {
+		v := r[c]
+		for _, e := range row {
+			hist[int(e)*K+c] += v
+		}
+	}
+}
+
+// checkRow panics unless every entry e of row has its K numbers inside t:
+// the block kernels (assembly on amd64) index without bounds checks.
+func checkRow(t []float64, row []uint16, K int) {
+	mx := uint16(0)
+	for _, e := range row {
+		mx = max(mx, e)
+	}
+	if len(row) > 0 && (int(mx)+1)*K > len(t) {
+		panic("engine: softmax row entry out of range")
+	}
+}
+
+// gatherRowRef is gatherRow with explicit loops.
+func gatherRowRef(u, base, tab []float64, row []uint16) {
+	K := len(u)
+	for c := 0; c < K; c++ {
+		a := base[c]
+		for _, e := range row {
+			a += tab[int(e)*K+c]
+		}
+		u[c] = a
+	}
+}
+
+// scatterRowRef is scatterRow with explicit loops.
+func scatterRowRef(hist, r []float64, row []uint16) {
+	K := len(r)
+	for _, e := range row {
+		for c := 0; c < K; c++ {
+			hist[int(e)*K+c] += r[c]
+		}
+	}
+}

@@ -1,0 +1,127 @@
+package engine
+
+import (
+	"context"
+	"math/rand/v2"
+	"strconv"
+	"testing"
+)
+
+// TestSoftmaxRowKernels checks gatherRow and scatterRow against their
+// explicit loops, bit for bit (both sum entry by entry in the row's order),
+// for K' that exercise the blocks of eight, the block of four and the
+// remainder, on random tables and rows of random distinct entries.
+func TestSoftmaxRowKernels(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, K := range []int{1, 2, 3, 4, 5, 7, 8, 9, 12, 13, 16, 20, 21, 24} {
+		const cells = 300
+		tab := make([]float64, cells*K)
+		for x := range tab {
+			tab[x] = r.NormFloat64()
+		}
+		base := make([]float64, K)
+		res := make([]float64, K)
+		for x := range base {
+			base[x], res[x] = r.NormFloat64(), r.NormFloat64()
+		}
+		hist, histRef := make([]float64, cells*K), make([]float64, cells*K)
+		for trial := 0; trial < 20; trial++ {
+			row := make([]uint16, 0, 60)
+			for _, e := range r.Perm(cells)[:r.IntN(60)] {
+				row = append(row, uint16(e))
+			}
+			u, uRef := make([]float64, K), make([]float64, K)
+			gatherRow(u, base, tab, row)
+			gatherRowRef(uRef, base, tab, row)
+			for c := range u {
+				if u[c] != uRef[c] {
+					t.Fatalf("K' = %d, row of %d: gather class %d: %v, reference %v", K, len(row), c, u[c], uRef[c])
+				}
+			}
+			scatterRow(hist, res, row)
+			scatterRowRef(histRef, res, row)
+		}
+		for x := range hist {
+			if hist[x] != histRef[x] {
+				t.Fatalf("K' = %d: scatter cell %d: %v, reference %v", K, x, hist[x], histRef[x])
+			}
+		}
+	}
+}
+
+// alignmentRows returns count rows of n variables over k states shaped like
+// a protein alignment's: each variable holds its own most frequent state
+// with probability 1/2 and copies its left neighbour's offset otherwise
+// with probability 1/4 (so neighbours are coupled), else a uniform state;
+// about half of a row's entries differ from the reference states, as in
+// the families of docs/contacts.
+func alignmentRows(n, k, count int, seed uint64) *Rows {
+	r := rand.New(rand.NewPCG(seed, uint64(n*k)))
+	ref := make([]uint8, n)
+	for j := range ref {
+		ref[j] = uint8(r.IntN(k))
+	}
+	z := make([]uint8, count*n)
+	for m := 0; m < count; m++ {
+		row := z[m*n : (m+1)*n]
+		for j := range row {
+			switch u := r.Float64(); {
+			case u < 0.5:
+				row[j] = ref[j]
+			case u < 0.75 && j > 0:
+				row[j] = uint8((int(row[j-1]) + int(ref[j]) + k - int(ref[j-1])) % k)
+			default:
+				row[j] = uint8(r.IntN(k))
+			}
+		}
+	}
+	return &Rows{N: n, K: k, Count: count, States: z}
+}
+
+// BenchmarkSoftmax measures the softmax regression of one node of an
+// alignment-shaped sample (k = 21, the gap state 0 left out of the
+// classes, ρ = 16, ρ_h = 1 as LearnContacts' default) by size: "eval" is
+// one pass of the objective, gradient and gap over the rows; "fit" the
+// fit from zero to a gap of 10⁻².
+func BenchmarkSoftmax(b *testing.B) {
+	for _, sz := range []struct{ n, N int }{{50, 1000}, {100, 4000}, {110, 15000}} {
+		s := alignmentRows(sz.n, 21, sz.N, 3)
+		name := "n=" + strconv.Itoa(sz.n) + "/N=" + strconv.Itoa(sz.N)
+		p := &Softmax{Node: sz.n / 2, First: 1, Ridge: 16, FieldRidge: 1, Tol: 1e-2, MaxIter: 5000}
+		dim := SoftmaxDim(sz.n, 21, 1)
+		b.Run("eval/"+name, func(b *testing.B) {
+			e := testEngine(s, false, p.Tol, new(Work))
+			w := make([]float64, dim)
+			q := *p
+			q.MaxIter = 0
+			st, err := e.FitSoftmax(context.Background(), &q, w)
+			if err != nil {
+				b.Fatal(err)
+			}
+			r := rand.New(rand.NewPCG(1, 2))
+			for x := range w {
+				w[x] = 0.1 * r.NormFloat64()
+			}
+			g := make([]float64, dim)
+			b.ReportAllocs()
+			for b.Loop() {
+				e.softmaxEval(p, w, g, e.Work.sm, st.Weight)
+			}
+		})
+		b.Run("fit/"+name, func(b *testing.B) {
+			e := testEngine(s, false, p.Tol, new(Work))
+			w := make([]float64, dim)
+			iters := 0
+			b.ReportAllocs()
+			for b.Loop() {
+				clear(w)
+				st, err := e.FitSoftmax(context.Background(), p, w)
+				if err != nil || !st.Converged {
+					b.Fatal(st, err)
+				}
+				iters = st.Iter
+			}
+			b.ReportMetric(float64(iters), "iter")
+		})
+	}
+}
