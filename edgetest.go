@@ -156,15 +156,7 @@ func (t WaldTest) run(ctx context.Context, s *Samples, res *Result, tun *Tuning,
 		case And, Or:
 			zi, mi, ni := one(di, si, fi, ci, vi, vj, admit)
 			zj, mj, nj := one(dj, sj, fj, cj, vj, vi, admitted(i, j, true))
-			// Or keeps the smaller standard error, And the larger.
-			m, nu := mj, nj
-			if (t.sym == Or && mi < mj) || (t.sym == And && mi > mj) {
-				m, nu = mi, ni
-			}
-			if t.sym == Or {
-				return math.Max(zi, zj), m, nu
-			}
-			return math.Min(zi, zj), m, nu
+			return combineNodes(t.sym, zi, mi, ni, zj, mj, nj)
 		}
 		if tun.Block {
 			return blockZ(di, si, fi, ci, dj, sj, fj, cj, k, vi, vj)

@@ -80,14 +80,7 @@ func (m *mixedTest) z(i, j int, sym Symmetrization) (z, minSE, seDF float64) {
 	case And, Or:
 		zi, mi := mixedScore(bi, ci, fi)
 		zj, mj := mixedScore(bj, cj, fj)
-		se, nu := mj, fj
-		if (sym == Or && mi < mj) || (sym == And && mi > mj) {
-			se, nu = mi, fi
-		}
-		if sym == Or {
-			return math.Max(zi, zj), se, nu
-		}
-		return math.Min(zi, zj), se, nu
+		return combineNodes(sym, zi, mi, fi, zj, mj, fj)
 	}
 	df := math.Min(fi, fj)
 	if len(bi) == 1 {

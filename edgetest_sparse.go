@@ -292,14 +292,7 @@ func (t WaldTest) pairScorer(nodes []NodeFit, counts [][]float64, total float64)
 		case And, Or:
 			zi, mi, ni := maxZ(di, si, fi, nil, nil, nil, 2, nil)
 			zj, mj, nj := maxZ(dj, sj, fj, nil, nil, nil, 2, nil)
-			m, nu := mj, nj
-			if (t.sym == Or && mi < mj) || (t.sym == And && mi > mj) {
-				m, nu = mi, ni
-			}
-			if t.sym == Or {
-				return math.Max(zi, zj), m, nu
-			}
-			return math.Min(zi, zj), m, nu
+			return combineNodes(t.sym, zi, mi, ni, zj, mj, nj)
 		}
 		return maxZ(di, si, fi, dj, sj, fj, 2, nil)
 	}

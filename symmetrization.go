@@ -1,6 +1,9 @@
 package pairwise
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // Symmetrization is the rule that combines the two estimates of a coupling,
 // Ŵ_ij from node i's regression and Ŵ_ji^T from node j's.
@@ -29,4 +32,19 @@ func (s Symmetrization) String() string {
 		return "or"
 	}
 	return fmt.Sprintf("Symmetrization(%d)", int(s))
+}
+
+// combineNodes returns a pair's statistic under the And or Or rule from
+// its two nodes' own statistics z, smallest standard errors se and their
+// degrees of freedom nu: the smaller statistic for And, the larger for Or,
+// with the larger standard error for And and the smaller for Or.
+func combineNodes(sym Symmetrization, zi, sei, nui, zj, sej, nuj float64) (z, se, nu float64) {
+	se, nu = sej, nuj
+	if (sym == Or && sei < sej) || (sym == And && sei > sej) {
+		se, nu = sei, nui
+	}
+	if sym == Or {
+		return math.Max(zi, zj), se, nu
+	}
+	return math.Min(zi, zj), se, nu
 }

@@ -182,9 +182,10 @@ func MixedRefit(s *Data, i int, v *MixedVars, cols []int, prev *MixedFit, tol, r
 		return nil, false
 	}
 	f := &MixedFit{Node: i, Cols: cols, Off: make([]int, len(cols)), RDim: v.RDim(i), NA: na, Ridge: ridge}
+	xdim := make([]int, len(cols)) // read in the pass over the rows
 	for t, j := range cols {
-		f.Off[t] = f.P
-		f.P += v.XDim(j)
+		f.Off[t], xdim[t] = f.P, v.XDim(j)
+		f.P += xdim[t]
 	}
 	total := 0.0
 	for m := 0; m < s.Count; m++ {
@@ -235,7 +236,7 @@ func MixedRefit(s *Data, i int, v *MixedVars, cols []int, prev *MixedFit, tol, r
 			for t, j := range cols {
 				b := int(row[j])
 				switch {
-				case v.XDim(j) == 0:
+				case xdim[t] == 0:
 				case !v.Nominal[j]:
 					idx, val = append(idx, f.Off[t]), append(val, v.Scores[j*k+b])
 				default:

@@ -276,21 +276,7 @@ func russianChunk(s *Data, task *engine.Task, cols, all []int, u []float64, tota
 				dA, dB := sa[c*L:(c+1)*L], sb[c*L:(c+1)*L]
 				for g0 := 0; g0 < len(rs); g0 += 8 {
 					grp := rs[g0:min(g0+8, len(rs))]
-					for r := 0; r < 8; r++ {
-						var wa, wb, wg float64
-						rws[r] = zero
-						if r < len(grp) {
-							wa, wb, wg = grp[r].alpha, grp[r].beta, grp[r].gs
-							m := int(grp[r].m)
-							rws[r] = states[m*n : (m+1)*n]
-						}
-						h := 1 << r
-						for x := 0; x < h; x++ {
-							ta[h+x] = ta[x] + wa
-							tb[h+x] = tb[x] + wb
-							tg[h+x] = tg[x] + wg
-						}
-					}
+					russianTables(grp, states, n, zero, &rws, &ta, &tb, &tg)
 					sumA[c] += ta[255]
 					sumB[c] += tb[255]
 					sumG += tg[255]
@@ -384,22 +370,7 @@ func russianAll(states []uint8, n int, byCode [][]rowW, sa, sb, g, sumA, sumB []
 			for g0 := b0; g0 < min(b0+8*russianRows, len(rs)); g0 += 8 {
 				grp := rs[g0:min(g0+8, len(rs))]
 				ta, tb, tg := &bt.ta[nq], &bt.tb[nq], &bt.tg[nq]
-				ta[0], tb[0], tg[0] = 0, 0, 0
-				for r := 0; r < 8; r++ {
-					var wa, wb, wg float64
-					bt.rows[nq][r] = zero
-					if r < len(grp) {
-						wa, wb, wg = grp[r].alpha, grp[r].beta, grp[r].gs
-						m := int(grp[r].m)
-						bt.rows[nq][r] = states[m*n : (m+1)*n]
-					}
-					h := 1 << r
-					for x := 0; x < h; x++ {
-						ta[h+x] = ta[x] + wa
-						tb[h+x] = tb[x] + wb
-						tg[h+x] = tg[x] + wg
-					}
-				}
+				russianTables(grp, states, n, zero, &bt.rows[nq], ta, tb, tg)
 				sumA[c] += ta[255]
 				sumB[c] += tb[255]
 				sumG += tg[255]
@@ -496,3 +467,26 @@ func russianBytes(xs []uint64, rows *[8][]uint8) {
 
 // russianPool holds russianChunk's tables between calls.
 var russianPool = sync.Pool{New: func() any { return new([]float64) }}
+
+// russianTables fills the tables of a group of at most eight rows (rowW,
+// their weights): ta[x], tb[x] and tg[x] the sums of alpha, beta and gs
+// over the rows whose bits x sets (ta[0] = 0), and rows[r] the states of
+// row r of the group (zero past its end, whose weights count 0).
+func russianTables(grp []rowW, states []uint8, n int, zero []uint8, rows *[8][]uint8, ta, tb, tg *[256]float64) {
+	ta[0], tb[0], tg[0] = 0, 0, 0
+	for r := 0; r < 8; r++ {
+		var wa, wb, wg float64
+		rows[r] = zero
+		if r < len(grp) {
+			wa, wb, wg = grp[r].alpha, grp[r].beta, grp[r].gs
+			m := int(grp[r].m)
+			rows[r] = states[m*n : (m+1)*n]
+		}
+		h := 1 << r
+		for x := 0; x < h; x++ {
+			ta[h+x] = ta[x] + wa
+			tb[h+x] = tb[x] + wb
+			tg[h+x] = tg[x] + wg
+		}
+	}
+}
