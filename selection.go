@@ -37,11 +37,17 @@ import (
 // WithWidth is not given: EBIC (the default, EBIC{Gamma: DefaultGamma}) or
 // CrossValidation. Both search a grid of candidate widths (DefaultWidths
 // unless given), warm-starting every regression from its solution at the
-// nearest width already tried: from the width nearest 0.4, every other grid
-// width upward while the criterion improves and the constraint binds (once
-// it no longer binds, larger widths give the same fit), or downward when the
-// first step up does not improve; then the two neighbours of the best width.
-// On the default grid that is a factor 2 between the widths visited, then √2.
+// nearest width already tried: from the width nearest 0.4, two grid widths
+// up, then one grid width at a time upward while the criterion improves and
+// the constraint binds (once it no longer binds, larger widths give the same
+// fit), or every other grid width downward when the first step up does not
+// improve; then the two neighbours of the best width. On the default grid
+// that is 0.4, 0.8, then steps of √2 up or of 2 down. The width chosen is
+// the best of those visited: the grid's best wherever the criterion falls
+// and then rises along the grid. Upward steps of 2 all the way (the search
+// until 2026-11-29) found the same graphs on every run of docs/tuning's
+// models and cost the default half as much CPU again at n = 1,000 spins
+// (BENCHMARKS.md, Scaling).
 // A node's fits along the search use a duality-gap tolerance up to 100 times
 // looser than WithTolerance (0.25/N for EBIC, which moves the criterion by
 // less than half a nat; 1e-5 for CrossValidation); the final fit at the
