@@ -325,16 +325,7 @@ func Bootstrap(ctx context.Context, s *pairwise.Samples, src rand.Source, opts B
 	if err != nil {
 		return nil, err
 	}
-	if s.Alphabet() > 2 {
-		// The model of the full-data fit for every resample: its scale
-		// and the variables it fitted as nominal (declared or found), so
-		// that a resample does not switch model on a thin margin of
-		// AutoScale's check.
-		user = append(user, pairwise.WithScale(fitRes.Scale))
-		if len(fitRes.Nominal) > 0 {
-			user = append(user, pairwise.WithNominalVariables(fitRes.Nominal...))
-		}
-	}
+	user = keepModel(user, fitRes, s.Alphabet())
 	if opts.FixTuning {
 		var fixed []pairwise.Option
 		widths := make([]float64, len(fitRes.Nodes))
@@ -362,6 +353,21 @@ func Bootstrap(ctx context.Context, s *pairwise.Samples, src rand.Source, opts B
 	out.Alphabet = s.Alphabet()
 	out.Names = s.Names()
 	return out, nil
+}
+
+// keepModel returns the options of every resample: the user's, and for
+// k > 2 states the model of the full-data fit, its scale and the variables
+// it fitted as nominal (declared or found), so that a resample does not
+// switch model on a thin margin of AutoScale's check.
+func keepModel(user []pairwise.Option, full *pairwise.Result, k int) []pairwise.Option {
+	if k <= 2 {
+		return user
+	}
+	user = append(slices.Clip(user), pairwise.WithScale(full.Scale))
+	if len(full.Nominal) > 0 {
+		user = append(user, pairwise.WithNominalVariables(full.Nominal...))
+	}
+	return user
 }
 
 // bootstrapWith runs the resamples of Bootstrap around the full-data edges

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -525,6 +526,7 @@ func TestBootstrapMixedModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var full *pairwise.Result
 	for _, fix := range []bool{false, true} {
 		res, err := Bootstrap(context.Background(), s, rand.NewPCG(2, 3), BootstrapOptions{Resamples: 20, CaseDrops: -1, FixTuning: fix})
 		if err != nil {
@@ -545,5 +547,31 @@ func TestBootstrapMixedModel(t *testing.T) {
 		if !found {
 			t.Errorf("FixTuning %v: no bootstrap line for edge (0, 4)", fix)
 		}
+		full = res.Fit
+	}
+	// The resamples' options keep that model on data whose own choice
+	// differs: the same rows with variable 4 an ordered copy of variable
+	// 1, which AutoScale leaves ordered (checked first, so that the test
+	// can fail).
+	for m := range rows {
+		rows[m][4] = rows[m][1]
+	}
+	other, err := pairwise.NewSamples(5, rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	own, err := pairwise.Learn(other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(own.Nominal) != 0 {
+		t.Fatalf("the ordered copy's own fit has nominal variables %v, want none", own.Nominal)
+	}
+	kept, err := pairwise.Learn(other, keepModel(nil, full, other.Alphabet())...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kept.Scale != pairwise.Ordinal || !slices.Equal(kept.Nominal, []int{4}) {
+		t.Errorf("a resample's options fit scale %v with nominal %v, want the full data's model (ordinal, [4])", kept.Scale, kept.Nominal)
 	}
 }
