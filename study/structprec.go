@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
 	"os"
 	"sort"
 	"strconv"
@@ -15,6 +16,7 @@ import (
 
 // structprecUsage is the help of "structprec".
 const structprecUsage = `Usage: go run . structprec prep [flags] ALIGNMENT      (from study/)
+       go run . structprec depth -n N [-seed S] [-o OUT] ALIGNMENT
        go run . structprec score [flags] SCORES...
 
 Contact precision against a solved structure, for docs/contacts.
@@ -26,6 +28,12 @@ column c (1-based) of the output is residue c of the focus sequence for
 every program that reads it. ALIGNMENT is FASTA/A2M or PSICOV's .aln (one
 sequence a line, no names). The focus is -focus NAME, or -row N (1-based),
 or the sequence most similar to -match SEQ (a structure's sequence).
+
+depth writes a shallow family made from a deep one: the first sequence
+(prep's focus) and N - 1 others drawn uniformly without replacement
+(seeded by -seed), in their order in the alignment, the columns as they
+are. It assembles families as shallow as those on which plmc leads
+(a few hundred sequences) from families with solved structures.
 
 score reads one or more score files of the prepared alignment's L columns
 (pairwise contacts CSV: i,j,score with names colN or residue numbers; or
@@ -51,19 +59,21 @@ Examples:
 func runStructprec(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, structprecUsage)
-		return errors.New("want prep or score")
+		return errors.New("want prep, depth or score")
 	}
 	switch args[0] {
 	case "prep":
 		return runStructprecPrep(args[1:], stdout, stderr)
 	case "score":
 		return runStructprecScore(args[1:], stdout, stderr)
+	case "depth":
+		return runStructprecDepth(args[1:], stdout, stderr)
 	case "-h", "-help", "--help":
 		fmt.Fprint(stderr, structprecUsage) // help goes where every command's goes
 		return nil
 	}
 	fmt.Fprint(stderr, structprecUsage)
-	return fmt.Errorf("unknown structprec command %q: want prep or score", args[0])
+	return fmt.Errorf("unknown structprec command %q: want prep, depth or score", args[0])
 }
 
 // seqRecord is one aligned sequence.
@@ -236,6 +246,72 @@ func runStructprecPrep(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stderr, "%d sequences, %d focus columns\n", len(cols), len(cols[0].seq))
 	return nil
+}
+
+// runStructprecDepth is "structprec depth".
+func runStructprecDepth(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("structprec depth", structprecUsage, stderr)
+	n := fs.Int("n", 0, "number of sequences to keep, the first among them")
+	seed := fs.Uint64("seed", 1, "seed of the draw")
+	out := fs.String("o", "", "output FASTA (standard output when empty)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return fmt.Errorf("want one ALIGNMENT, got %d arguments", fs.NArg())
+	}
+	if *n < 2 {
+		return fmt.Errorf("-n %d: want at least 2 sequences", *n)
+	}
+	f, err := os.Open(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	recs, err := readAlignedSeqs(f)
+	f.Close()
+	if err != nil {
+		return fmt.Errorf("%s: %w", fs.Arg(0), err)
+	}
+	if len(recs) < *n {
+		return fmt.Errorf("%s: %d sequences, fewer than -n %d", fs.Arg(0), len(recs), *n)
+	}
+	keep := shallowRows(len(recs), *n, *seed)
+	w := stdout
+	if *out != "" && *out != "-" {
+		f, err := os.Create(*out)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		w = f
+	}
+	bw := bufio.NewWriter(w)
+	for _, i := range keep {
+		name := recs[i].name
+		if name == "" {
+			name = "seq" + strconv.Itoa(i+1)
+		}
+		fmt.Fprintf(bw, ">%s\n%s\n", name, recs[i].seq)
+	}
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "%d of %d sequences kept\n", len(keep), len(recs))
+	return nil
+}
+
+// shallowRows returns row 0 and n − 1 of rows 1..total−1 drawn uniformly
+// without replacement by a PCG seeded (seed, 32), increasing.
+func shallowRows(total, n int, seed uint64) []int {
+	r := rand.New(rand.NewPCG(seed, 32))
+	perm := r.Perm(total - 1)[:n-1]
+	keep := make([]int, 0, n)
+	keep = append(keep, 0)
+	for _, p := range perm {
+		keep = append(keep, p+1)
+	}
+	sort.Ints(keep)
+	return keep
 }
 
 // alignment of two sequences: for each position of a, the position of b
