@@ -53,6 +53,11 @@ type Softmax struct {
 	// Pairs is the number of the quasi-Newton method's correction pairs,
 	// at most 50; 0 for a number that follows the problem's size.
 	Pairs int
+	// Radius is R of the l2,1 constraint Σ_{j≠i} ‖W_j‖_F ≤ R on the
+	// couplings (each W_j the k×K' block of variable j; the fields are
+	// not constrained), kept beside the ridge; 0 or +Inf for none (NaN
+	// and negative radii are errors). See softmax_ball.go.
+	Radius float64
 }
 
 // SoftmaxStats reports how a softmax fit ended.
@@ -151,6 +156,8 @@ type softmaxWork struct {
 	cw            []float64
 	u, p          []float64 // K'
 	fContrib      []float64 // k·K': one variable's contributions while building
+	ent           float64   // Σ_m c_m H(p_m) of the last evaluation
+	norms, fsave  []float64 // the l2,1 constraint's scratch: n group norms, K' fields
 }
 
 func growF(b []float64, n int) []float64 {
@@ -174,6 +181,9 @@ func (e *Driver) FitSoftmax(ctx context.Context, p *Softmax, w []float64) (Softm
 	}
 	if !(p.Ridge > 0) || !(p.FieldRidge > 0) || math.IsInf(p.Ridge, 1) || math.IsInf(p.FieldRidge, 1) {
 		return SoftmaxStats{}, errors.New("pairwise: the softmax regression needs finite positive ridges on couplings and fields")
+	}
+	if !(p.Radius >= 0) {
+		return SoftmaxStats{}, errors.New("pairwise: the softmax regression's l2,1 radius must be 0 (none), positive or +Inf")
 	}
 	gc := d.gc
 	n, k := gc.n, gc.k
@@ -237,6 +247,16 @@ func (e *Driver) FitSoftmax(ctx context.Context, p *Softmax, w []float64) (Softm
 		M = min(p.Pairs, softmaxMemory)
 	}
 
+	if p.Radius > 0 && !math.IsInf(p.Radius, 1) {
+		return e.fitSoftmaxBall(ctx, p, w, ws, C, M, st)
+	}
+	return e.softmaxQuasiNewton(ctx, p, w, ws, C, M, st)
+}
+
+// softmaxQuasiNewton minimises F from w (in place) by limited-memory BFGS
+// with M correction pairs, to the duality gap p.Tol or p.MaxIter
+// iterations; st holds the rows' counts on entry.
+func (e *Driver) softmaxQuasiNewton(ctx context.Context, p *Softmax, w []float64, ws *softmaxWork, C float64, M int, st SoftmaxStats) (SoftmaxStats, error) {
 	f, gap := e.softmaxEval(p, w, ws.g, ws, C)
 	st.Evals++
 	hist := 0 // correction pairs held
@@ -320,8 +340,8 @@ func (e *Driver) FitSoftmax(ctx context.Context, p *Softmax, w []float64) (Softm
 		// The pair as stored (float32): ρ = 1/(sᵀy) of the stored vectors
 		// keeps the update positive definite whatever the rounding.
 		s := next
-		ws.s[s] = growF32(ws.s[s], dim)
-		ws.yv[s] = growF32(ws.yv[s], dim)
+		ws.s[s] = growF32(ws.s[s], len(w))
+		ws.yv[s] = growF32(ws.yv[s], len(w))
 		ys, yy := 0.0, 0.0
 		for x := range w {
 			sx := float32(ws.wTry[x] - w[x])
@@ -425,6 +445,7 @@ func softmaxContrib(w []float64, j, a, i, k, K int) []float64 {
 func (e *Driver) softmaxEval(p *Softmax, w, g []float64, ws *softmaxWork, C float64) (float64, float64) {
 	if sp := e.Data.sparseRowsOf(); sp != nil {
 		loss, ent := e.softmaxSparse(p, sp, w, ws)
+		ws.ent = ent
 		return softmaxFinish(p, w, g, ws.grad, loss, ent, C, e.Data.gc.n, e.Data.gc.k)
 	}
 	gc := e.Data.gc
@@ -503,6 +524,7 @@ func (e *Driver) softmaxEval(p *Softmax, w, g []float64, ws *softmaxWork, C floa
 			row[x] = 0
 		}
 	}
+	ws.ent = ent
 	return softmaxFinish(p, w, g, grad, loss, ent, C, n, k)
 }
 
