@@ -274,32 +274,7 @@ func (e *Driver) softmaxQuasiNewton(ctx context.Context, p *Softmax, w []float64
 			return st, err
 		}
 		// Two-loop recursion: dir = −H·g.
-		copy(ws.dir, ws.g)
-		for x := 0; x < hist; x++ {
-			s := (next - 1 - x + M) % M
-			a := ws.rho[s] * dot32(ws.s[s], ws.dir)
-			ws.alpha[s] = a
-			axpy32(-a, ws.yv[s], ws.dir)
-		}
-		gamma := 1.0
-		if hist > 0 {
-			s := (next - 1 + M) % M
-			gamma = 1 / (ws.rho[s] * ws.yy[s])
-		} else {
-			// First step: a unit-length move.
-			gamma = 1 / math.Max(math.Sqrt(dot(ws.g, ws.g)), 1e-300)
-		}
-		for x := range ws.dir {
-			ws.dir[x] *= gamma
-		}
-		for x := hist - 1; x >= 0; x-- {
-			s := (next - 1 - x + M) % M
-			b := ws.rho[s] * dot32(ws.yv[s], ws.dir)
-			axpy32(ws.alpha[s]-b, ws.s[s], ws.dir)
-		}
-		for x := range ws.dir {
-			ws.dir[x] = -ws.dir[x]
-		}
+		ws.twoLoop(hist, next, M)
 		slope := dot(ws.g, ws.dir)
 		if !(slope < 0) {
 			// Not a descent direction (curvature lost): restart from the
@@ -337,29 +312,69 @@ func (e *Driver) softmaxQuasiNewton(ctx context.Context, p *Softmax, w []float64
 			}
 			return st, nil
 		}
-		// The pair as stored (float32): ρ = 1/(sᵀy) of the stored vectors
-		// keeps the update positive definite whatever the rounding.
-		s := next
-		ws.s[s] = growF32(ws.s[s], len(w))
-		ws.yv[s] = growF32(ws.yv[s], len(w))
-		ys, yy := 0.0, 0.0
-		for x := range w {
-			sx := float32(ws.wTry[x] - w[x])
-			yx := float32(ws.gTry[x] - ws.g[x])
-			ws.s[s][x], ws.yv[s][x] = sx, yx
-			ys += float64(sx) * float64(yx)
-			yy += float64(yx) * float64(yx)
-		}
-		if ys > 1e-300 && yy > 0 {
-			ws.rho[s] = 1 / ys
-			ws.yy[s] = yy
-			next = (next + 1) % M
-			hist = min(hist+1, M)
-		}
+		hist, next = ws.storePair(w, hist, next, M)
 		copy(w, ws.wTry)
 		copy(ws.g, ws.gTry)
 		f, gap = fTry, gapTry
 	}
+}
+
+// twoLoop sets ws.dir = −H·ws.g, H the limited-memory BFGS inverse Hessian
+// of the hist pairs held (next the slot of the next pair, M the ring's
+// size); with no pair, a unit-length move against the gradient.
+func (ws *softmaxWork) twoLoop(hist, next, M int) {
+	copy(ws.dir, ws.g)
+	for x := 0; x < hist; x++ {
+		s := (next - 1 - x + M) % M
+		a := ws.rho[s] * dot32(ws.s[s], ws.dir)
+		ws.alpha[s] = a
+		axpy32(-a, ws.yv[s], ws.dir)
+	}
+	gamma := 1.0
+	if hist > 0 {
+		s := (next - 1 + M) % M
+		gamma = 1 / (ws.rho[s] * ws.yy[s])
+	} else {
+		// First step: a unit-length move.
+		gamma = 1 / math.Max(math.Sqrt(dot(ws.g, ws.g)), 1e-300)
+	}
+	for x := range ws.dir {
+		ws.dir[x] *= gamma
+	}
+	for x := hist - 1; x >= 0; x-- {
+		s := (next - 1 - x + M) % M
+		b := ws.rho[s] * dot32(ws.yv[s], ws.dir)
+		axpy32(ws.alpha[s]-b, ws.s[s], ws.dir)
+	}
+	for x := range ws.dir {
+		ws.dir[x] = -ws.dir[x]
+	}
+}
+
+// storePair stores the correction pair s = ws.wTry − w, y = ws.gTry − ws.g
+// in slot next when its curvature sᵀy is positive, and returns the pairs
+// held and the next slot.
+func (ws *softmaxWork) storePair(w []float64, hist, next, M int) (int, int) {
+	// The pair as stored (float32): ρ = 1/(sᵀy) of the stored vectors
+	// keeps the update positive definite whatever the rounding.
+	s := next
+	ws.s[s] = growF32(ws.s[s], len(w))
+	ws.yv[s] = growF32(ws.yv[s], len(w))
+	ys, yy := 0.0, 0.0
+	for x := range w {
+		sx := float32(ws.wTry[x] - w[x])
+		yx := float32(ws.gTry[x] - ws.g[x])
+		ws.s[s][x], ws.yv[s][x] = sx, yx
+		ys += float64(sx) * float64(yx)
+		yy += float64(yx) * float64(yx)
+	}
+	if ys > 1e-300 && yy > 0 {
+		ws.rho[s] = 1 / ys
+		ws.yy[s] = yy
+		next = (next + 1) % M
+		hist = min(hist+1, M)
+	}
+	return hist, next
 }
 
 // addVec adds src to dst (len(src) ≥ len(dst)), four entries at a time:

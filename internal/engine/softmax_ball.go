@@ -76,6 +76,7 @@ func (e *Driver) fitSoftmaxBall(ctx context.Context, p *Softmax, w []float64, ws
 	for x := range past {
 		past[x] = f
 	}
+	hist, next := 0, 0 // the quasi-Newton pairs of this phase
 	for it := 0; ; it++ {
 		st.Iter = qnIter + it
 		st.Objective, st.Gap = f, gap
@@ -89,46 +90,36 @@ func (e *Driver) fitSoftmaxBall(ctx context.Context, p *Softmax, w []float64, ws
 		if err := ctx.Err(); err != nil {
 			return st, err
 		}
-		// dir = P(w − α·g) − w, a descent direction inside the ball.
-		for x := range w {
-			ws.dir[x] = w[x] - alpha*ws.g[x]
-		}
-		ws.projectBall(ws.dir, p.Node, k, K, p.Radius)
-		for x := range w {
-			ws.dir[x] -= w[x]
-		}
-		slope := dot(ws.g, ws.dir)
-		if !(slope < 0) {
-			// No descent left beyond rounding: the gap says how good w is.
-			return st, nil
-		}
 		fmax := past[0]
 		for _, v := range past[1:] {
 			fmax = math.Max(fmax, v)
 		}
-		step := 1.0
-		var fTry float64
-		ok := false
-		for ls := 0; ls < 40; ls++ {
-			for x := range w {
-				ws.wTry[x] = w[x] + step*ws.dir[x]
+		fTry, ok := 0.0, false
+		if hist > 0 {
+			// The projected quasi-Newton step: dir = P(w − H·g) − w, taken
+			// when it descends and an Armijo search along it succeeds in
+			// a few halvings (near the minimiser the active face is
+			// smooth and the step is nearly the manifold's Newton step).
+			ws.twoLoop(hist, next, M)
+			e.projectStep(p, w, ws, k, K)
+			if slope := dot(ws.g, ws.dir); slope < 0 {
+				fTry, ok = e.searchBall(p, w, ws, C, f, fmax, slope, 6, &st)
 			}
-			fTry, _ = e.softmaxEval(p, ws.wTry, ws.gTry, ws, C)
-			st.Evals++
-			if fTry <= fmax+1e-4*step*slope {
-				ok = true
-				break
-			}
-			// The minimiser of the quadratic through f, the slope and fTry,
-			// kept within [0.1, 0.5] of the step.
-			q := -slope * step * step / (2 * (fTry - f - step*slope))
-			if !(q >= 0.1*step && q <= 0.5*step) {
-				q = step / 2
-			}
-			step = q
 		}
 		if !ok {
-			return st, nil
+			// The spectral projected gradient step: dir = P(w − α·g) − w.
+			for x := range w {
+				ws.dir[x] = -alpha * ws.g[x]
+			}
+			e.projectStep(p, w, ws, k, K)
+			slope := dot(ws.g, ws.dir)
+			if !(slope < 0) {
+				// No descent left beyond rounding: the gap says how good w is.
+				return st, nil
+			}
+			if fTry, ok = e.searchBall(p, w, ws, C, f, fmax, slope, 40, &st); !ok {
+				return st, nil
+			}
 		}
 		gapTry := softmaxBallGap(p, fTry, ws.grad, ws.ent, C, n, k, ws.norms)
 		// Barzilai–Borwein: α = sᵀs/sᵀy.
@@ -143,11 +134,50 @@ func (e *Driver) fitSoftmaxBall(ctx context.Context, p *Softmax, w []float64, ws
 		} else {
 			alpha = alphaMax
 		}
+		hist, next = ws.storePair(w, hist, next, M)
 		copy(w, ws.wTry)
 		copy(ws.g, ws.gTry)
 		f, gap = fTry, gapTry
 		past[it%softmaxBallMemory] = f
 	}
+}
+
+// projectStep turns the move ws.dir from w into the feasible direction
+// P(w + ws.dir) − w.
+func (e *Driver) projectStep(p *Softmax, w []float64, ws *softmaxWork, k, K int) {
+	for x := range w {
+		ws.dir[x] += w[x]
+	}
+	ws.projectBall(ws.dir, p.Node, k, K, p.Radius)
+	for x := range w {
+		ws.dir[x] -= w[x]
+	}
+}
+
+// searchBall is the nonmonotone Armijo search along w + t·ws.dir from
+// t = 1 (feasible for t ≤ 1, the ball being convex), at most tries
+// evaluations, each step the minimiser of the quadratic through f, the
+// slope and the last trial, kept within [0.1, 0.5] of the last step. On
+// success ws.wTry, ws.gTry (and ws.grad, ws.ent) hold the accepted point
+// and its value is returned.
+func (e *Driver) searchBall(p *Softmax, w []float64, ws *softmaxWork, C, f, fmax, slope float64, tries int, st *SoftmaxStats) (float64, bool) {
+	step := 1.0
+	for ls := 0; ls < tries; ls++ {
+		for x := range w {
+			ws.wTry[x] = w[x] + step*ws.dir[x]
+		}
+		fTry, _ := e.softmaxEval(p, ws.wTry, ws.gTry, ws, C)
+		st.Evals++
+		if fTry <= fmax+1e-4*step*slope {
+			return fTry, true
+		}
+		q := -slope * step * step / (2 * (fTry - f - step*slope))
+		if !(q >= 0.1*step && q <= 0.5*step) {
+			q = step / 2
+		}
+		step = q
+	}
+	return 0, false
 }
 
 // SoftmaxGroupNorm returns ‖W‖_{2,1} = Σ_{j≠i} ‖W_j‖_F of node i's softmax
