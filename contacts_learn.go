@@ -236,8 +236,11 @@ func LearnContacts(s *Samples, opts ...Option) (*ContactMap, error) {
 // (WithFieldRidge; DefaultSoftmaxFieldRidge unless given), ρ and ρ_h in
 // effective sequences, and it is solved by a quasi-Newton method to the
 // duality gap DefaultSoftmaxTolerance (on the objective divided by the
-// node's total weight) unless WithTolerance says otherwise. Node i's block
-// Ŵ_ij(α, b) is its coupling of column j in state b to class α.
+// node's total weight) unless WithTolerance says otherwise.
+// WithSoftmaxRadius or WithSoftmaxShrink add Algorithm 2's l2,1
+// constraint on the couplings beside the ridge (not by default:
+// docs/contacts has its measurement). Node i's block Ŵ_ij(α, b) is its
+// coupling of column j in state b to class α.
 //
 // With WithSoftmax(false), or WithReferencePairs given without WithSoftmax,
 // it runs the value-pair estimator of earlier versions: for every node i it solves Algorithm 2's logistic regressions (equation
