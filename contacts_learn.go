@@ -505,20 +505,13 @@ func contactNodeSoftmax(ctx context.Context, e *engine.Driver, i, n, k, first in
 	K := k - first
 	w := make([]float64, engine.SoftmaxDim(n, k, first))
 	p := &engine.Softmax{Node: i, First: first, Ridge: cfg.ridge, FieldRidge: cfg.fieldRidge, Tol: e.Tol, MaxIter: defaultSoftmaxIter, Radius: cfg.softmaxRadius}
+	if p.Radius == 0 {
+		p.Shrink = cfg.softmaxShrink
+	}
 	if e.MaxIter > 0 && e.MaxIter < p.MaxIter {
 		p.MaxIter = e.MaxIter
 	}
 	st, err := e.FitSoftmax(ctx, p, w)
-	if err == nil && p.Radius == 0 && cfg.softmaxShrink > 0 {
-		// The radius that follows the node: a fraction of the norm of
-		// its fit without the constraint, which starts the constrained fit.
-		iter := st.Iter
-		p.Radius = cfg.softmaxShrink * engine.SoftmaxGroupNorm(w, n, k, first, i)
-		if p.Radius > 0 {
-			st, err = e.FitSoftmax(ctx, p, w)
-			st.Iter += iter
-		}
-	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()

@@ -58,6 +58,10 @@ type Softmax struct {
 	// not constrained), kept beside the ridge; 0 or +Inf for none (NaN
 	// and negative radii are errors). See softmax_ball.go.
 	Radius float64
+	// Shrink, when Radius is 0 and Shrink is in (0, 1), sets the radius
+	// to Shrink times ‖W‖_{2,1} of the unconstrained fit (which the
+	// constrained one starts from); 0 for none, other values are errors.
+	Shrink float64
 }
 
 // SoftmaxStats reports how a softmax fit ended.
@@ -185,6 +189,9 @@ func (e *Driver) FitSoftmax(ctx context.Context, p *Softmax, w []float64) (Softm
 	if !(p.Radius >= 0) {
 		return SoftmaxStats{}, errors.New("pairwise: the softmax regression's l2,1 radius must be 0 (none), positive or +Inf")
 	}
+	if !(p.Shrink >= 0 && p.Shrink < 1) {
+		return SoftmaxStats{}, errors.New("pairwise: the softmax regression's shrink factor must be in [0, 1)")
+	}
 	gc := d.gc
 	n, k := gc.n, gc.k
 	i, first := p.Node, p.First
@@ -247,7 +254,7 @@ func (e *Driver) FitSoftmax(ctx context.Context, p *Softmax, w []float64) (Softm
 		M = min(p.Pairs, softmaxMemory)
 	}
 
-	if p.Radius > 0 && !math.IsInf(p.Radius, 1) {
+	if (p.Radius > 0 && !math.IsInf(p.Radius, 1)) || (p.Radius == 0 && p.Shrink > 0) {
 		return e.fitSoftmaxBall(ctx, p, w, ws, C, M, st)
 	}
 	return e.softmaxQuasiNewton(ctx, p, w, ws, C, M, st)

@@ -153,6 +153,17 @@ func TestSoftmaxBallMatchesReference(t *testing.T) {
 			if d := maxDiff(w, ref); d > 1e-6 {
 				t.Errorf("%+v at %g: coefficients differ from the reference by %.3g (F %v, reference %v, gap %.3g)", tc, frac, d, f, fRef, st.Gap)
 			}
+			// The same radius set by Shrink, from the unconstrained fit
+			// inside FitSoftmax.
+			q := *p
+			q.Radius, q.Shrink = 0, frac
+			clear(w)
+			if st, err := e.FitSoftmax(context.Background(), &q, w); err != nil || !st.Converged {
+				t.Fatalf("%+v shrink %g: %+v, %v", tc, frac, st, err)
+			}
+			if d := maxDiff(w, ref); d > 1e-6 {
+				t.Errorf("%+v shrink %g: coefficients differ from the reference by %.3g", tc, frac, d)
+			}
 		}
 	}
 }
@@ -192,6 +203,13 @@ func TestSoftmaxBallLimits(t *testing.T) {
 		q.Radius = r
 		if _, err := e.FitSoftmax(context.Background(), &q, make([]float64, dim)); err == nil {
 			t.Errorf("radius %v: no error", r)
+		}
+	}
+	for _, f := range []float64{math.NaN(), -0.5, 1, 2} {
+		q := *p
+		q.Shrink = f
+		if _, err := e.FitSoftmax(context.Background(), &q, make([]float64, dim)); err == nil {
+			t.Errorf("shrink %v: no error", f)
 		}
 	}
 	q := *p
