@@ -79,7 +79,9 @@ func WithReferencePairs(on bool) Option {
 // (mean precision of the top L pairs 0.69 against 0.63). Its couplings carry the
 // ridge (ρ/2)·‖W‖² of WithRidge, its fields (ρ_h/2)·‖h‖² of WithFieldRidge,
 // both in effective sequences; without WithRidge, ρ is
-// DefaultSoftmaxRidge. There is no l2,1 constraint: WithWidth is not used.
+// DefaultSoftmaxRidge. There is no l2,1 constraint unless
+// WithSoftmaxRadius or WithSoftmaxShrink asks for one: WithWidth is not
+// used.
 // Each fit is solved to the duality gap of WithTolerance
 // (DefaultSoftmaxTolerance unless given). Learn and LearnPairwise ignore
 // it.
@@ -117,6 +119,39 @@ func WithAveragedBlocks(on bool) Option {
 func WithFieldRidge(rho float64) Option {
 	return optionFunc(func(c *config) {
 		c.setPositive(&c.fieldRidge, rho, "WithFieldRidge", "the field ridge ρ_h must be a finite positive number")
+	})
+}
+
+// WithSoftmaxRadius adds to LearnContacts' softmax regressions
+// (WithSoftmax) the l2,1 constraint of the paper's Algorithm 2, kept beside
+// the ridge: node i's couplings satisfy ‖W‖_{2,1} = Σ_{j≠i} ‖W_ij‖_F ≤ R,
+// each W_ij the k×k' block of column j's one-hot coefficients (its fields
+// are not constrained), as Algorithm 2 bounds a value pair's regression by
+// 2λ√k. Each fit is certified by the duality gap of the constrained
+// problem (engine.Softmax.Radius). R must be finite and positive (NaN,
+// ±Inf, 0 and negative radii are option errors); without it there is no
+// constraint (the default). Other paths ignore it.
+func WithSoftmaxRadius(r float64) Option {
+	return optionFunc(func(c *config) {
+		c.setPositive(&c.softmaxRadius, r, "WithSoftmaxRadius", "the softmax's l2,1 radius must be a finite positive number")
+	})
+}
+
+// WithSoftmaxShrink adds to LearnContacts' softmax regressions
+// (WithSoftmax) the l2,1 constraint of WithSoftmaxRadius at a radius that
+// follows each node: f times the l2,1 norm of the node's fit without the
+// constraint (fitted first, and the start of the constrained fit), so
+// that the constraint is active at every node for f < 1. f must be in
+// (0, 1) (NaN and other values are option errors); without it there is
+// no constraint (the default). WithSoftmaxRadius, when also given, wins.
+// Other paths ignore it.
+func WithSoftmaxShrink(f float64) Option {
+	return optionFunc(func(c *config) {
+		if !(f > 0 && f < 1) {
+			c.optionError("WithSoftmaxShrink", f, "the shrink factor must be in (0, 1)")
+			return
+		}
+		c.softmaxShrink = f
 	})
 }
 
@@ -173,9 +208,13 @@ type ContactMap struct {
 	IgnoreGap bool
 	// Softmax reports whether the nodes were fitted by softmax
 	// regressions (WithSoftmax); FieldRidge is then their ρ_h, and Width
-	// is 0 (no l2,1 constraint).
+	// is 0 (Algorithm 2's λ is not used).
 	Softmax    bool
 	FieldRidge float64
+	// SoftmaxRadius and SoftmaxShrink are the softmax regressions' l2,1
+	// constraint: the radius of WithSoftmaxRadius, or the factor of
+	// WithSoftmaxShrink; both 0 without a constraint (the default).
+	SoftmaxRadius, SoftmaxShrink float64
 }
 
 // LearnContacts is LearnContactsContext without cancellation.
@@ -197,8 +236,11 @@ func LearnContacts(s *Samples, opts ...Option) (*ContactMap, error) {
 // (WithFieldRidge; DefaultSoftmaxFieldRidge unless given), ρ and ρ_h in
 // effective sequences, and it is solved by a quasi-Newton method to the
 // duality gap DefaultSoftmaxTolerance (on the objective divided by the
-// node's total weight) unless WithTolerance says otherwise. Node i's block
-// Ŵ_ij(α, b) is its coupling of column j in state b to class α.
+// node's total weight) unless WithTolerance says otherwise.
+// WithSoftmaxRadius or WithSoftmaxShrink add Algorithm 2's l2,1
+// constraint on the couplings beside the ridge (not by default:
+// docs/contacts has its measurement). Node i's block Ŵ_ij(α, b) is its
+// coupling of column j in state b to class α.
 //
 // With WithSoftmax(false), or WithReferencePairs given without WithSoftmax,
 // it runs the value-pair estimator of earlier versions: for every node i it solves Algorithm 2's logistic regressions (equation
@@ -304,7 +346,7 @@ func LearnContactsContext(ctx context.Context, s *Samples, opts ...Option) (*Con
 	}
 	err = r.eachNode(ctx, func(ctx context.Context, e *engine.Driver, i int) error {
 		if softmax {
-			return contactNodeSoftmax(ctx, e, i, n, k, first, r.cfg.ridge, r.cfg.fieldRidge, raw, nodes, pb, fn)
+			return contactNodeSoftmax(ctx, e, i, n, k, first, &r.cfg, raw, nodes, pb, fn)
 		}
 		if refPairs {
 			return contactNodeRef(ctx, e, i, n, k, first, skip, radius, raw, nodes, fn)
@@ -379,13 +421,19 @@ func LearnContactsContext(ctx context.Context, s *Samples, opts ...Option) (*Con
 	scores.CopySym(rawSym)
 	dca.APC(scores)
 	width := r.cfg.lambda
+	smRadius, smShrink := 0.0, 0.0
 	if softmax {
-		width = 0 // no l2,1 constraint
+		width = 0 // Algorithm 2's λ is not used
+		smRadius = r.cfg.softmaxRadius
+		if smRadius == 0 {
+			smShrink = r.cfg.softmaxShrink
+		}
 	}
 	return &ContactMap{
 		Scores: scores, Raw: rawSym, Nodes: nodes,
 		Ridge: r.cfg.ridge, Width: width, Neff: s.total, IgnoreGap: ignoreGap,
 		Softmax: softmax, FieldRidge: r.cfg.fieldRidge,
+		SoftmaxRadius: smRadius, SoftmaxShrink: smShrink,
 	}, nil
 }
 
@@ -453,10 +501,13 @@ func contactNodeRef(ctx context.Context, e *engine.Driver, i, n, k, first int, s
 // whose coupling rows give the block Ŵ_ij(α, b) = W_j(b, α − first) and
 // node i's score of column j, the zero-sum norm of that block over the
 // states scored.
-func contactNodeSoftmax(ctx context.Context, e *engine.Driver, i, n, k, first int, ridge, fieldRidge float64, raw []float64, nodes []NodeFit, pb *pairBlocks, fn string) error {
+func contactNodeSoftmax(ctx context.Context, e *engine.Driver, i, n, k, first int, cfg *config, raw []float64, nodes []NodeFit, pb *pairBlocks, fn string) error {
 	K := k - first
 	w := make([]float64, engine.SoftmaxDim(n, k, first))
-	p := &engine.Softmax{Node: i, First: first, Ridge: ridge, FieldRidge: fieldRidge, Tol: e.Tol, MaxIter: defaultSoftmaxIter}
+	p := &engine.Softmax{Node: i, First: first, Ridge: cfg.ridge, FieldRidge: cfg.fieldRidge, Tol: e.Tol, MaxIter: defaultSoftmaxIter, Radius: cfg.softmaxRadius}
+	if p.Radius == 0 {
+		p.Shrink = cfg.softmaxShrink
+	}
 	if e.MaxIter > 0 && e.MaxIter < p.MaxIter {
 		p.MaxIter = e.MaxIter
 	}

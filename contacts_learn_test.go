@@ -324,3 +324,60 @@ func TestLearnContactsSoftmax(t *testing.T) {
 		t.Errorf("WithSoftmax(false): softmax %v, %d regressions a node, want the 3 value pairs", vp.Softmax, vp.Nodes[0].Regressions)
 	}
 }
+
+// TestLearnContactsSoftmaxRadius checks the l2,1 constraint of the softmax
+// path: a radius beyond every node's unconstrained norm gives the default's
+// scores bit for bit; a radius that binds changes them, keeps every node
+// certified, and ranks the true pairs of the synthetic family as the
+// default's bound asks (0.8; its couplings are strong, so a mild shrink
+// keeps them on top); and NaN, infinite, zero, negative radii and shrink
+// factors outside (0, 1) are option errors.
+func TestLearnContactsSoftmaxRadius(t *testing.T) {
+	const n, count = 12, 2000
+	m, truth := contactFamily(t, n, 3)
+	g, err := NewGibbsSampler(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := g.Sample(rand.NewPCG(5, 7), count)
+	if err != nil {
+		t.Fatal(err)
+	}
+	def, err := LearnContacts(s, WithWorkers(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wide, err := LearnContacts(s, WithWorkers(2), WithSoftmaxRadius(1e6))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mat.Equal(def.Raw, wide.Raw) {
+		t.Error("a radius no node reaches changed the scores")
+	}
+	for _, opt := range []Option{WithSoftmaxRadius(2), WithSoftmaxShrink(0.7)} {
+		cm, err := LearnContacts(s, WithWorkers(2), opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cm.SoftmaxRadius == 0 && cm.SoftmaxShrink == 0 {
+			t.Errorf("ContactMap reports no constraint (radius %v, shrink %v)", cm.SoftmaxRadius, cm.SoftmaxShrink)
+		}
+		if mat.Equal(def.Raw, cm.Raw) {
+			t.Error("a binding radius left the scores as they were")
+		}
+		for _, nf := range cm.Nodes {
+			if !nf.Converged || !(nf.Gap <= DefaultSoftmaxTolerance) {
+				t.Errorf("node %d: %+v, want a fit certified to %g", nf.Node, nf, DefaultSoftmaxTolerance)
+			}
+		}
+		if p := topPrecision(cm.Scores, len(truth), truth); p < 0.8 {
+			t.Errorf("top-%d precision %.2f, want at least 0.8", len(truth), p)
+		}
+	}
+	for _, bad := range []Option{WithSoftmaxRadius(math.NaN()), WithSoftmaxRadius(math.Inf(1)), WithSoftmaxRadius(0), WithSoftmaxRadius(-1),
+		WithSoftmaxShrink(math.NaN()), WithSoftmaxShrink(0), WithSoftmaxShrink(1), WithSoftmaxShrink(-0.5)} {
+		if _, err := LearnContacts(s, bad); err == nil {
+			t.Error("a bad radius or shrink factor: no error")
+		}
+	}
+}

@@ -66,6 +66,9 @@ type config struct {
 	softmax    int     // contacts_learn.go: WithSoftmax
 	avgBlocks  int     // contacts_learn.go: WithAveragedBlocks
 	fieldRidge float64 // contacts_learn.go: WithFieldRidge; 0 when not given
+	// contacts_learn.go: WithSoftmaxRadius and WithSoftmaxShrink; 0 when
+	// not given (no l2,1 constraint).
+	softmaxRadius, softmaxShrink float64
 	// ridgeSet: WithRidge was given (LearnContacts' softmax then uses ρ
 	// as given rather than its own default).
 	ridgeSet bool

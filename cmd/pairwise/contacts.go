@@ -74,6 +74,8 @@ func runContacts(args []string, stdout, stderr io.Writer) error {
 	avgBlocks := fs.Bool("avg-blocks", false, "with -softmax, score a pair by the norm of the mean of its two columns' coupling blocks instead of the mean of their norms")
 	fieldRidge := fs.Float64("field-ridge", pairwise.DefaultSoftmaxFieldRidge, "ridge ρ_h of the fields of the softmax regressions, in effective sequences")
 	tol := fs.Float64("tol", pairwise.DefaultContactTolerance, "certified optimality gap of every regression (with -softmax, pairwise.DefaultSoftmaxTolerance unless given)")
+	smRadius := fs.Float64("softmax-radius", 0, "with -softmax, the l2,1 constraint Σ_j ‖W_ij‖_F ≤ `R` on each column's couplings beside the ridge (0: none)")
+	smShrink := fs.Float64("softmax-shrink", 0, "with -softmax, the l2,1 constraint at `f` in (0, 1) times the norm of each column's fit without it (0: none)")
 	lambda := fs.Float64("lambda", pairwise.DefaultContactWidth, "width λ: l2,1 radius 2λ√k of every regression")
 	workers := fs.Int("workers", 0, "goroutines (0 for every core)")
 	quiet := fs.Bool("quiet", false, "no progress bar and no summary on standard error (warnings are still written: they change what the result means)")
@@ -147,6 +149,12 @@ func runContacts(args []string, stdout, stderr io.Writer) error {
 		}
 		if ridgeSet || !useSoftmax {
 			lopts = append(lopts, pairwise.WithRidge(*ridge))
+		}
+		if *smRadius != 0 {
+			lopts = append(lopts, pairwise.WithSoftmaxRadius(*smRadius))
+		}
+		if *smShrink != 0 {
+			lopts = append(lopts, pairwise.WithSoftmaxShrink(*smShrink))
 		}
 		if *workers > 0 {
 			lopts = append(lopts, pairwise.WithWorkers(*workers))

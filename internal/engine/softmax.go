@@ -53,6 +53,15 @@ type Softmax struct {
 	// Pairs is the number of the quasi-Newton method's correction pairs,
 	// at most 50; 0 for a number that follows the problem's size.
 	Pairs int
+	// Radius is R of the l2,1 constraint Σ_{j≠i} ‖W_j‖_F ≤ R on the
+	// couplings (each W_j the k×K' block of variable j; the fields are
+	// not constrained), kept beside the ridge; 0 or +Inf for none (NaN
+	// and negative radii are errors). See softmax_ball.go.
+	Radius float64
+	// Shrink, when Radius is 0 and Shrink is in (0, 1), sets the radius
+	// to Shrink times ‖W‖_{2,1} of the unconstrained fit (which the
+	// constrained one starts from); 0 for none, other values are errors.
+	Shrink float64
 }
 
 // SoftmaxStats reports how a softmax fit ended.
@@ -151,6 +160,8 @@ type softmaxWork struct {
 	cw            []float64
 	u, p          []float64 // K'
 	fContrib      []float64 // k·K': one variable's contributions while building
+	ent           float64   // Σ_m c_m H(p_m) of the last evaluation
+	norms, fsave  []float64 // the l2,1 constraint's scratch: n group norms, K' fields
 }
 
 func growF(b []float64, n int) []float64 {
@@ -174,6 +185,12 @@ func (e *Driver) FitSoftmax(ctx context.Context, p *Softmax, w []float64) (Softm
 	}
 	if !(p.Ridge > 0) || !(p.FieldRidge > 0) || math.IsInf(p.Ridge, 1) || math.IsInf(p.FieldRidge, 1) {
 		return SoftmaxStats{}, errors.New("pairwise: the softmax regression needs finite positive ridges on couplings and fields")
+	}
+	if !(p.Radius >= 0) {
+		return SoftmaxStats{}, errors.New("pairwise: the softmax regression's l2,1 radius must be 0 (none), positive or +Inf")
+	}
+	if !(p.Shrink >= 0 && p.Shrink < 1) {
+		return SoftmaxStats{}, errors.New("pairwise: the softmax regression's shrink factor must be in [0, 1)")
 	}
 	gc := d.gc
 	n, k := gc.n, gc.k
@@ -237,6 +254,16 @@ func (e *Driver) FitSoftmax(ctx context.Context, p *Softmax, w []float64) (Softm
 		M = min(p.Pairs, softmaxMemory)
 	}
 
+	if (p.Radius > 0 && !math.IsInf(p.Radius, 1)) || (p.Radius == 0 && p.Shrink > 0) {
+		return e.fitSoftmaxBall(ctx, p, w, ws, C, M, st)
+	}
+	return e.softmaxQuasiNewton(ctx, p, w, ws, C, M, st)
+}
+
+// softmaxQuasiNewton minimises F from w (in place) by limited-memory BFGS
+// with M correction pairs, to the duality gap p.Tol or p.MaxIter
+// iterations; st holds the rows' counts on entry.
+func (e *Driver) softmaxQuasiNewton(ctx context.Context, p *Softmax, w []float64, ws *softmaxWork, C float64, M int, st SoftmaxStats) (SoftmaxStats, error) {
 	f, gap := e.softmaxEval(p, w, ws.g, ws, C)
 	st.Evals++
 	hist := 0 // correction pairs held
@@ -254,32 +281,7 @@ func (e *Driver) FitSoftmax(ctx context.Context, p *Softmax, w []float64) (Softm
 			return st, err
 		}
 		// Two-loop recursion: dir = −H·g.
-		copy(ws.dir, ws.g)
-		for x := 0; x < hist; x++ {
-			s := (next - 1 - x + M) % M
-			a := ws.rho[s] * dot32(ws.s[s], ws.dir)
-			ws.alpha[s] = a
-			axpy32(-a, ws.yv[s], ws.dir)
-		}
-		gamma := 1.0
-		if hist > 0 {
-			s := (next - 1 + M) % M
-			gamma = 1 / (ws.rho[s] * ws.yy[s])
-		} else {
-			// First step: a unit-length move.
-			gamma = 1 / math.Max(math.Sqrt(dot(ws.g, ws.g)), 1e-300)
-		}
-		for x := range ws.dir {
-			ws.dir[x] *= gamma
-		}
-		for x := hist - 1; x >= 0; x-- {
-			s := (next - 1 - x + M) % M
-			b := ws.rho[s] * dot32(ws.yv[s], ws.dir)
-			axpy32(ws.alpha[s]-b, ws.s[s], ws.dir)
-		}
-		for x := range ws.dir {
-			ws.dir[x] = -ws.dir[x]
-		}
+		ws.twoLoop(hist, next, M)
 		slope := dot(ws.g, ws.dir)
 		if !(slope < 0) {
 			// Not a descent direction (curvature lost): restart from the
@@ -317,29 +319,69 @@ func (e *Driver) FitSoftmax(ctx context.Context, p *Softmax, w []float64) (Softm
 			}
 			return st, nil
 		}
-		// The pair as stored (float32): ρ = 1/(sᵀy) of the stored vectors
-		// keeps the update positive definite whatever the rounding.
-		s := next
-		ws.s[s] = growF32(ws.s[s], dim)
-		ws.yv[s] = growF32(ws.yv[s], dim)
-		ys, yy := 0.0, 0.0
-		for x := range w {
-			sx := float32(ws.wTry[x] - w[x])
-			yx := float32(ws.gTry[x] - ws.g[x])
-			ws.s[s][x], ws.yv[s][x] = sx, yx
-			ys += float64(sx) * float64(yx)
-			yy += float64(yx) * float64(yx)
-		}
-		if ys > 1e-300 && yy > 0 {
-			ws.rho[s] = 1 / ys
-			ws.yy[s] = yy
-			next = (next + 1) % M
-			hist = min(hist+1, M)
-		}
+		hist, next = ws.storePair(w, hist, next, M)
 		copy(w, ws.wTry)
 		copy(ws.g, ws.gTry)
 		f, gap = fTry, gapTry
 	}
+}
+
+// twoLoop sets ws.dir = −H·ws.g, H the limited-memory BFGS inverse Hessian
+// of the hist pairs held (next the slot of the next pair, M the ring's
+// size); with no pair, a unit-length move against the gradient.
+func (ws *softmaxWork) twoLoop(hist, next, M int) {
+	copy(ws.dir, ws.g)
+	for x := 0; x < hist; x++ {
+		s := (next - 1 - x + M) % M
+		a := ws.rho[s] * dot32(ws.s[s], ws.dir)
+		ws.alpha[s] = a
+		axpy32(-a, ws.yv[s], ws.dir)
+	}
+	gamma := 1.0
+	if hist > 0 {
+		s := (next - 1 + M) % M
+		gamma = 1 / (ws.rho[s] * ws.yy[s])
+	} else {
+		// First step: a unit-length move.
+		gamma = 1 / math.Max(math.Sqrt(dot(ws.g, ws.g)), 1e-300)
+	}
+	for x := range ws.dir {
+		ws.dir[x] *= gamma
+	}
+	for x := hist - 1; x >= 0; x-- {
+		s := (next - 1 - x + M) % M
+		b := ws.rho[s] * dot32(ws.yv[s], ws.dir)
+		axpy32(ws.alpha[s]-b, ws.s[s], ws.dir)
+	}
+	for x := range ws.dir {
+		ws.dir[x] = -ws.dir[x]
+	}
+}
+
+// storePair stores the correction pair s = ws.wTry − w, y = ws.gTry − ws.g
+// in slot next when its curvature sᵀy is positive, and returns the pairs
+// held and the next slot.
+func (ws *softmaxWork) storePair(w []float64, hist, next, M int) (int, int) {
+	// The pair as stored (float32): ρ = 1/(sᵀy) of the stored vectors
+	// keeps the update positive definite whatever the rounding.
+	s := next
+	ws.s[s] = growF32(ws.s[s], len(w))
+	ws.yv[s] = growF32(ws.yv[s], len(w))
+	ys, yy := 0.0, 0.0
+	for x := range w {
+		sx := float32(ws.wTry[x] - w[x])
+		yx := float32(ws.gTry[x] - ws.g[x])
+		ws.s[s][x], ws.yv[s][x] = sx, yx
+		ys += float64(sx) * float64(yx)
+		yy += float64(yx) * float64(yx)
+	}
+	if ys > 1e-300 && yy > 0 {
+		ws.rho[s] = 1 / ys
+		ws.yy[s] = yy
+		next = (next + 1) % M
+		hist = min(hist+1, M)
+	}
+	return hist, next
 }
 
 // addVec adds src to dst (len(src) ≥ len(dst)), four entries at a time:
@@ -425,6 +467,7 @@ func softmaxContrib(w []float64, j, a, i, k, K int) []float64 {
 func (e *Driver) softmaxEval(p *Softmax, w, g []float64, ws *softmaxWork, C float64) (float64, float64) {
 	if sp := e.Data.sparseRowsOf(); sp != nil {
 		loss, ent := e.softmaxSparse(p, sp, w, ws)
+		ws.ent = ent
 		return softmaxFinish(p, w, g, ws.grad, loss, ent, C, e.Data.gc.n, e.Data.gc.k)
 	}
 	gc := e.Data.gc
@@ -503,6 +546,7 @@ func (e *Driver) softmaxEval(p *Softmax, w, g []float64, ws *softmaxWork, C floa
 			row[x] = 0
 		}
 	}
+	ws.ent = ent
 	return softmaxFinish(p, w, g, grad, loss, ent, C, n, k)
 }
 

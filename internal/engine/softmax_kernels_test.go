@@ -123,5 +123,27 @@ func BenchmarkSoftmax(b *testing.B) {
 			}
 			b.ReportMetric(float64(iters), "iter")
 		})
+		// The l2,1 constraint at half the unconstrained minimiser's
+		// norm: the unconstrained fit, then the projected steps.
+		b.Run("fit-ball/"+name, func(b *testing.B) {
+			e := testEngine(s, false, p.Tol, new(Work))
+			w := make([]float64, dim)
+			if _, err := e.FitSoftmax(context.Background(), p, w); err != nil {
+				b.Fatal(err)
+			}
+			q := *p
+			q.Radius = SoftmaxGroupNorm(w, sz.n, 21, 1, q.Node) / 2
+			iters := 0
+			b.ReportAllocs()
+			for b.Loop() {
+				clear(w)
+				st, err := e.FitSoftmax(context.Background(), &q, w)
+				if err != nil || !st.Converged {
+					b.Fatal(st, err)
+				}
+				iters = st.Iter
+			}
+			b.ReportMetric(float64(iters), "iter")
+		})
 	}
 }
