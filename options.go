@@ -78,6 +78,10 @@ type config struct {
 	// Learn resolved for k > 2 (ordinal.go): the ordinal model.
 	scale   Scale
 	ordinal bool
+	// multinomial: Learn's tuning-free default on the nominal scale fits
+	// the node-wise multinomial model, the mixed model with every
+	// variable nominal (multinomial.go); set with ordinal.
+	multinomial bool
 	// nominalVars are WithNominalVariables' variables, in increasing
 	// order; nil when it was not given.
 	nominalVars []int

@@ -64,7 +64,7 @@ import (
 // which are dense. ReadPartial also reads the dense files of the format
 // before (pairwise-partial/1).
 type Partial struct {
-	algorithm string // "ising", "pairwise" or "ordinal" (Learn's ordinal scale)
+	algorithm string // "ising", "pairwise", "ordinal" (Learn's ordinal scale) or "multinomial" (its nominal default, multinomial.go)
 	n, k      int
 	shard, of int // of is 0 for LearnNodes
 	data      string
@@ -96,6 +96,10 @@ type partialNode struct {
 	fields []float64       // θ̂_node(a), a = 0..k-1
 	fit    NodeFit
 	sel    nodeSelection
+	// mix is the node's refit in the multinomial model (algorithm
+	// "multinomial"), which the merge's edge test reads; nil otherwise
+	// and for a node without one (constant).
+	mix *selection.MixedFit
 }
 
 // N returns the number of variables of the samples the Partial was learned
@@ -233,16 +237,23 @@ func learnNodes(ctx context.Context, fn string, s *Samples, nodes []int, opts []
 		}
 	}
 	scale, check := Nominal, (*scaleCheck)(nil)
+	multinomial := false
 	if s.k > 2 {
 		// Learn's choice of scale, made by every shard on all the samples.
 		if scale, check = resolveScale(s, opts, false); scale == Ordinal {
 			opts = append(slices.Clip(opts), ordinalChosen())
+		} else if cfg := applied(opts); len(cfg.errs) == 0 && multinomialDefault(s, &cfg) {
+			// and its model on the nominal scale (multinomial.go).
+			opts, multinomial = append(slices.Clip(opts), multinomialChosen()), true
 		}
 	}
 	algorithm := "ising"
 	switch {
 	case s.k == 2:
 		f, err = fitIsing(ctx, fn, s, opts, nodes)
+	case multinomial:
+		algorithm = "multinomial"
+		f, err = fitOrdinal(ctx, fn, s, opts, nodes)
 	case scale == Ordinal:
 		algorithm = "ordinal"
 		f, err = fitOrdinal(ctx, fn, s, opts, nodes)
@@ -273,6 +284,9 @@ func learnNodes(ctx context.Context, fn string, s *Samples, nodes []int, opts []
 			fields: f.fields[i*s.k : (i+1)*s.k],
 			fit:    f.nodes[i],
 			sel:    r.nodes[i],
+		}
+		if r.mixFits != nil {
+			p.nodes[x].mix = r.mixFits[i]
 		}
 	}
 	return p, nil
@@ -429,14 +443,19 @@ func MergePartialsContext(ctx context.Context, s *Samples, workers int, parts ..
 		workers = runtime.GOMAXPROCS(0)
 	}
 	r.s = s
-	if first.algorithm == "ordinal" {
+	if first.algorithm == "ordinal" || first.algorithm == "multinomial" {
 		if s == nil {
-			return nil, fmt.Errorf("pairwise: %s: the ordinal scale's merge needs the samples (its scores and its edge test read them): merge with MergePartialsContext and the samples", fn)
+			return nil, fmt.Errorf("pairwise: %s: the %s model's merge needs the samples (its scores and its edge test read them): merge with MergePartialsContext and the samples", fn, first.algorithm)
 		}
 		r.scores = ordinalScores(s)
 	}
 	// waldDense is the learners' default: only tests change it.
 	r.cfg = config{lambda: set.width, eta: set.eta, radius: math.NaN(), symmetric: set.symmetric, test: set.test, workers: workers, waldDense: selection.WaldDenseMax}
+	if first.algorithm == "multinomial" {
+		if err := r.mergeMultinomial(parts); err != nil {
+			return nil, fmt.Errorf("pairwise: %s: %w", fn, err)
+		}
+	}
 	if set.selection != nil {
 		r.spec, r.rule = &selection.Spec{}, set.selection
 	}

@@ -301,7 +301,7 @@ func summarize(w io.Writer, name string, s *pairwise.Samples, res *pairwise.Resu
 				lo, hi = math.Min(lo, f.Width), math.Max(hi, f.Width)
 			}
 			switch {
-			case hi == 0 && tu.Ordinal:
+			case hi == 0 && (tu.Ordinal || tu.Mixed):
 				lambda = "no width: each variable's law refitted without constraint"
 			default:
 				lambda = fmt.Sprintf("λ_i from %.3g to %.3g chosen by %v", lo, hi, tu.Selection)
