@@ -396,6 +396,9 @@ func scaleLine(res *pairwise.Result) string {
 	if res.Scale == pairwise.Ordinal {
 		return "scale: ordinal, one coupling a pair on the answers' values (" + why + "-scale nominal fits full k×k blocks)"
 	}
+	if res.Tuning != nil && res.Tuning.Mixed {
+		return "scale: nominal, a full k×k block a pair from one softmax regression a node on all rows (the node-wise multinomial model; " + why + "-scale ordinal fits one coupling a pair on the answers' values)"
+	}
 	return "scale: nominal, a full k×k block a pair (" + why + "-scale ordinal fits one coupling a pair on the answers' values)"
 }
 
