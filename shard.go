@@ -37,6 +37,11 @@ import (
 // whatever the number of shards and however the nodes were spread over
 // them (the test checks m = 1, 2 and 7, with λ and η given and without).
 //
+// The node-wise multinomial model (Learn's tuning-free default on the
+// nominal scale, multinomial.go) is fitted in the shards too: each part
+// carries its nodes' refits, and the merge, given the samples, runs the
+// same edge test on them, with the same result bit for bit.
+//
 // The refit stage of the edge test (WithRefit, on by default for k = 2
 // when η is not given) needs the first stage's statistics of every pair,
 // so it cannot run inside a shard. The merge runs it, on the samples
@@ -153,10 +158,14 @@ func ShardNodes(n, shard, of int) ([]int, error) {
 
 // LearnShard learns the nodes of shard shard of of (ShardNodes) as Learn
 // would with the same options, and returns them as a Partial for
-// MergePartials: Algorithm 1 for k = 2, for k > 2 Algorithm 2 or the
-// ordinal model, whichever scale Learn would fit (WithScale; under
-// AutoScale every shard makes the same choice on all the samples, and the
-// merge of ordinal parts needs the samples). The options
+// MergePartials: Algorithm 1 for k = 2, for k > 2 Algorithm 2, the
+// node-wise multinomial model (the nominal scale's tuning-free default
+// within its size rule, see WithScale) or the ordinal model, whichever
+// Learn would fit (under AutoScale every shard makes the same choice on
+// all the samples; the merge of ordinal and multinomial parts needs the
+// samples, and a multinomial part carries each node's refit: its
+// parameters and the inverse of their information, (d² + d)/2 numbers
+// for d parameters). The options
 // must be the same in every shard of one merge (WithWorkers and
 // WithProgress excepted; progress counts the shard's nodes).
 func LearnShard(s *Samples, shard, of int, opts ...Option) (*Partial, error) {
