@@ -1,11 +1,7 @@
 package pairwise
 
 import (
-	"fmt"
 	"math"
-	"slices"
-
-	"github.com/mrfkit/pairwise/internal/selection"
 )
 
 // The node-wise multinomial model: Learn's tuning-free default on the
@@ -82,57 +78,4 @@ func multinomialDefault(s *Samples, cfg *config) bool {
 // path's mixed model with every variable nominal.
 func multinomialChosen() Option {
 	return optionFunc(func(c *config) { c.ordinal, c.multinomial = true, true })
-}
-
-// mergeMultinomial prepares MergePartials' stages for parts of the
-// multinomial model: the model's variables from the samples r.s, as Learn
-// reads them, and each node's refit from its part, checked against them
-// (a part that does not fit is an error, not a panic in the edge test).
-func (r *learnRun) mergeMultinomial(parts []*Partial) error {
-	n := r.s.n
-	r.cfg.ordinal, r.cfg.multinomial = true, true
-	v := selection.NewMixedVars(r.s.stages(), r.scores, slices.Repeat([]bool{true}, n))
-	r.mixed, r.mixFits = v, make([]*selection.MixedFit, n)
-	for _, p := range parts {
-		for _, pn := range p.nodes {
-			if pn.mix == nil {
-				continue
-			}
-			if err := checkMixedFit(pn.mix, pn.node, v); err != nil {
-				return fmt.Errorf("node %d's refit does not fit the samples: %v", pn.node, err)
-			}
-			r.mixFits[pn.node] = pn.mix
-		}
-	}
-	for i, f := range r.mixFits {
-		if f != nil && f.Ridge > 0 {
-			r.ridged = append(r.ridged, i)
-		}
-	}
-	return nil
-}
-
-// checkMixedFit reports whether f has the shape of node i's refit under
-// the variables v: its neighbours distinct, increasing and other than i,
-// their columns laid out by v, and as many parameters and entries of the
-// inverse information as those columns and node i's values make.
-func checkMixedFit(f *selection.MixedFit, i int, v *selection.MixedVars) error {
-	if f.Node != i || f.RDim != v.RDim(i) || f.NA != len(v.Values[i]) {
-		return fmt.Errorf("node %d with %d rows and %d values, want node %d with %d and %d", f.Node, f.RDim, f.NA, i, v.RDim(i), len(v.Values[i]))
-	}
-	if len(f.Off) != len(f.Cols) {
-		return fmt.Errorf("%d offsets for %d neighbours", len(f.Off), len(f.Cols))
-	}
-	p := 0
-	for t, j := range f.Cols {
-		if j < 0 || j >= v.N || j == i || (t > 0 && j <= f.Cols[t-1]) || f.Off[t] != p {
-			return fmt.Errorf("neighbour %d (at %d) out of range, order or layout", j, t)
-		}
-		p += v.XDim(j)
-	}
-	dim := f.NA - 1 + f.RDim*p
-	if f.P != p || len(f.Par) != dim || f.Inv == nil || f.Inv.SymmetricDim() != dim {
-		return fmt.Errorf("%d parameters, want %d", len(f.Par), dim)
-	}
-	return nil
 }
