@@ -286,12 +286,21 @@ func TestEBICGraphOff(t *testing.T) {
 			t.Errorf("%s: GlobalP %g, EBICGraph %v, want NaN and false", name, res.Tuning.GlobalP, res.Tuning.EBICGraph)
 		}
 	}
-	res, err := Learn(uniformSamples(t, 3, 4, 300, 1, false))
+	// Algorithm 2 has no such stage; Learn's nominal default at k > 2,
+	// the multinomial model, has the mixed model's (GlobalP its test's).
+	u := uniformSamples(t, 3, 4, 300, 1, false)
+	res, err := LearnPairwise(u)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !math.IsNaN(res.Tuning.GlobalP) || res.Tuning.EBICGraph {
 		t.Errorf("k = 3: GlobalP %g, EBICGraph %v, want NaN and false", res.Tuning.GlobalP, res.Tuning.EBICGraph)
+	}
+	if res, err = Learn(u, WithScale(Nominal)); err != nil {
+		t.Fatal(err)
+	}
+	if !res.Tuning.Mixed || math.IsNaN(res.Tuning.GlobalP) {
+		t.Errorf("k = 3, Learn: Tuning.Mixed %v, GlobalP %g; want the multinomial model and its global test", res.Tuning.Mixed, res.Tuning.GlobalP)
 	}
 	res, err = Learn(s)
 	if err != nil {

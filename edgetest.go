@@ -37,13 +37,17 @@ func (t WaldTest) run(ctx context.Context, s *Samples, res *Result, tun *Tuning,
 	// variable there is no pair to test; the critical value is that of one
 	// test, so that it stays finite.
 	tests := float64(max(pairs, 1))
-	tun.Block = k > 2 && !tun.Ordinal && covs != nil
+	// ordinal: one statistic a pair from each node's unconstrained refit,
+	// the ordinal model's or the mixed model's (with every variable
+	// nominal on the nominal scale, Tuning.Mixed without Ordinal).
+	ordinal := tun.Ordinal || tun.Mixed
+	tun.Block = k > 2 && !ordinal && covs != nil
 	for i := range debias {
 		if tun.Block && debias[i] != nil && covs[i] == nil {
 			tun.Block = false
 		}
 	}
-	if k > 2 && !tun.Ordinal && !tun.Block {
+	if k > 2 && !ordinal && !tun.Block {
 		tests *= float64(k * k)
 	}
 	if t.sym == Or {
@@ -95,7 +99,7 @@ func (t WaldTest) run(ctx context.Context, s *Samples, res *Result, tun *Tuning,
 	// no empty cells to fear.
 	sparse := func(i, j int) bool { return k == 2 && !selection.CochranOK(counts[i], counts[j], total) }
 	admitted := func(i, j int, transpose bool) []bool {
-		if k == 2 || tun.Ordinal || tun.Block {
+		if k == 2 || ordinal || tun.Block {
 			return nil // the grouped statistic takes its values from selection.BlockValues
 		}
 		ok := make([]bool, kk)
@@ -117,7 +121,7 @@ func (t WaldTest) run(ctx context.Context, s *Samples, res *Result, tun *Tuning,
 		return ok
 	}
 	maxZ := maxZ
-	if tun.Ordinal {
+	if ordinal {
 		maxZ = ordinalZ
 	}
 	// one returns a node's own statistic of a pair (the And and Or rules):
@@ -232,7 +236,7 @@ func (t WaldTest) run(ctx context.Context, s *Samples, res *Result, tun *Tuning,
 	}
 	tun.Threshold = tun.Critical
 	mixed := false
-	if (k == 2 || tun.Ordinal) && !t.NoMixture {
+	if (k == 2 || ordinal) && !t.NoMixture {
 		// The mixture sees every pair's statistic: the refit's for the
 		// screened pairs, the first stage's for the others (which are
 		// not edges whatever it says: they are zero in gapScores).
@@ -289,7 +293,7 @@ func (t WaldTest) run(ctx context.Context, s *Samples, res *Result, tun *Tuning,
 			keep, tun.EBICGraph = g, chosen
 		}
 	}
-	if tun.Ordinal && t.ebicStage(tun) && n > 1 {
+	if ordinal && t.ebicStage(tun) && n > 1 {
 		// The EBIC graph of the ordinal model (internal/selection,
 		// ordinal_ebic.go): the Ising path's stage on the ordinal
 		// model's refits, or on the mixed model's (mixed.go).

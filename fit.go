@@ -14,7 +14,9 @@ import (
 // under Learn and LearnIsing and Algorithm 2 every other, the stages after
 // the fits assemble the result, and a missing state is restricted away.
 // On the ordinal scale (WithScale, chosen by resolveScale), Learn fits the
-// ordinal model to k > 2 (ordinal.go).
+// ordinal model to k > 2 (ordinal.go); on the nominal scale its
+// tuning-free default fits the node-wise multinomial model where
+// multinomialDefault allows (multinomial.go), Algorithm 2 elsewhere.
 func learnWith(ctx context.Context, fn string, s *Samples, opts []Option) (*Result, error) {
 	if ctx == nil {
 		return nil, nilContext(fn + "Context")
@@ -24,12 +26,17 @@ func learnWith(ctx context.Context, fn string, s *Samples, opts []Option) (*Resu
 	}
 	k := s.k // the alphabet of the result
 	scale, check := Nominal, (*scaleCheck)(nil)
+	multinomial := false
 	if fn == "Learn" && s.k > 2 {
 		if scale, check = resolveScale(s, opts, true); scale == Ordinal {
 			opts = append(slices.Clip(opts), ordinalChosen())
 			if check != nil && len(check.found) > 0 {
 				opts = append(opts, WithNominalVariables(unionVars(opts, check.found)...))
 			}
+		} else if cfg := applied(opts); len(cfg.errs) == 0 && multinomialDefault(s, &cfg) {
+			// The nominal scale's tuning-free default: the node-wise
+			// multinomial model (multinomial.go).
+			opts, multinomial = append(slices.Clip(opts), multinomialChosen()), true
 		}
 	}
 	var rep *MissingReport
@@ -46,8 +53,8 @@ func learnWith(ctx context.Context, fn string, s *Samples, opts []Option) (*Resu
 	switch {
 	case fn == "LearnIsing" && s.k == k || fn == "Learn" && s.k == 2:
 		f, err = fitIsing(ctx, fn, s, opts, nil) // ising.go
-	case scale == Ordinal:
-		f, err = fitOrdinal(ctx, fn, s, opts, nil) // ordinal.go
+	case scale == Ordinal || multinomial:
+		f, err = fitOrdinal(ctx, fn, s, opts, nil) // ordinal.go, multinomial.go
 	default:
 		f, err = fitPairwise(ctx, fn, s, opts, nil) // pairwise.go
 	}
@@ -65,7 +72,7 @@ func learnWith(ctx context.Context, fn string, s *Samples, opts []Option) (*Resu
 		res.Missing = rep
 	}
 	res.Scale, res.scaleCheck = scale, check
-	if f.r.mixed != nil {
+	if f.r.mixed != nil && !multinomial {
 		for j, nom := range f.r.mixed.Nominal {
 			if nom {
 				res.Nominal = append(res.Nominal, j)
@@ -75,15 +82,22 @@ func learnWith(ctx context.Context, fn string, s *Samples, opts []Option) (*Resu
 	return res, nil
 }
 
-// unionVars returns the variables declared in opts (WithNominalVariables)
-// and found, in increasing order.
-func unionVars(opts []Option, found []int) []int {
+// applied returns the config of opts over the defaults (nil options
+// skipped; prepare reports them).
+func applied(opts []Option) config {
 	cfg := defaultConfig()
 	for _, o := range opts {
 		if o != nil {
 			o.apply(&cfg)
 		}
 	}
+	return cfg
+}
+
+// unionVars returns the variables declared in opts (WithNominalVariables)
+// and found, in increasing order.
+func unionVars(opts []Option, found []int) []int {
+	cfg := applied(opts)
 	vars := append(slices.Clone(cfg.nominalVars), found...)
 	slices.Sort(vars)
 	return slices.Compact(vars)

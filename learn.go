@@ -5,8 +5,11 @@ import (
 )
 
 // Learn learns the graph and the couplings from samples: the Ising path
-// (LearnIsing, Algorithm 1) for k = 2 and the pairwise path (LearnPairwise,
-// Algorithm 2) for k > 2.
+// (LearnIsing, Algorithm 1) for k = 2 and, for k > 2, the pairwise path
+// (LearnPairwise, Algorithm 2) on the nominal scale or the ordinal model,
+// as WithScale chooses. Without λ and η on the nominal scale it fits the
+// node-wise multinomial model, one softmax a node on all rows, where the
+// samples allow it (see WithScale).
 //
 // What is chosen when an option is missing:
 //

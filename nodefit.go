@@ -18,7 +18,7 @@ type NodeFit struct {
 	// Status is the worst ending among the regressions (GapBelowTol, then
 	// IterationLimit, Cancelled, Failure); NotTerminated when none ran.
 	Status solve.Status
-	Width  float64 // λ_i chosen for this node by the Selection; 0 when WithWidth was given or no width was searched (the ordinal scale's tuning-free default refits each node without constraint)
+	Width  float64 // λ_i chosen for this node by the Selection; 0 when WithWidth was given or no width was searched (the tuning-free defaults of the ordinal scale and of the nominal scale's multinomial model refit each node without constraint)
 	// EmptyPairs counts the value pairs (α, β) with no sample where z_i is α
 	// or β; their U^{α,β} is taken as zero. OneLabelPairs counts the pairs
 	// whose samples all have the same one of the two values; their

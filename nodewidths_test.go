@@ -44,7 +44,10 @@ func TestNodeWidths(t *testing.T) {
 		if b.Width != lam || !math.IsNaN(b.Radius) {
 			t.Errorf("k=%d: Result.Width %v, Radius %v; want %v and NaN", k, b.Width, b.Radius, lam)
 		}
-		def, err := Learn(s, WithTolerance(1e-9))
+		// A Selection given keeps Algorithm 2's width search on the
+		// nominal scale (the default there fits the multinomial model,
+		// with no width).
+		def, err := Learn(s, WithTolerance(1e-9), WithSelection(EBIC{Gamma: DefaultGamma}))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -81,6 +81,10 @@ type config struct {
 	// Learn resolved for k > 2 (ordinal.go): the ordinal model.
 	scale   Scale
 	ordinal bool
+	// multinomial: Learn's tuning-free default on the nominal scale fits
+	// the node-wise multinomial model, the mixed model with every
+	// variable nominal (multinomial.go); set with ordinal.
+	multinomial bool
 	// nominalVars are WithNominalVariables' variables, in increasing
 	// order; nil when it was not given.
 	nominalVars []int
@@ -519,8 +523,29 @@ func WithMissing(rule MissingRule) Option {
 // columns of 21 amino acids 2.2 million), with a backend other than
 // Accelerated, and for incomplete samples under
 // WithMissing(MissingAsState) (a missing state has no score).
-// Result.Scale says which model was fitted. Nominal fits the full blocks,
-// as LearnPairwise does.
+// Result.Scale says which model was fitted.
+//
+// Nominal fits the full k×k blocks. Learn's tuning-free default there
+// (one process or its shards; neither λ, η, a radius, node widths, a
+// Selection nor a ridge given; complete samples; the Accelerated backend)
+// is the node-wise multinomial model: each node's law is one softmax over
+// the values it takes, on an indicator a value of every other variable,
+// fitted without constraint by maximum likelihood on all rows (Newton's
+// method; a ridge of one row's weight where values are separated), the
+// mixed model of WithNominalVariables with every variable nominal. Its
+// edge test has one Wald statistic a pair over the (k_i − 1)(k_j − 1)
+// couplings of its block, cut by the mixture or the gap rule, and the
+// mixed model's EBIC graph for small samples (Tuning.Mixed; not
+// Tuning.Ordinal nor Tuning.Block); no width is searched (Result.Width
+// and NodeFit.Width 0, Result.Radius NaN). It needs the largest node law
+// to have at most 1,000 parameters, (k_i − 1)(1 + Σ_{j≠i} (k_j − 1)) with
+// k_j the values variable j takes, and the samples' total weight to be
+// at least twice that (docs/learning.md gives the measurements: on
+// questionnaire files read as nominal it finds far more of the true
+// edges than Algorithm 2's value pairs, at the same precision). Elsewhere,
+// with λ or η given, and in LearnPairwise, Learn fits Algorithm 2's value
+// pairs, as the paper does; on incomplete samples its missing state
+// (MissingAsState) keeps Algorithm 2 too. This goes beyond the paper.
 //
 // Before the check, AutoScale looks for unordered categories written as
 // numbers among ordered answers (a region coded 1 to 5 in a Likert

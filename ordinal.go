@@ -138,7 +138,7 @@ func fitOrdinal(ctx context.Context, fn string, s *Samples, opts []Option, only 
 	}
 	r.scores = scores
 	n, k := s.n, s.k
-	if len(r.cfg.nominalVars) > 0 {
+	if len(r.cfg.nominalVars) > 0 || r.cfg.multinomial {
 		return r.fitMixed(ctx, fn, s)
 	}
 	radius := r.cfg.regressionRadius(k, false)
@@ -225,11 +225,16 @@ func (r *learnRun) ordinalRefitNode(i int, est []*estimates.Node, fields []float
 	return true
 }
 
-// fitMixed is fitOrdinal for the mixed model (WithNominalVariables): each
-// node's law refitted without constraint on all rows
-// (selection.MixedRefit), which is both the estimate and the edge test's.
+// fitMixed is fitOrdinal for the mixed model (WithNominalVariables, or
+// every variable nominal for the nominal scale's multinomial default,
+// multinomial.go): each node's law refitted without constraint on all
+// rows (selection.MixedRefit), which is both the estimate and the edge
+// test's.
 func (r *learnRun) fitMixed(ctx context.Context, fn string, s *Samples) (*fitted, error) {
 	switch {
+	case r.cfg.multinomial:
+		// The nominal default: multinomialDefault allowed it, in one
+		// process or in shards.
 	case fn != "Learn":
 		return nil, &OptionError{Func: fn, Option: "WithNominalVariables", Value: r.cfg.nominalVars, Reason: "the mixed model is fitted by Learn in one process, not by its shards"}
 	case r.spec == nil || !r.wantEta || r.widths != nil:
@@ -237,7 +242,11 @@ func (r *learnRun) fitMixed(ctx context.Context, fn string, s *Samples) (*fitted
 	}
 	n, k := s.n, s.k
 	data := r.fitted.stages()
-	v := selection.NewMixedVars(data, r.scores, nominalMask(n, r.cfg.nominalVars))
+	mask := nominalMask(n, r.cfg.nominalVars)
+	if r.cfg.multinomial {
+		mask = slices.Repeat([]bool{true}, n)
+	}
+	v := selection.NewMixedVars(data, r.scores, mask)
 	r.mixed, r.mixFits = v, make([]*selection.MixedFit, n)
 	est := make([]*estimates.Node, n)
 	fields := make([]float64, n*k)

@@ -23,7 +23,9 @@ type Result struct {
 	Edges []Edge
 	// Width and MinEdgeWeight are the λ and η the learner used (Width is
 	// NaN when WithRadius replaced it, even when WithWidth was given too;
-	// with widths per node it is the largest λ_i).
+	// with widths per node it is the largest λ_i; 0 when no width was
+	// searched: the tuning-free defaults of the ordinal scale and of the
+	// nominal scale's multinomial model, see WithScale).
 	Width, MinEdgeWeight float64
 	// Radius is the constraint radius of the regressions: 2λ (Ising
 	// path), 2λ√k (pairwise path), or the one given by WithRadius; NaN
@@ -246,7 +248,8 @@ const (
 type Scale int
 
 const (
-	// Nominal fits the full k×k blocks W_ij(a, b) (Algorithm 2).
+	// Nominal fits the full k×k blocks W_ij(a, b): Algorithm 2, or
+	// without λ and η the node-wise multinomial model (see WithScale).
 	Nominal Scale = iota
 	// Ordinal fits the ordinal model W_ij(a, b) = w_ij·s_i(a)·s_j(b)
 	// (see WithScale).

@@ -373,7 +373,9 @@ func (r *learnRun) assemble(ctx context.Context, k int, est []*estimates.Node, f
 	lambda, eta, sym := r.cfg.lambda, r.cfg.eta, r.cfg.symmetric
 	var tun *Tuning
 	if r.spec != nil || r.wantEta {
-		tun = &Tuning{n: n, k: k, Ordinal: r.scores != nil}
+		// The nominal scale's multinomial default is the mixed model with
+		// no ordered variable: Mixed, not Ordinal.
+		tun = &Tuning{n: n, k: k, Ordinal: r.scores != nil && !r.cfg.multinomial}
 		if r.mixed != nil {
 			tun.Mixed, tun.mixed = true, &mixedTest{v: r.mixed, fits: r.mixFits}
 		}

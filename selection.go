@@ -287,7 +287,8 @@ type Tuning struct {
 	// n(n−1)/2 tests, not k² a pair; Debiased and StdErr hold
 	// ŵ_ij·s_i(a)·s_j(b) and its standard error for every (a, b).
 	Ordinal bool
-	// Block reports that the k-ary edge test (k > 2, nominal scale) gave
+	// Block reports that the k-ary edge test of Algorithm 2 (k > 2,
+	// nominal scale; not the multinomial model, see Mixed) gave
 	// each pair one statistic, the Wald χ² of its block Ŵ_ij over the
 	// entries it admits (rank at most (k − 1)², the block being doubly
 	// centred), as a normal score, and that the Bonferroni value counts
@@ -296,7 +297,9 @@ type Tuning struct {
 	// then has the largest |Ŵ/SE| of its entries and k² tests a pair.
 	Block bool
 	// Mixed reports that the mixed model was fitted (WithNominalVariables,
-	// with Ordinal): each pair has one statistic, the Wald χ² of its
+	// with Ordinal; or, without Ordinal, the nominal scale's multinomial
+	// default, every variable nominal: see WithScale): each pair has one
+	// statistic, the Wald χ² of its
 	// couplings (1 between ordinal variables, k_j − 1 between a nominal j
 	// and an ordinal one, (k_i − 1)(k_j − 1) between nominal ones) as a
 	// normal score, and Debiased and StdErr hold the refit's blocks

@@ -479,7 +479,11 @@ func TestTuningFreeRecovery(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			s := exactDraws(t, tc.m, tc.N, 7)
-			res, err := Learn(s)
+			learn := Learn
+			if strings.HasSuffix(tc.name, "via LearnPairwise") {
+				learn = LearnPairwise
+			}
+			res, err := learn(s)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -502,8 +506,14 @@ func TestTuningFreeRecovery(t *testing.T) {
 			if !(res.MinEdgeWeight > 0) || res.MinEdgeWeight > 2*tc.m.MinEdgeWeight() {
 				t.Errorf("MinEdgeWeight %g: want a positive threshold below twice the true η", res.MinEdgeWeight)
 			}
+			// Learn's nominal default at k > 2 is the multinomial model:
+			// no width is searched (NodeFit.Width and Result.Width 0).
+			multinomial := tc.m.Alphabet() > 2 && !strings.HasSuffix(tc.name, "via LearnPairwise")
+			if multinomial != tu.Mixed {
+				t.Errorf("Tuning.Mixed %v, want %v", tu.Mixed, multinomial)
+			}
 			for _, f := range res.Nodes {
-				if !(f.Width > 0) || f.Width > res.Width {
+				if multinomial && (f.Width != 0 || res.Width != 0) || !multinomial && (!(f.Width > 0) || f.Width > res.Width) {
 					t.Errorf("node %d: width %g, Result.Width %g", f.Node, f.Width, res.Width)
 				}
 			}

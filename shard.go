@@ -37,6 +37,11 @@ import (
 // whatever the number of shards and however the nodes were spread over
 // them (the test checks m = 1, 2 and 7, with λ and η given and without).
 //
+// The node-wise multinomial model (Learn's tuning-free default on the
+// nominal scale, multinomial.go) is fitted in the shards too: each part
+// carries its nodes' refits, and the merge, given the samples, runs the
+// same edge test on them, with the same result bit for bit.
+//
 // The refit stage of the edge test (WithRefit, on by default for k = 2
 // when η is not given) needs the first stage's statistics of every pair,
 // so it cannot run inside a shard. The merge runs it, on the samples
@@ -64,7 +69,7 @@ import (
 // which are dense. ReadPartial also reads the dense files of the format
 // before (pairwise-partial/1).
 type Partial struct {
-	algorithm string // "ising", "pairwise" or "ordinal" (Learn's ordinal scale)
+	algorithm string // "ising", "pairwise", "ordinal" (Learn's ordinal scale) or "multinomial" (its nominal default, multinomial.go)
 	n, k      int
 	shard, of int // of is 0 for LearnNodes
 	data      string
@@ -96,6 +101,10 @@ type partialNode struct {
 	fields []float64       // θ̂_node(a), a = 0..k-1
 	fit    NodeFit
 	sel    nodeSelection
+	// mix is the node's refit in the multinomial model (algorithm
+	// "multinomial"), which the merge's edge test reads; nil otherwise
+	// and for a node without one (constant).
+	mix *selection.MixedFit
 }
 
 // N returns the number of variables of the samples the Partial was learned
@@ -149,10 +158,14 @@ func ShardNodes(n, shard, of int) ([]int, error) {
 
 // LearnShard learns the nodes of shard shard of of (ShardNodes) as Learn
 // would with the same options, and returns them as a Partial for
-// MergePartials: Algorithm 1 for k = 2, for k > 2 Algorithm 2 or the
-// ordinal model, whichever scale Learn would fit (WithScale; under
-// AutoScale every shard makes the same choice on all the samples, and the
-// merge of ordinal parts needs the samples). The options
+// MergePartials: Algorithm 1 for k = 2, for k > 2 Algorithm 2, the
+// node-wise multinomial model (the nominal scale's tuning-free default
+// within its size rule, see WithScale) or the ordinal model, whichever
+// Learn would fit (under AutoScale every shard makes the same choice on
+// all the samples; the merge of ordinal and multinomial parts needs the
+// samples, and a multinomial part carries each node's refit: its
+// parameters and the inverse of their information, (d² + d)/2 numbers
+// for d parameters). The options
 // must be the same in every shard of one merge (WithWorkers and
 // WithProgress excepted; progress counts the shard's nodes).
 func LearnShard(s *Samples, shard, of int, opts ...Option) (*Partial, error) {
@@ -233,16 +246,23 @@ func learnNodes(ctx context.Context, fn string, s *Samples, nodes []int, opts []
 		}
 	}
 	scale, check := Nominal, (*scaleCheck)(nil)
+	multinomial := false
 	if s.k > 2 {
 		// Learn's choice of scale, made by every shard on all the samples.
 		if scale, check = resolveScale(s, opts, false); scale == Ordinal {
 			opts = append(slices.Clip(opts), ordinalChosen())
+		} else if cfg := applied(opts); len(cfg.errs) == 0 && multinomialDefault(s, &cfg) {
+			// and its model on the nominal scale (multinomial.go).
+			opts, multinomial = append(slices.Clip(opts), multinomialChosen()), true
 		}
 	}
 	algorithm := "ising"
 	switch {
 	case s.k == 2:
 		f, err = fitIsing(ctx, fn, s, opts, nodes)
+	case multinomial:
+		algorithm = "multinomial"
+		f, err = fitOrdinal(ctx, fn, s, opts, nodes)
 	case scale == Ordinal:
 		algorithm = "ordinal"
 		f, err = fitOrdinal(ctx, fn, s, opts, nodes)
@@ -273,6 +293,9 @@ func learnNodes(ctx context.Context, fn string, s *Samples, nodes []int, opts []
 			fields: f.fields[i*s.k : (i+1)*s.k],
 			fit:    f.nodes[i],
 			sel:    r.nodes[i],
+		}
+		if r.mixFits != nil {
+			p.nodes[x].mix = r.mixFits[i]
 		}
 	}
 	return p, nil
@@ -429,14 +452,19 @@ func MergePartialsContext(ctx context.Context, s *Samples, workers int, parts ..
 		workers = runtime.GOMAXPROCS(0)
 	}
 	r.s = s
-	if first.algorithm == "ordinal" {
+	if first.algorithm == "ordinal" || first.algorithm == "multinomial" {
 		if s == nil {
-			return nil, fmt.Errorf("pairwise: %s: the ordinal scale's merge needs the samples (its scores and its edge test read them): merge with MergePartialsContext and the samples", fn)
+			return nil, fmt.Errorf("pairwise: %s: the %s model's merge needs the samples (its scores and its edge test read them): merge with MergePartialsContext and the samples", fn, first.algorithm)
 		}
 		r.scores = ordinalScores(s)
 	}
 	// waldDense is the learners' default: only tests change it.
 	r.cfg = config{lambda: set.width, eta: set.eta, radius: math.NaN(), symmetric: set.symmetric, test: set.test, workers: workers, waldDense: selection.WaldDenseMax}
+	if first.algorithm == "multinomial" {
+		if err := r.mergeMultinomial(parts); err != nil {
+			return nil, fmt.Errorf("pairwise: %s: %w", fn, err)
+		}
+	}
 	if set.selection != nil {
 		r.spec, r.rule = &selection.Spec{}, set.selection
 	}
@@ -468,4 +496,57 @@ func sameSettings(a, b partialSettings) bool {
 	}
 	return same(a.width, b.width) && same(a.eta, b.eta) && same(a.radius, b.radius) &&
 		a.symmetric == b.symmetric && a.test == b.test && a.fit == b.fit && sel
+}
+
+// mergeMultinomial prepares MergePartials' stages for parts of the
+// multinomial model: the model's variables from the samples r.s, as Learn
+// reads them, and each node's refit from its part, checked against them
+// (a part that does not fit is an error, not a panic in the edge test).
+func (r *learnRun) mergeMultinomial(parts []*Partial) error {
+	n := r.s.n
+	r.cfg.ordinal, r.cfg.multinomial = true, true
+	v := selection.NewMixedVars(r.s.stages(), r.scores, slices.Repeat([]bool{true}, n))
+	r.mixed, r.mixFits = v, make([]*selection.MixedFit, n)
+	for _, p := range parts {
+		for _, pn := range p.nodes {
+			if pn.mix == nil {
+				continue
+			}
+			if err := checkMixedFit(pn.mix, pn.node, v); err != nil {
+				return fmt.Errorf("node %d's refit does not fit the samples: %v", pn.node, err)
+			}
+			r.mixFits[pn.node] = pn.mix
+		}
+	}
+	for i, f := range r.mixFits {
+		if f != nil && f.Ridge > 0 {
+			r.ridged = append(r.ridged, i)
+		}
+	}
+	return nil
+}
+
+// checkMixedFit reports whether f has the shape of node i's refit under
+// the variables v: its neighbours distinct, increasing and other than i,
+// their columns laid out by v, and as many parameters and entries of the
+// inverse information as those columns and node i's values make.
+func checkMixedFit(f *selection.MixedFit, i int, v *selection.MixedVars) error {
+	if f.Node != i || f.RDim != v.RDim(i) || f.NA != len(v.Values[i]) {
+		return fmt.Errorf("node %d with %d rows and %d values, want node %d with %d and %d", f.Node, f.RDim, f.NA, i, v.RDim(i), len(v.Values[i]))
+	}
+	if len(f.Off) != len(f.Cols) {
+		return fmt.Errorf("%d offsets for %d neighbours", len(f.Off), len(f.Cols))
+	}
+	p := 0
+	for t, j := range f.Cols {
+		if j < 0 || j >= v.N || j == i || (t > 0 && j <= f.Cols[t-1]) || f.Off[t] != p {
+			return fmt.Errorf("neighbour %d (at %d) out of range, order or layout", j, t)
+		}
+		p += v.XDim(j)
+	}
+	dim := f.NA - 1 + f.RDim*p
+	if f.P != p || len(f.Par) != dim || f.Inv == nil || f.Inv.SymmetricDim() != dim {
+		return fmt.Errorf("%d parameters, want %d", len(f.Par), dim)
+	}
+	return nil
 }

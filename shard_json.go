@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strconv"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/mrfkit/pairwise/internal/estimates"
 	"github.com/mrfkit/pairwise/internal/selection"
 	"github.com/mrfkit/pairwise/solve"
@@ -99,6 +101,67 @@ type nodeJSON struct {
 	// statistic of the k-ary edge test, n·(k−1)⁴ numbers
 	// (selection.WaldOneHot); absent where it is not computed.
 	Cov shardFloats `json:"cov,omitempty"`
+	// Mixed is the node's refit in the multinomial model (algorithm
+	// "multinomial", selection.MixedFit), which the merge's edge test
+	// reads; absent for a node without one.
+	Mixed *mixedFitJSON `json:"mixed,omitempty"`
+}
+
+// mixedFitJSON is a selection.MixedFit: its neighbours and their first
+// columns, the columns in all, the rows of its couplings and the values
+// node i takes, its parameters, the upper triangle of the inverse of its
+// information row by row, the rows' weight, degrees of freedom, mean
+// log-likelihood and ridge.
+type mixedFitJSON struct {
+	Cols   []int       `json:"cols"`
+	Off    []int       `json:"off"`
+	P      int         `json:"p"`
+	RDim   int         `json:"rdim"`
+	NA     int         `json:"values"`
+	Par    shardFloats `json:"par"`
+	Inv    shardFloats `json:"inv"`
+	Total  shardFloat  `json:"total"`
+	DF     shardFloat  `json:"df"`
+	MeanLL shardFloat  `json:"mean_ll"`
+	Ridge  shardFloat  `json:"ridge"`
+}
+
+// packMixed writes f (nil for none).
+func packMixed(f *selection.MixedFit) *mixedFitJSON {
+	if f == nil {
+		return nil
+	}
+	d := f.Inv.SymmetricDim()
+	inv := make([]float64, 0, d*(d+1)/2)
+	for x := 0; x < d; x++ {
+		for y := x; y < d; y++ {
+			inv = append(inv, f.Inv.At(x, y))
+		}
+	}
+	return &mixedFitJSON{Cols: f.Cols, Off: f.Off, P: f.P, RDim: f.RDim, NA: f.NA, Par: f.Par, Inv: inv,
+		Total: shardFloat(f.Total), DF: shardFloat(f.DF), MeanLL: shardFloat(f.MeanLL), Ridge: shardFloat(f.Ridge)}
+}
+
+// unpack returns node i's refit that m stands for; MergePartials checks
+// it against the samples (checkMixedFit).
+func (m *mixedFitJSON) unpack(i int) (*selection.MixedFit, error) {
+	d := len(m.Par)
+	if len(m.Inv) != d*(d+1)/2 {
+		return nil, fmt.Errorf("%d entries of the inverse information for %d parameters, want %d", len(m.Inv), d, d*(d+1)/2)
+	}
+	if d == 0 {
+		return nil, fmt.Errorf("no parameter")
+	}
+	inv := mat.NewSymDense(d, nil)
+	x := 0
+	for a := 0; a < d; a++ {
+		for b := a; b < d; b++ {
+			inv.SetSym(a, b, m.Inv[x])
+			x++
+		}
+	}
+	return &selection.MixedFit{Node: i, Cols: m.Cols, Off: m.Off, P: m.P, RDim: m.RDim, NA: m.NA, Par: m.Par, Inv: inv,
+		Total: float64(m.Total), DF: float64(m.DF), MeanLL: float64(m.MeanLL), Ridge: float64(m.Ridge)}, nil
 }
 
 type fitJSON struct {
@@ -376,6 +439,7 @@ func (p *Partial) MarshalJSON() ([]byte, error) {
 			nj.DF = pn.sel.df
 			nj.Cov = pn.sel.cov
 		}
+		nj.Mixed = packMixed(pn.mix)
 		w.Nodes[x] = nj
 	}
 	if c := p.check; c != nil {
@@ -443,8 +507,8 @@ func (p *Partial) UnmarshalJSON(data []byte) error {
 	if w.Format != partialFormat && w.Format != partialFormatDense {
 		return fmt.Errorf("pairwise: Partial: format %q, want %q", w.Format, partialFormat)
 	}
-	if w.Algorithm != "ising" && w.Algorithm != "pairwise" && w.Algorithm != "ordinal" {
-		return fmt.Errorf("pairwise: Partial: algorithm %q, want ising, pairwise or ordinal", w.Algorithm)
+	if w.Algorithm != "ising" && w.Algorithm != "pairwise" && w.Algorithm != "ordinal" && w.Algorithm != "multinomial" {
+		return fmt.Errorf("pairwise: Partial: algorithm %q, want ising, pairwise, ordinal or multinomial", w.Algorithm)
 	}
 	// A sparse part with η is bounded as a model is (its merge keeps the
 	// estimates sparse); without η, or dense, as the learners bound n.
@@ -480,8 +544,8 @@ func (p *Partial) UnmarshalJSON(data []byte) error {
 	default:
 		return fmt.Errorf("pairwise: Partial: scale_check has %d numbers, want 3", len(w.ScaleCheck))
 	}
-	if w.Algorithm == "ordinal" && k == 2 {
-		return fmt.Errorf("pairwise: Partial: the ordinal scale needs k > 2, not k = 2")
+	if (w.Algorithm == "ordinal" || w.Algorithm == "multinomial") && k == 2 {
+		return fmt.Errorf("pairwise: Partial: the %s model needs k > 2, not k = 2", w.Algorithm)
 	}
 	if sel := sj.Selection; sel != nil {
 		switch sel.Rule {
@@ -554,6 +618,14 @@ func (p *Partial) UnmarshalJSON(data []byte) error {
 			}
 		} else if nj.Cov != nil {
 			return fmt.Errorf("pairwise: Partial: node %d: covariances without debiased estimates", i)
+		}
+		if nj.Mixed != nil {
+			if w.Algorithm != "multinomial" {
+				return fmt.Errorf("pairwise: Partial: node %d: a multinomial refit in a part of algorithm %s", i, w.Algorithm)
+			}
+			if pn.mix, err = nj.Mixed.unpack(i); err != nil {
+				return fmt.Errorf("pairwise: Partial: node %d: mixed: %v", i, err)
+			}
 		}
 		q.nodes[x] = pn
 	}

@@ -156,7 +156,12 @@ func TestShardedIdentical(t *testing.T) {
 		{"k=2/tuning-free", 2, nil},
 		{"k=2/cv,and", 2, []Option{WithSelection(CrossValidation{Folds: 3}), WithSymmetrization(And), WithMinEdgeWeight(0.3)}},
 		{"k=3/given", 3, []Option{WithWidth(1.5), WithMinEdgeWeight(0.3)}},
+		// The nominal default: the node-wise multinomial model, whose
+		// refits travel with the parts (multinomial.go).
 		{"k=3/tuning-free", 3, []Option{WithScale(Nominal)}},
+		// Algorithm 2 tuning-free (a Selection given keeps it): its
+		// widths and its block test.
+		{"k=3/value-pairs", 3, []Option{WithScale(Nominal), WithSelection(EBIC{Gamma: DefaultGamma})}},
 		// The data choose the scale (nominal here: a Potts model), and
 		// the merge reports the same evidence (Result.ScaleCheck).
 		{"k=3/autoscale", 3, nil},
@@ -173,9 +178,12 @@ func TestShardedIdentical(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if c.name == "k=3/tuning-free" && !want.Tuning.Block {
+			if c.name == "k=3/value-pairs" && !want.Tuning.Block {
 				// The blocks' covariances must travel with the parts.
 				t.Fatal("the k = 3 edge test did not use the grouped statistic")
+			}
+			if (c.name == "k=3/tuning-free" || c.name == "k=3/autoscale") && !want.Tuning.Mixed {
+				t.Fatal("the nominal default did not fit the multinomial model")
 			}
 			for _, m := range []int{1, 2, 7} {
 				parts := make([]*Partial, m)
@@ -426,5 +434,63 @@ func TestShardOrdinalNeedsSamples(t *testing.T) {
 	}
 	if _, err := MergePartials(roundTrip(t, p)); err == nil || !strings.Contains(err.Error(), "needs the samples") {
 		t.Errorf("merge of ordinal parts without samples: %v, want an error naming the samples", err)
+	}
+}
+
+// TestShardMultinomial checks the parts of the nominal default (the
+// multinomial model): a merge without the samples is an error that says
+// so; parts of other samples of the same shape, whose refits do not fit
+// the samples given (a value variable 0 never takes), are refused with
+// an error, not a panic; and a part whose refit was tampered with in its
+// JSON (a parameter dropped) does not decode.
+func TestShardMultinomial(t *testing.T) {
+	s := shardSamples(t, 3)
+	p, err := LearnShard(s, 0, 1, WithScale(Nominal))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.algorithm != "multinomial" {
+		t.Fatalf("algorithm %q, want multinomial", p.algorithm)
+	}
+	if _, err := MergePartials(roundTrip(t, p)); err == nil || !strings.Contains(err.Error(), "needs the samples") {
+		t.Errorf("merge of multinomial parts without samples: %v, want an error naming the samples", err)
+	}
+	// The same rows with variable 0's value 2 made 1: node 0 takes two
+	// values, not three.
+	rows := make([][]int, s.Len())
+	for m := range rows {
+		rows[m] = make([]int, s.Vars())
+		for j := range rows[m] {
+			rows[m][j] = s.At(m, j)
+		}
+		if rows[m][0] == 2 {
+			rows[m][0] = 1
+		}
+	}
+	other, err := NewSamples(3, rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := roundTrip(t, p)
+	q.data = fingerprint(other) // as if learned from other
+	if _, err := MergePartialsContext(context.Background(), other, 1, q); err == nil || !strings.Contains(err.Error(), "does not fit") {
+		t.Errorf("refits of other samples: %v, want an error saying they do not fit", err)
+	}
+	b, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw map[string]any
+	if err := json.Unmarshal(b, &raw); err != nil {
+		t.Fatal(err)
+	}
+	mixed := raw["nodes"].([]any)[0].(map[string]any)["mixed"].(map[string]any)
+	mixed["par"] = mixed["par"].([]any)[1:]
+	b, err = json.Marshal(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := new(Partial).UnmarshalJSON(b); err == nil {
+		t.Error("a refit with a parameter dropped decoded without error")
 	}
 }

@@ -356,7 +356,7 @@ func ridgeWarning(ridged []int) []Warning {
 	return []Warning{{
 		Kind:  SmallSample,
 		Nodes: ridged,
-		Message: fmt.Sprintf("small sample: %d variables have values that the others separate (a coupling's estimate would be infinite); their laws were refitted with a ridge of one row's weight on the couplings, which shrinks those estimates (NodeFit; WithNominalVariables)",
+		Message: fmt.Sprintf("small sample: %d variables have values that the others separate (a coupling's estimate would be infinite); their laws were refitted with a ridge of one row's weight on the couplings, which shrinks those estimates (NodeFit; WithNominalVariables, WithScale)",
 			len(ridged)),
 	}}
 }

@@ -59,8 +59,10 @@ prints one CSV line a (truth, N, seed, configuration):
 seconds is the learner alone, not reading the file). Configurations:
   default        pairwise.Learn on the k-ary answers, no option (the data
                  choose the scale: WithScale(AutoScale))
-  categorical    pairwise.Learn with WithScale(Nominal): Algorithm 2's k×k
-                 blocks (the library default before issue 31)
+  categorical    pairwise.Learn with WithScale(Nominal): the node-wise
+                 multinomial model where its size rule allows (issue 32),
+                 else Algorithm 2's k×k blocks (the library default before
+                 issue 31)
   dichotomised   pairwise.Learn on the answers split at each item's median
                  (1 for answers ≥ c, with c the cut nearest a 50/50 split,
                  the smallest on ties; the split of likert_peers.R)
@@ -68,6 +70,8 @@ seconds is the learner alone, not reading the file). Configurations:
   multinomial    pairwise.Learn with every item declared unordered (the
                  mixed model with no ordered item: one multinomial
                  regression a node, refitted without constraint)
+  valuepairs     pairwise.LearnPairwise: Algorithm 2's k×k blocks,
+                 tuning-free (WithScale(Nominal) before issue 32)
   declared       pairwise.Learn with the truth's unordered items declared
                  (WithNominalVariables: the mixed model); the default on
                  truths without such items
@@ -839,6 +843,8 @@ type likertConfig struct {
 	// all: every item declared (the mixed model with no ordered item: one
 	// multinomial regression a node on all the others' indicators).
 	declare, all bool
+	// valuePairs: LearnPairwise in place of Learn (Algorithm 2).
+	valuePairs bool
 }
 
 // likertConfigs returns the named configurations, in the order asked.
@@ -858,8 +864,10 @@ func likertConfigs(names string) ([]likertConfig, error) {
 			cs = append(cs, likertConfig{name: n, declare: true})
 		case "multinomial":
 			cs = append(cs, likertConfig{name: n, all: true})
+		case "valuepairs":
+			cs = append(cs, likertConfig{name: n, valuePairs: true})
 		default:
-			return nil, fmt.Errorf("likert learn: unknown configuration %q: want default, categorical, dichotomised, ordinal, declared or multinomial", n)
+			return nil, fmt.Errorf("likert learn: unknown configuration %q: want default, categorical, dichotomised, ordinal, declared, multinomial or valuepairs", n)
 		}
 	}
 	return cs, nil
@@ -1026,7 +1034,7 @@ func readLikertTruth(path string) (*likertTruth, error) {
 
 func runLikertLearn(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("likert learn", likertUsage, stderr)
-	configs := fs.String("configs", "default,dichotomised", "our configurations, comma-separated: default, categorical, dichotomised, ordinal")
+	configs := fs.String("configs", "default,dichotomised", "our configurations, comma-separated: default, categorical, dichotomised, ordinal, declared, multinomial, valuepairs")
 	workers := fs.Int("workers", 1, "goroutines per fit")
 	sizes := fs.String("N", "", "only these sample sizes (comma-separated; all when empty)")
 	maxSeed := fs.Int("seeds", 0, "only seeds 1 to this (all when 0)")
@@ -1116,7 +1124,11 @@ func likertRun(s *pairwise.Samples, c likertConfig, truth [][2]int, workers int)
 	}
 	opts := append(slices.Clip(c.opts), pairwise.WithWorkers(workers))
 	t0 := time.Now()
-	res, err := pairwise.Learn(s, opts...)
+	learn := pairwise.Learn
+	if c.valuePairs {
+		learn = pairwise.LearnPairwise
+	}
+	res, err := learn(s, opts...)
 	if err != nil {
 		return likertResult{}, err
 	}

@@ -207,11 +207,14 @@ var tuningMethods = map[string]string{
 	"nogap":       "tuning-free with Bonferroni at the default α alone: WithEdgeMixture(false), WithEdgeGap(false)",
 	"isingfit":    "IsingFit's rule: EBIC (γ = 0.25) widths and the AND support of the constrained fits (WithMinEdgeWeight(1e-9), WithSymmetrization(And))",
 	"noebicgraph": "tuning-free without the small-sample stage of the Ising edge test: WithEBICGraph(false) (the default until 2026-11-25)",
+	"nominal":     "tuning-free on the nominal scale: WithScale(Nominal), Learn's k-ary default (for k = 2 the Ising default)",
+	"multinomial": "tuning-free node-wise multinomial model: WithScale(Ordinal) with every variable declared nominal (WithNominalVariables), issue 31's mixed model with no ordered variable",
+	"valuepairs":  "tuning-free Algorithm 2: LearnPairwise(samples) with no option (Learn's nominal default before issue 32)",
 }
 
 // tuningFreeMethods are the methods that need nothing of the true model, so
 // that they can run on files (-bench).
-var tuningFreeMethods = []string{"default", "bonferroni", "norefit", "gap", "nogap", "isingfit", "cv", "ebic", "noebicgraph"}
+var tuningFreeMethods = []string{"default", "bonferroni", "norefit", "gap", "nogap", "isingfit", "cv", "ebic", "noebicgraph", "nominal", "valuepairs"}
 
 func tuningOptions(method string, m *pairwise.Model) []pairwise.Option {
 	cv, ebic := pairwise.WithSelection(pairwise.CrossValidation{Folds: 5}), pairwise.WithSelection(pairwise.EBIC{Gamma: 0.25})
@@ -234,6 +237,17 @@ func tuningOptions(method string, m *pairwise.Model) []pairwise.Option {
 		return []pairwise.Option{pairwise.WithMinEdgeWeight(1e-9), pairwise.WithSymmetrization(pairwise.And)}
 	case "default":
 		return nil
+	case "nominal":
+		return []pairwise.Option{pairwise.WithScale(pairwise.Nominal)}
+	case "multinomial":
+		if m == nil || m.Alphabet() == 2 {
+			return nil
+		}
+		every := make([]int, m.Vars())
+		for j := range every {
+			every[j] = j
+		}
+		return []pairwise.Option{pairwise.WithScale(pairwise.Ordinal), pairwise.WithNominalVariables(every...)}
 	}
 	// The rest are told part of the truth.
 	lam, eta := pairwise.WithWidth(m.Width()), pairwise.WithMinEdgeWeight(m.MinEdgeWeight())
@@ -399,7 +413,11 @@ func runTuning(args []string, stdout, stderr io.Writer) error {
 				for _, meth := range meths {
 					opts := append(tuningOptions(meth, m), pairwise.WithWorkers(*workers))
 					t0 := time.Now()
-					res, err := pairwise.Learn(s, opts...)
+					learn := pairwise.Learn
+					if meth == "valuepairs" {
+						learn = pairwise.LearnPairwise
+					}
+					res, err := learn(s, opts...)
 					if err != nil {
 						return fmt.Errorf("%s N=%d seed %d %s: %v", tm.name, N, seed, meth, err)
 					}
@@ -779,7 +797,11 @@ func tuningBench(dir, out string, workers int, meths []string, stdout io.Writer)
 		}
 		for _, meth := range meths {
 			t0 := time.Now()
-			res, err := pairwise.Learn(s, append(tuningOptions(meth, nil), pairwise.WithWorkers(workers))...)
+			learn := pairwise.Learn
+			if meth == "valuepairs" {
+				learn = pairwise.LearnPairwise
+			}
+			res, err := learn(s, append(tuningOptions(meth, nil), pairwise.WithWorkers(workers))...)
 			if err != nil {
 				return fmt.Errorf("%s: %s: %v", l.Data, meth, err)
 			}

@@ -301,7 +301,7 @@ func summarize(w io.Writer, name string, s *pairwise.Samples, res *pairwise.Resu
 				lo, hi = math.Min(lo, f.Width), math.Max(hi, f.Width)
 			}
 			switch {
-			case hi == 0 && tu.Ordinal:
+			case hi == 0 && (tu.Ordinal || tu.Mixed):
 				lambda = "no width: each variable's law refitted without constraint"
 			default:
 				lambda = fmt.Sprintf("λ_i from %.3g to %.3g chosen by %v", lo, hi, tu.Selection)
@@ -395,6 +395,9 @@ func scaleLine(res *pairwise.Result) string {
 	}
 	if res.Scale == pairwise.Ordinal {
 		return "scale: ordinal, one coupling a pair on the answers' values (" + why + "-scale nominal fits full k×k blocks)"
+	}
+	if res.Tuning != nil && res.Tuning.Mixed {
+		return "scale: nominal, a full k×k block a pair from one softmax regression a node on all rows (the node-wise multinomial model; " + why + "-scale ordinal fits one coupling a pair on the answers' values)"
 	}
 	return "scale: nominal, a full k×k block a pair (" + why + "-scale ordinal fits one coupling a pair on the answers' values)"
 }
