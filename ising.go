@@ -21,6 +21,9 @@ func fitIsing(ctx context.Context, fn string, s *Samples, opts []Option, only []
 	}
 	r.only = only
 	defer r.stop()
+	if err := r.checkDenseTest(fn, true); err != nil {
+		return nil, err
+	}
 	n := s.n
 	radius := r.cfg.regressionRadius(2, false)
 	width := func(lambda float64) float64 { return 2 * lambda } // radius 2λ
@@ -30,7 +33,7 @@ func fitIsing(ctx context.Context, fn string, s *Samples, opts []Option, only []
 	nodes := make([]NodeFit, n)
 	if r.useSparse() {
 		r.sparseState = newSparseRun(n, sparseEnv{
-			s: s, data: r.fitted.stages(), workers: r.cfg.workers, each: r.eachNodeQuiet,
+			s: s, data: r.fitted.stages(), workers: r.cfg.workers, each: r.eachNodeQuiet, lowKeep: r.cfg.lowKeep,
 			driver: func() (*engine.Driver, func()) {
 				wk := r.pool.Get()
 				return r.driver(wk), func() { r.pool.Put(wk) }
@@ -59,11 +62,11 @@ func fitIsing(ctx context.Context, fn string, s *Samples, opts []Option, only []
 
 // useSparse reports whether the learner call r runs the sparse edge test
 // (edgetest_sparse.go): the tuning-free Ising path over all nodes in one
-// process, complete samples of more than selection.WaldDenseMax spins (the
-// support-model test), no row splitting, and not turned off
-// (withDenseTest).
+// process, rows split among the workers or not, complete samples of more
+// than selection.WaldDenseMax spins (the support-model test), and not
+// turned off (withDenseTest).
 func (r *learnRun) useSparse() bool {
-	return r.wantEta && r.only == nil && !r.cfg.denseTest && r.scores == nil && !r.d.Split() &&
+	return r.wantEta && r.only == nil && !r.cfg.denseTest && r.scores == nil &&
 		selection.SupportWald(r.fitted.stages(), r.cfg.waldDense)
 }
 
