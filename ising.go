@@ -7,7 +7,6 @@ import (
 
 	"github.com/mrfkit/pairwise/internal/engine"
 	"github.com/mrfkit/pairwise/internal/estimates"
-	"github.com/mrfkit/pairwise/internal/selection"
 	"github.com/mrfkit/pairwise/solve"
 )
 
@@ -58,16 +57,6 @@ func fitIsing(ctx context.Context, fn string, s *Samples, opts []Option, only []
 	}
 	foldConstant(s, est, fields, nodes) // constant.go
 	return &fitted{r: r, k: 2, est: est, fields: fields, nodes: nodes, radius: radius}, nil
-}
-
-// useSparse reports whether the learner call r runs the sparse edge test
-// (edgetest_sparse.go): the tuning-free Ising path over all nodes in one
-// process, rows split among the workers or not, complete samples of more
-// than selection.WaldDenseMax spins (the support-model test), and not
-// turned off (withDenseTest).
-func (r *learnRun) useSparse() bool {
-	return r.wantEta && r.only == nil && !r.cfg.denseTest && r.scores == nil &&
-		selection.SupportWald(r.fitted.stages(), r.cfg.waldDense)
 }
 
 // eachNodeQuiet runs f for every node on the run's workers, each with a

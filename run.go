@@ -223,6 +223,16 @@ func newRun(fn string, s *Samples, opts []Option, ising bool) (*learnRun, error)
 	return r, nil
 }
 
+// useSparse reports whether the learner call r runs the sparse edge test
+// (edgetest_sparse.go): the tuning-free Ising path over all nodes in one
+// process, rows split among the workers or not, complete samples of more
+// than selection.WaldDenseMax spins (the support-model test), and not
+// turned off (withDenseTest).
+func (r *learnRun) useSparse() bool {
+	return r.wantEta && r.only == nil && !r.cfg.denseTest && r.scores == nil &&
+		selection.SupportWald(r.fitted.stages(), r.cfg.waldDense)
+}
+
 // checkDenseTest is checkLearnSize for complete binary samples, which
 // prepare leaves to the run: without η a run that takes the dense edge
 // test (any but the Ising path's useSparse) needs its n·n·k² arrays, and
