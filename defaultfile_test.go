@@ -31,6 +31,12 @@ func BenchmarkDefaultFile(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.ReportMetric(float64(len(res.Edges)), "edges")
+		if st, ok := res.Tuning.sparse.(*sparseStore); ok {
+			// The work of MinEdgeWeight's bound (sparseMinThreshold).
+			b.ReportMetric(float64(st.stats.open), "open-nodes")
+			b.ReportMetric(float64(st.stats.fetched), "fetched-pairs")
+			b.ReportMetric(float64(st.stats.suspects), "flagged-pairs")
+		}
 	}
 }
 

@@ -96,7 +96,9 @@
 // Hessian for each of a node's k(k-1)/2 value pairs; where that would pass
 // 4 GB a worker (k = 21 with n ≥ 79), or its dense arrays would pass
 // MaxLearnEntries, Learn returns an error asking for WithMinEdgeWeight
-// instead, which lifts the limit (it matches ErrEdgeTestTooLarge).
+// instead, which lifts the limit (it matches ErrEdgeTestTooLarge). On
+// complete binary samples in one process the test keeps only the pairs
+// that can matter and has no such limit.
 //
 // # Solvers and the engine
 //
@@ -142,7 +144,8 @@
 // on k > 2, Sparsitron on weights other than 0 and 1. Sizes that would
 // exhaust memory are errors before anything is allocated: MaxModelEntries
 // for the model constructors, MaxSampleValues for one call of a sampler,
-// MaxLearnEntries for the learners' dense arrays (without η).
+// MaxLearnEntries for the learners' dense arrays (without η, but for the
+// Ising path in one process).
 //
 // # Files and graphs
 //
@@ -248,7 +251,7 @@ package pairwise
 //     accelerated.go: the default backend and Custom; sparsitron.go: the
 //     baseline.
 //   - run.go: the per-node run (learnRun): the options checked and the
-//     sizes refused up front (prepare, checkLearnSize), the nodes spread
+//     sizes refused up front (prepare, checkLearnSize, checkDenseTest), the nodes spread
 //     over the workers, a node's regressions through the engine (fitNode,
 //     with the width path when λ is not given), and the assembly
 //     (symmetrisation, the threshold η/2 or the edge test, the warnings).

@@ -42,19 +42,29 @@ import (
 //     statistic below F (no candidate between F and z₁, or a mixture whose
 //     posterior stays above 1/2 down to F) the test rebuilds the dense
 //     arrays and runs the dense test (sparseFallback).
-//   - MinEdgeWeight is the least q·SE over all pairs. Each node writes a
-//     lower bound of its entries' standard errors (float32, rounded down)
-//     into an n × n sketch, 4 bytes a pair; the pairs whose bound is below
-//     the least exact value of the candidates get their exact entries, so
-//     the minimum is exact. The sketch is the one array of n² entries
-//     left, 400 MB at n = 10,000, freed when the test ends.
+//   - MinEdgeWeight is the least q·SE over all pairs. Each node keeps, as
+//     it is fitted, lower bounds (float32, rounded down) of its
+//     sparseLowKeep least standard errors and one floor below all its
+//     others, O(n) in all. After the candidates' least exact value is
+//     known, a node whose floor times the least quantile reaches it
+//     bounds every pair that neither side lists; the few others are
+//     recomputed in a streamed pass, one node's n entries at a time. The
+//     pairs whose bound falls below the candidates' least get their exact
+//     entries, and enter the minimum when the bound of the dense n × n
+//     sketch that the test kept before (made now from those entries)
+//     falls below it too, so that the minimum is the same to the bit
+//     (sparseMinThreshold).
 //   - Tuning's accessors read the kept entries and compute any other on
 //     demand (selection.SupportSubset on the node's fit), the same bits.
 //
-// The test runs in one process over all nodes without row splitting (the
-// shards and the merge keep the dense test, whose mixture applies the same
-// floor on this path, so that they stay bit-identical to one process).
-// TestSparseEdgeTestMatchesDense holds the two tests to the same bits.
+// The test runs in one process over all nodes, with the rows split among
+// the workers or not (the passes after the fits cut the rows into the
+// fits' chunks, summed in the same order: engine.RunChunks); the shards
+// and the merge keep the dense test, whose mixture applies the same floor
+// on this path, so that they stay bit-identical to one process. Its memory
+// is O(n·d) on top of the samples, so Learn takes it past
+// MaxLearnEntries. TestSparseEdgeTestMatchesDense, TestSparseEdgeTestRowSplit
+// and TestSparseMinEdgeWeightBound hold the two tests to the same bits.
 
 // sparseKeep is the ratio from which a node keeps a side: F less a
 // relative 1e-9, so that no pair whose computed statistic reaches F is
@@ -73,6 +83,97 @@ type sparseSide struct {
 	zero  bool
 	wIdx  []int32
 	wVal  []float64
+	// lowJs (increasing) and lowB hold the lower bounds of the node's
+	// least standard errors (floorBound), low a bound of all its others
+	// (+Inf when it lists every spin, 0 for a node without statistics).
+	lowJs []int32
+	lowB  []float32
+	low   float32
+}
+
+// sparseLowKeep is the number of least standard errors a node keeps for
+// MinEdgeWeight's bound (sparseSide.lowJs): 32 a node, 256 bytes.
+const sparseLowKeep = 32
+
+// bound returns a lower bound of floorBound of node i's standard error of
+// spin j ≠ i from what the first pass kept.
+func (s *sparseSide) bound(j int) float32 {
+	if s.zero {
+		return 0
+	}
+	if x, ok := slices.BinarySearch(s.lowJs, int32(j)); ok {
+		return s.lowB[x]
+	}
+	return s.low
+}
+
+// lowHeap keeps the least m bounds of a node's spins, a max-heap on b.
+type lowHeap struct {
+	m  int
+	js []int32
+	b  []float32
+}
+
+// push offers spin j's bound v.
+func (h *lowHeap) push(j int, v float32) {
+	if len(h.b) == h.m {
+		if v >= h.b[0] {
+			return
+		}
+		h.b[0], h.js[0] = v, int32(j)
+		h.down()
+		return
+	}
+	h.b, h.js = append(h.b, v), append(h.js, int32(j))
+	for x := len(h.b) - 1; x > 0; {
+		p := (x - 1) / 2
+		if h.b[p] >= h.b[x] {
+			break
+		}
+		h.b[p], h.b[x] = h.b[x], h.b[p]
+		h.js[p], h.js[x] = h.js[x], h.js[p]
+		x = p
+	}
+}
+
+// down restores the heap from its root.
+func (h *lowHeap) down() {
+	for x := 0; ; {
+		l, big := 2*x+1, x
+		if l < len(h.b) && h.b[l] > h.b[big] {
+			big = l
+		}
+		if l+1 < len(h.b) && h.b[l+1] > h.b[big] {
+			big = l + 1
+		}
+		if big == x {
+			return
+		}
+		h.b[x], h.b[big] = h.b[big], h.b[x]
+		h.js[x], h.js[big] = h.js[big], h.js[x]
+		x = big
+	}
+}
+
+// setLow keeps in s the least keep bounds of h (which holds keep+1 of
+// them when the node has more spins) and the largest as the floor of the
+// others.
+func (s *sparseSide) setLow(h *lowHeap, keep int) {
+	s.low = float32(math.Inf(1))
+	if len(h.b) > keep {
+		s.low = h.b[0]
+		h.b[0], h.js[0] = h.b[len(h.b)-1], h.js[len(h.js)-1]
+		h.b, h.js = h.b[:len(h.b)-1], h.js[:len(h.js)-1]
+	}
+	idx := make([]int, len(h.js))
+	for x := range idx {
+		idx[x] = x
+	}
+	slices.SortFunc(idx, func(p, q int) int { return int(h.js[p]) - int(h.js[q]) })
+	s.lowJs, s.lowB = make([]int32, len(idx)), make([]float32, len(idx))
+	for x, y := range idx {
+		s.lowJs[x], s.lowB[x] = h.js[y], h.b[y]
+	}
 }
 
 // find returns the place of spin j in js and whether it is kept.
@@ -129,13 +230,13 @@ func floorBound(v float64) float32 {
 }
 
 // sparseRun is the sparse test's state during a learner call: each node's
-// side (written by the worker fitting it) and the sketch of the standard
-// errors, row i node i's.
+// side, written by the worker fitting it.
 type sparseRun struct {
-	n      int
-	sides  []sparseSide
-	sketch []float32
-	env    sparseEnv
+	n     int
+	sides []sparseSide
+	env   sparseEnv
+	// stats counts the work of MinEdgeWeight's bound, for the tests.
+	stats sparseStats
 	// The partner entries asked for during the first pass: a node that
 	// keeps spin j before node j's first pass leaves its index in
 	// asked[j], and node j keeps its entries of those spins from the n
@@ -156,18 +257,32 @@ type sparseEnv struct {
 	workers int
 	each    func(ctx context.Context, f func(e *engine.Driver, i int)) error
 	driver  func() (*engine.Driver, func())
+	// lowKeep is the number of least standard errors a node keeps
+	// (sparseLowKeep when 0).
+	lowKeep int
+}
+
+// sparseStats counts what sparseMinThreshold did: the nodes recomputed
+// in its streamed pass, the pairs whose exact entries it fetched, those
+// that the dense sketch's bound flags, and whether one of them lowered
+// the candidates' minimum.
+type sparseStats struct {
+	open, fetched, suspects int
+	lowered, streamed       bool // the streamed pass lowered it
 }
 
 // newSparseRun returns the sparse test's state for n nodes.
 func newSparseRun(n int, env sparseEnv) *sparseRun {
-	return &sparseRun{n: n, sides: make([]sparseSide, n), sketch: make([]float32, n*n), env: env,
+	if env.lowKeep <= 0 {
+		env.lowKeep = sparseLowKeep
+	}
+	return &sparseRun{n: n, sides: make([]sparseSide, n), env: env,
 		done: make([]bool, n), asked: make([][]int32, n)}
 }
 
 // first is the first pass of node i, after its fits: all n entries in the
 // support model, of which it keeps those that can matter.
 func (sr *sparseRun) first(data *selection.Data, e *engine.Driver, i int, task *engine.Task, w []float64) {
-	n := sr.n
 	side := &sr.sides[i]
 	for c, v := range w {
 		if v != 0 {
@@ -176,29 +291,29 @@ func (sr *sparseRun) first(data *selection.Data, e *engine.Driver, i int, task *
 		}
 	}
 	a, sd, dof := selection.SupportNode(data, task, w, e.Work.RowScratch(len(task.Y)), nil)
-	row := sr.sketch[i*n : (i+1)*n]
 	if a == nil {
 		side.zero, side.dof = true, math.NaN()
-		clear(row)
 		sr.mu.Lock()
 		sr.done[i], sr.asked[i] = true, nil // a side without statistics is never fetched
 		sr.mu.Unlock()
 		return
 	}
 	side.dof = dof
+	keep := sr.env.lowKeep
+	h := lowHeap{m: keep + 1, js: make([]int32, 0, keep+1), b: make([]float32, 0, keep+1)}
 	for j := range a {
 		if j == i {
-			row[j] = 0
 			continue
 		}
 		aj, sj := dropOverflow(a[j], sd[j])
-		row[j] = floorBound(sj)
+		h.push(j, floorBound(sj))
 		if (sj == 0 && aj != 0) || (sj > 0 && math.Abs(aj) >= sparseKeep*sj) {
 			side.js = append(side.js, int32(j))
 			side.a = append(side.a, aj)
 			side.sd = append(side.sd, sj)
 		}
 	}
+	side.setLow(&h, keep)
 	// The partner entries: ask the nodes not done for theirs of the kept
 	// spins, and keep this node's entries of the spins that asked.
 	sr.mu.Lock()
@@ -310,6 +425,7 @@ type sparseStore struct {
 	fetch    func(i int) (a, sd []float64)
 	mu       sync.Mutex
 	cache    map[int][2][]float64
+	stats    sparseStats // the test's, for the tests
 }
 
 // sparseCache is the most nodes whose n entries sparseStore caches.
@@ -354,7 +470,7 @@ func (st *sparseStore) pairScore(i, j int) float64 {
 
 // runSparse is WaldTest.run for the Ising path on the sparse store of the
 // learner call r (see above): the same edges, threshold, MinEdgeWeight and
-// statistics as the dense test, with O(n·d) memory but the sketch.
+// statistics as the dense test, with O(n·d) memory.
 func (t WaldTest) runSparse(ctx context.Context, sr *sparseRun, res *Result, tun *Tuning) error {
 	s := sr.env.s
 	n := tun.n
@@ -459,7 +575,11 @@ func (t WaldTest) runSparse(ctx context.Context, sr *sparseRun, res *Result, tun
 	excluded := func(i, j int) bool {
 		return nodes[i].Constant || nodes[j].Constant || !selection.CochranOK(counts[i], counts[j], total)
 	}
-	minThreshold, err := t.sparseMinThreshold(ctx, sr, tun, keys, minSEs, seDFs, scoreOf, excluded)
+	constant := make([]bool, n)
+	for i := range constant {
+		constant[i] = nodes[i].Constant
+	}
+	minThreshold, err := t.sparseMinThreshold(ctx, sr, tun, keys, minSEs, seDFs, scoreOf, excluded, constant)
 	if err != nil {
 		return err
 	}
@@ -478,15 +598,31 @@ func (t WaldTest) runSparse(ctx context.Context, sr *sparseRun, res *Result, tun
 	}
 	keepGraph(res, keep, minThreshold, tun.EBICGraph)
 	tun.sparse = sr.store(nodes, score)
-	sr.sketch = nil
 	return nil
 }
 
 // sparseMinThreshold returns the dense test's minThreshold, the least
-// TQuantile(Threshold, df)·SE over the pairs: exact over the candidates,
-// and over the others from the sketch's lower bounds, whose pairs below
-// the candidates' least get their exact entries.
-func (t WaldTest) sparseMinThreshold(ctx context.Context, sr *sparseRun, tun *Tuning, keys []int64, minSEs, seDFs []float64, scoreOf func(i, j int) (float64, float64, float64), excluded func(i, j int) bool) (float64, error) {
+// TQuantile(Threshold, df)·SE over the pairs. The dense test's sketch held
+// a lower bound (floorBound) of every entry's standard error, and the
+// minimum was exact over the candidates and over the pairs whose bound
+// lay below the candidates' least (flagged). The same pairs, less some
+// that cannot be the least, are found without it:
+//
+//   - the pairs that a node lists among its least standard errors
+//     (sparseSide.lowJs) whose bound from the lists lies below the
+//     candidates' least get their exact entries, and those flagged lower
+//     the least to best;
+//   - a pair's bound is at least the least quantile times the lesser of
+//     its sides' bounds, so a pair that neither side lists lies below
+//     best only if one of its nodes is open (its floor times the least
+//     quantile below best). Those nodes' n entries are computed again in
+//     a streamed pass, and their pairs whose bound (exact on the open
+//     side, the other's list or floor) lies below best get their exact
+//     entries; those flagged enter the minimum.
+//
+// A pair left out has its bound, so its exact value, at least best: the
+// minimum is the dense test's.
+func (t WaldTest) sparseMinThreshold(ctx context.Context, sr *sparseRun, tun *Tuning, keys []int64, minSEs, seDFs []float64, scoreOf func(i, j int) (float64, float64, float64), excluded func(i, j int) bool, constant []bool) (float64, error) {
 	n := sr.n
 	quantiles := make(map[float64]float64)
 	q := func(df float64) float64 {
@@ -497,54 +633,59 @@ func (t WaldTest) sparseMinThreshold(ctx context.Context, sr *sparseRun, tun *Tu
 		}
 		return v
 	}
-	best := math.Inf(1)
+	least := math.Inf(1) // the candidates' least
 	for p := range keys {
 		if w := q(seDFs[p]) * minSEs[p]; !math.IsNaN(w) {
-			best = math.Min(best, w)
+			least = math.Min(least, w)
 		}
 	}
 	// The nodes' quantiles: a pair's degrees of freedom are one side's.
 	qs := make([]float64, n)
+	qmin := math.Inf(1)
 	for i := range qs {
 		qs[i] = q(sr.sides[i].sideDF()[0])
+		if !math.IsNaN(qs[i]) {
+			qmin = math.Min(qmin, qs[i])
+		}
 	}
 	isKey := func(i, j int) bool {
 		_, ok := slices.BinarySearch(keys, int64(i)*int64(n)+int64(j))
 		return ok
 	}
-	var suspects [][2]int
-	for i := 0; i < n; i++ {
-		if err := ctx.Err(); err != nil {
-			return 0, err
+	// below reports whether the pair i < j with side bounds li and lj
+	// lies below v (the dense test's scan, v the candidates' least).
+	below := func(i, j int, li, lj, v float64) bool {
+		var qq, se float64
+		switch t.sym {
+		case And:
+			qq, se = math.Min(qs[i], qs[j]), math.Max(li, lj)
+		case Or:
+			qq, se = math.Min(qs[i], qs[j]), math.Min(li, lj)
+		default:
+			qq, se = math.Max(qs[i], qs[j]), (li+lj)/2
 		}
-		row := sr.sketch[i*n : (i+1)*n]
-		for j := i + 1; j < n; j++ {
-			li, lj := float64(row[j]), float64(sr.sketch[j*n+i])
-			var qq, se float64
-			switch t.sym {
-			case And:
-				qq, se = math.Min(qs[i], qs[j]), math.Max(li, lj)
-			case Or:
-				qq, se = math.Min(qs[i], qs[j]), math.Min(li, lj)
-			default:
-				qq, se = math.Max(qs[i], qs[j]), (li+lj)/2
-			}
-			if math.IsInf(qq, 1) {
-				continue // the pair's quantile is infinite: it bounds nothing
-			}
-			if qq*se < best && !isKey(i, j) && !excluded(i, j) {
-				suspects = append(suspects, [2]int{i, j})
-			}
+		if math.IsInf(qq, 1) {
+			return false // the pair's quantile is infinite: it bounds nothing
 		}
+		return qq*se < v && !isKey(i, j) && !excluded(i, j)
 	}
-	if len(suspects) > 0 {
-		// Their exact entries, both sides.
+	// enter fetches the exact entries of the pairs (keys i·n + j, i < j)
+	// and returns the least of best and their exact values over those
+	// that the sketch flags.
+	enter := func(pairs []int64, best float64) (float64, error) {
+		slices.Sort(pairs)
+		pairs = slices.Compact(pairs)
+		if len(pairs) == 0 {
+			return best, nil
+		}
+		sr.stats.fetched += len(pairs)
 		need := make([][]int, n)
-		for _, p := range suspects {
-			for _, ij := range [][2]int{p, {p[1], p[0]}} {
-				i, j := ij[0], ij[1]
-				if _, ok := sr.sides[i].find(j); !ok && !sr.sides[i].zero {
-					need[i] = append(need[i], j)
+		for _, key := range pairs {
+			i, j := int(key/int64(n)), int(key%int64(n))
+			for _, ij := range [][2]int{{i, j}, {j, i}} {
+				a, b := ij[0], ij[1]
+				if _, ok := sr.sides[a].find(b); !ok && !sr.sides[a].zero {
+					need[a] = append(need[a], b)
 				}
 			}
 		}
@@ -555,14 +696,95 @@ func (t WaldTest) sparseMinThreshold(ctx context.Context, sr *sparseRun, tun *Tu
 		if err := sr.fetchMissing(ctx, need); err != nil {
 			return 0, err
 		}
-		for _, p := range suspects {
-			_, minSE, seDF := scoreOf(p[0], p[1])
+		sketch := func(i, j int) float64 {
+			_, se, _ := sr.sides[i].entry(i, j)
+			return float64(floorBound(se[0]))
+		}
+		for _, key := range pairs {
+			i, j := int(key/int64(n)), int(key%int64(n))
+			if !below(i, j, sketch(i, j), sketch(j, i), least) {
+				continue
+			}
+			sr.stats.suspects++
+			_, minSE, seDF := scoreOf(i, j)
 			if w := q(seDF) * minSE; !math.IsNaN(w) {
 				best = math.Min(best, w)
 			}
 		}
+		return best, nil
 	}
-	return best, nil
+	// The listed pairs whose bound from the lists lies below the
+	// candidates' least.
+	var listed []int64
+	for i := range sr.sides {
+		side := &sr.sides[i]
+		for x, j := range side.lowJs {
+			a, b := min(i, int(j)), max(i, int(j))
+			li, lj := float64(side.lowB[x]), float64(sr.sides[j].bound(i))
+			if a != i {
+				li, lj = lj, li
+			}
+			if below(a, b, li, lj, least) {
+				listed = append(listed, pairKey(a, b, n))
+			}
+		}
+	}
+	best, err := enter(listed, least)
+	if err != nil {
+		return 0, err
+	}
+	// The open nodes, streamed.
+	open := make([]bool, n)
+	for i := range sr.sides {
+		// A constant variable's pairs are excluded from the minimum.
+		open[i] = !constant[i] && qmin*float64(sr.sides[i].low) < best
+		if open[i] {
+			sr.stats.open++
+		}
+	}
+	found := make([][]int32, n) // written by node i's worker
+	err = sr.env.each(ctx, func(e *engine.Driver, i int) {
+		if !open[i] {
+			return
+		}
+		var sd []float64
+		if !sr.sides[i].zero {
+			_, sd = sr.fetch(sr.env.data, e, i, nil)
+		}
+		for j := range n {
+			if j == i {
+				continue
+			}
+			li, lj := 0.0, float64(sr.sides[j].bound(i))
+			if sd != nil {
+				li = float64(floorBound(sd[j]))
+			}
+			a, b := i, j
+			if a > b {
+				a, b, li, lj = j, i, lj, li
+			}
+			if below(a, b, li, lj, best) {
+				found[i] = append(found[i], int32(j))
+			}
+		}
+	})
+	if err != nil {
+		return 0, err
+	}
+	var streamed []int64
+	for i := range found {
+		for _, j := range found[i] {
+			streamed = append(streamed, pairKey(i, int(j), n))
+		}
+	}
+	low, err := enter(streamed, best)
+	sr.stats.lowered, sr.stats.streamed = low < least, low < best
+	return low, err
+}
+
+// pairKey returns the key i·n + j of the pair {i, j} with i < j.
+func pairKey(i, j, n int) int64 {
+	return int64(min(i, j))*int64(n) + int64(max(i, j))
 }
 
 // store returns the store of Tuning's accessors after the sparse test.
@@ -573,7 +795,7 @@ func (sr *sparseRun) store(nodes []NodeFit, score func(di, si, fi, dj, sj, fj []
 	}
 	return &sparseStore{
 		n: sr.n, sides: sr.sides, constant: constant, score: score,
-		cache: make(map[int][2][]float64),
+		cache: make(map[int][2][]float64), stats: sr.stats,
 		fetch: func(i int) (a, sd []float64) {
 			e, done := sr.env.driver()
 			defer done()
@@ -604,7 +826,6 @@ func (t WaldTest) sparseFallback(ctx context.Context, sr *sparseRun, res *Result
 	if err != nil {
 		return err
 	}
-	sr.sketch = nil
 	tun.Mixture, tun.Lowest = nil, 0
 	return t.run(ctx, sr.env.s, res, tun, debias, stdErrs, dfs, nil, nil, sr.env.workers)
 }

@@ -107,51 +107,7 @@ func TestSparseEdgeTestMatchesDense(t *testing.T) {
 			if td.sparse != nil {
 				t.Fatal("the dense test ran the sparse one")
 			}
-			same := func(name string, a, b float64) {
-				if a != b && !(math.IsNaN(a) && math.IsNaN(b)) {
-					t.Errorf("%s: sparse %v, dense %v", name, a, b)
-				}
-			}
-			if len(sp.Edges) != len(de.Edges) {
-				t.Fatalf("%d edges, dense %d", len(sp.Edges), len(de.Edges))
-			}
-			for e := range sp.Edges {
-				if sp.Edges[e] != de.Edges[e] {
-					t.Errorf("edge %d: %+v, dense %+v", e, sp.Edges[e], de.Edges[e])
-				}
-			}
-			same("MinEdgeWeight", sp.MinEdgeWeight, de.MinEdgeWeight)
-			same("Threshold", ts.Threshold, td.Threshold)
-			same("Critical", ts.Critical, td.Critical)
-			same("Lowest", ts.Lowest, td.Lowest)
-			same("GlobalP", ts.GlobalP, td.GlobalP)
-			if ts.EBICGraph != td.EBICGraph {
-				t.Errorf("EBICGraph %v, dense %v", ts.EBICGraph, td.EBICGraph)
-			}
-			if (ts.Mixture == nil) != (td.Mixture == nil) || (ts.Mixture != nil && *ts.Mixture != *td.Mixture) {
-				t.Errorf("mixture %+v, dense %+v", ts.Mixture, td.Mixture)
-			}
-			bad := 0
-			for i := 0; i < c.n; i++ {
-				for j := 0; j < c.n; j++ {
-					if a, b := ts.Score(i, j), td.Score(i, j); a != b && bad < 5 {
-						bad++
-						t.Errorf("Score(%d, %d) = %v, dense %v", i, j, a, b)
-					}
-					for a := 0; a < 2; a++ {
-						for b := 0; b < 2; b++ {
-							if u, v := ts.Debiased(i, j, a, b), td.Debiased(i, j, a, b); u != v && bad < 5 {
-								bad++
-								t.Errorf("Debiased(%d, %d, %d, %d) = %v, dense %v", i, j, a, b, u, v)
-							}
-							if u, v := ts.StdErr(i, j, a, b), td.StdErr(i, j, a, b); u != v && bad < 5 {
-								bad++
-								t.Errorf("StdErr(%d, %d, %d, %d) = %v, dense %v", i, j, a, b, u, v)
-							}
-						}
-					}
-				}
-			}
+			checkSameEdgeTest(t, sp, de, c.n)
 			t.Logf("%d edges, threshold %.3f (z1 %.3f), mixture %v, EBIC graph %v, sparse store %v", len(sp.Edges), ts.Threshold, ts.Lowest, ts.Mixture != nil, ts.EBICGraph, ts.sparse != nil)
 		})
 	}
@@ -159,4 +115,174 @@ func TestSparseEdgeTestMatchesDense(t *testing.T) {
 	if fallbacks == 0 {
 		t.Error("no case took the fallback to the dense arrays")
 	}
+}
+
+// checkSameEdgeTest requires the sparse test's result sp to be the dense
+// one's de to the bit: edges and their weights, threshold, z₁,
+// MinEdgeWeight, the mixture, the EBIC graph stage, and every pair's
+// Score, Debiased and StdErr on n spins.
+func checkSameEdgeTest(t *testing.T, sp, de *Result, n int) {
+	t.Helper()
+	ts, td := sp.Tuning, de.Tuning
+	same := func(name string, a, b float64) {
+		if a != b && !(math.IsNaN(a) && math.IsNaN(b)) {
+			t.Errorf("%s: sparse %v, dense %v", name, a, b)
+		}
+	}
+	if len(sp.Edges) != len(de.Edges) {
+		t.Fatalf("%d edges, dense %d", len(sp.Edges), len(de.Edges))
+	}
+	for e := range sp.Edges {
+		if sp.Edges[e] != de.Edges[e] {
+			t.Errorf("edge %d: %+v, dense %+v", e, sp.Edges[e], de.Edges[e])
+		}
+	}
+	same("MinEdgeWeight", sp.MinEdgeWeight, de.MinEdgeWeight)
+	same("Threshold", ts.Threshold, td.Threshold)
+	same("Critical", ts.Critical, td.Critical)
+	same("Lowest", ts.Lowest, td.Lowest)
+	same("GlobalP", ts.GlobalP, td.GlobalP)
+	if ts.EBICGraph != td.EBICGraph {
+		t.Errorf("EBICGraph %v, dense %v", ts.EBICGraph, td.EBICGraph)
+	}
+	if (ts.Mixture == nil) != (td.Mixture == nil) || (ts.Mixture != nil && *ts.Mixture != *td.Mixture) {
+		t.Errorf("mixture %+v, dense %+v", ts.Mixture, td.Mixture)
+	}
+	bad := 0
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			if a, b := ts.Score(i, j), td.Score(i, j); a != b && bad < 5 {
+				bad++
+				t.Errorf("Score(%d, %d) = %v, dense %v", i, j, a, b)
+			}
+			for a := 0; a < 2; a++ {
+				for b := 0; b < 2; b++ {
+					if u, v := ts.Debiased(i, j, a, b), td.Debiased(i, j, a, b); u != v && bad < 5 {
+						bad++
+						t.Errorf("Debiased(%d, %d, %d, %d) = %v, dense %v", i, j, a, b, u, v)
+					}
+					if u, v := ts.StdErr(i, j, a, b), td.StdErr(i, j, a, b); u != v && bad < 5 {
+						bad++
+						t.Errorf("StdErr(%d, %d, %d, %d) = %v, dense %v", i, j, a, b, u, v)
+					}
+				}
+			}
+		}
+	}
+}
+
+// withLowKeep sets the number of least standard errors each node keeps
+// for the sparse test's bound of MinEdgeWeight (sparseLowKeep).
+func withLowKeep(m int) Option {
+	return optionFunc(func(c *config) { c.lowKeep = m })
+}
+
+// TestSparseMinEdgeWeightBound holds the sparse test's MinEdgeWeight, the
+// least q·SE over all pairs, to the dense test's bit for bit when the
+// nodes keep few of their least standard errors (1, 2 and the default),
+// so that the pairs that neither side lists must be found by the streamed
+// pass over the open nodes. It requires some case in which that pass
+// lowered the minimum below both the candidates' least and the listed
+// pairs', so that a pair wrongly certified (a node wrongly closed, or a
+// bound too high) would change MinEdgeWeight and fail the comparison.
+func TestSparseMinEdgeWeightBound(t *testing.T) {
+	skipUnderRace(t)
+	streamed, opened := 0, 0
+	for x, c := range []struct {
+		n, rows int
+		deg     float64
+		opts    []Option
+	}{
+		{40, 1000, 3, nil},
+		{60, 2000, 2.5, nil},
+		{40, 2000, 3, []Option{WithSymmetrization(And)}},
+		{40, 2000, 3, []Option{WithSymmetrization(Or)}},
+		{60, 600, 2, []Option{WithEdgeMixture(false)}},
+	} {
+		r := rand.New(rand.NewPCG(uint64(71+x), 9))
+		m := sparseModel(t, c.n, c.deg, 0.2, 0.6, r)
+		g, err := NewGibbsSampler(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := g.Sample(rand.NewPCG(uint64(200+x), 5), c.rows)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts := append([]Option{withWaldDense(4), WithWorkers(2)}, c.opts...)
+		de, err := Learn(s, append(opts, withDenseTest())...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, keep := range []int{1, 2, 0} {
+			sp, err := Learn(s, append(opts, withLowKeep(keep))...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st, ok := sp.Tuning.sparse.(*sparseStore)
+			if !ok {
+				t.Fatalf("case %d, keep %d: the sparse test did not run", x, keep)
+			}
+			if a, b := sp.MinEdgeWeight, de.MinEdgeWeight; a != b {
+				t.Errorf("case %d, keep %d: MinEdgeWeight %v, dense %v (%+v)", x, keep, a, b, st.stats)
+			}
+			if st.stats.streamed {
+				streamed++
+			}
+			opened += st.stats.open
+			t.Logf("case %d, keep %d: %+v", x, keep, st.stats)
+		}
+	}
+	if streamed == 0 {
+		t.Error("the streamed pass never lowered the minimum: the test cannot see a pair wrongly certified")
+	}
+	t.Logf("%d runs lowered by the streamed pass, %d nodes opened", streamed, opened)
+}
+
+// TestSparseEdgeTestRowSplit runs the sparse edge test on rows split among
+// the workers (lowered thresholds, as a long recording's are): the result
+// is the dense test's on the same split rows to the bit, and the same bits
+// for 1 and 2 workers.
+func TestSparseEdgeTestRowSplit(t *testing.T) {
+	skipUnderRace(t)
+	r := rand.New(rand.NewPCG(34, 7))
+	m := sparseModel(t, 40, 3, 0.2, 0.6, r)
+	g, err := NewGibbsSampler(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := g.Sample(rand.NewPCG(101, 3), 3000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	split := withRowSplit(1000, 250)
+	run, err := newRun("test", s, []Option{split, WithWorkers(2)}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.stop(); !run.d.Split() {
+		t.Fatal("the rows of this test are not split")
+	}
+	var first *Result
+	for _, p := range []int{1, 2} {
+		opts := []Option{withWaldDense(4), WithWorkers(p), split}
+		sp, err := Learn(s, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sp.Tuning.sparse == nil {
+			t.Fatalf("workers %d: the sparse test did not run", p)
+		}
+		de, err := Learn(s, append(opts, withDenseTest())...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkSameEdgeTest(t, sp, de, s.n)
+		if first == nil {
+			first = sp
+			continue
+		}
+		checkSameEdgeTest(t, sp, first, s.n)
+	}
+	t.Logf("%d edges, threshold %.3f, MinEdgeWeight %.4f", len(first.Edges), first.Tuning.Threshold, first.MinEdgeWeight)
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/mrfkit/pairwise/internal/engine"
 	"github.com/mrfkit/pairwise/internal/estimates"
-	"github.com/mrfkit/pairwise/internal/selection"
 	"github.com/mrfkit/pairwise/solve"
 )
 
@@ -21,6 +20,9 @@ func fitIsing(ctx context.Context, fn string, s *Samples, opts []Option, only []
 	}
 	r.only = only
 	defer r.stop()
+	if err := r.checkDenseTest(fn, true); err != nil {
+		return nil, err
+	}
 	n := s.n
 	radius := r.cfg.regressionRadius(2, false)
 	width := func(lambda float64) float64 { return 2 * lambda } // radius 2λ
@@ -30,7 +32,7 @@ func fitIsing(ctx context.Context, fn string, s *Samples, opts []Option, only []
 	nodes := make([]NodeFit, n)
 	if r.useSparse() {
 		r.sparseState = newSparseRun(n, sparseEnv{
-			s: s, data: r.fitted.stages(), workers: r.cfg.workers, each: r.eachNodeQuiet,
+			s: s, data: r.fitted.stages(), workers: r.cfg.workers, each: r.eachNodeQuiet, lowKeep: r.cfg.lowKeep,
 			driver: func() (*engine.Driver, func()) {
 				wk := r.pool.Get()
 				return r.driver(wk), func() { r.pool.Put(wk) }
@@ -55,16 +57,6 @@ func fitIsing(ctx context.Context, fn string, s *Samples, opts []Option, only []
 	}
 	foldConstant(s, est, fields, nodes) // constant.go
 	return &fitted{r: r, k: 2, est: est, fields: fields, nodes: nodes, radius: radius}, nil
-}
-
-// useSparse reports whether the learner call r runs the sparse edge test
-// (edgetest_sparse.go): the tuning-free Ising path over all nodes in one
-// process, complete samples of more than selection.WaldDenseMax spins (the
-// support-model test), no row splitting, and not turned off
-// (withDenseTest).
-func (r *learnRun) useSparse() bool {
-	return r.wantEta && r.only == nil && !r.cfg.denseTest && r.scores == nil && !r.d.Split() &&
-		selection.SupportWald(r.fitted.stages(), r.cfg.waldDense)
 }
 
 // eachNodeQuiet runs f for every node on the run's workers, each with a

@@ -33,14 +33,19 @@ const MaxLearnAlphabet = 256
 
 // MaxLearnEntries is the largest number n·n·k² of float64 entries that the
 // learners' dense arrays may take, 8 GiB at the limit (n ≤ 16384 for k = 2,
-// 1560 for k = 21, 128 for k = 256): without η (WithMinEdgeWeight) the edge
-// test keeps debiased estimates and standard errors for every pair, and
-// Learn, LearnIsing, LearnPairwise and LearnShard return an error for
-// larger samples before fitting anything, rather than fail with an
-// out-of-memory crash after hours of work. With η given the estimates are
+// 1560 for k = 21, 128 for k = 256): without η (WithMinEdgeWeight) the
+// dense edge test keeps debiased estimates and standard errors for every
+// pair, and the learners that run it return an error for larger samples
+// before fitting anything, rather than fail with an out-of-memory crash
+// after hours of work: LearnPairwise, the k-ary and ordinal paths of
+// Learn, LearnShard (whose merge must match one process), and binary
+// samples with missing values. Learn and LearnIsing on complete binary
+// samples in one process run an edge test whose memory follows the graph
+// (O(n·d) on top of the samples) and are not bounded by it. With η given the estimates are
 // sparse (the blocks each node's fit lists), and n is bounded only as a
 // Model is (MaxModelEntries) and by the samples' size: giving η lifts this
-// limit. The error matches ErrEdgeTestTooLarge.
+// limit everywhere. The error matches ErrEdgeTestTooLarge and says why the
+// dense test runs.
 const MaxLearnEntries = 1 << 30
 
 // Limits of the exact sampler. A float64 entry takes 8 bytes, so the largest

@@ -57,6 +57,7 @@ type config struct {
 	screen    int          // the least n from which Ising nodes are screened (engine.DefaultScreen)
 	waldDense int          // the most spins of the full-model Ising edge test (waldDenseMax)
 	denseTest bool         // the dense Ising edge test even where the sparse one runs (tests)
+	lowKeep   int          // the least standard errors a node keeps in the sparse test (sparseLowKeep; tests lower it)
 	missing   MissingRule  // missing.go: WithMissing
 	// missingSet: WithMissing was given (else the rule depends on k).
 	missingSet bool

@@ -35,11 +35,12 @@ func prepare(fn string, s *Samples, opts []Option) (config, error) {
 	if v := cfg.nominalVars; len(v) > 0 && v[len(v)-1] >= s.n {
 		return cfg, &OptionError{Func: fn, Option: "WithNominalVariables", Value: v, Reason: fmt.Sprintf("variable %d out of range for %d variables", v[len(v)-1], s.n)}
 	}
-	if math.IsNaN(cfg.eta) {
+	if math.IsNaN(cfg.eta) && (s.k != 2 || s.incomplete) {
 		// Without η the edge test holds dense n×n arrays; with it the
 		// estimates are sparse (internal/estimates), and n is bounded by the
-		// samples' own limits.
-		if err := checkLearnSize(fn, s.n, s.k); err != nil {
+		// samples' own limits. Complete binary samples are checked by the
+		// run (checkDenseTest), which knows whether the sparse test runs.
+		if err := checkLearnSize(fn, s.n, s.k, ""); err != nil {
 			return cfg, err
 		}
 	}
@@ -213,7 +214,41 @@ func newRun(fn string, s *Samples, opts []Option, ising bool) (*learnRun, error)
 	}
 	r.d = engine.NewData(rows, r.b, ising, cfg.workers, cfg.split)
 	r.d.SetScreen(cfg.screen)
+	if !ising {
+		if err := r.checkDenseTest(fn, false); err != nil {
+			r.stop()
+			return nil, err
+		}
+	}
 	return r, nil
+}
+
+// useSparse reports whether the learner call r runs the sparse edge test
+// (edgetest_sparse.go): the tuning-free Ising path over all nodes in one
+// process, rows split among the workers or not, complete samples of more
+// than selection.WaldDenseMax spins (the support-model test), and not
+// turned off (withDenseTest).
+func (r *learnRun) useSparse() bool {
+	return r.wantEta && r.only == nil && !r.cfg.denseTest && r.scores == nil &&
+		selection.SupportWald(r.fitted.stages(), r.cfg.waldDense)
+}
+
+// checkDenseTest is checkLearnSize for complete binary samples, which
+// prepare leaves to the run: without η a run that takes the dense edge
+// test (any but the Ising path's useSparse) needs its n·n·k² arrays, and
+// the error says why this run takes it.
+func (r *learnRun) checkDenseTest(fn string, ising bool) error {
+	if !r.wantEta || r.s.k != 2 || r.s.incomplete || ising && r.useSparse() {
+		return nil
+	}
+	why := ""
+	switch {
+	case !ising:
+		why = "; the test that follows the graph runs on the Ising path (Learn, LearnIsing) in one process"
+	case r.only != nil:
+		why = "; a shard keeps the dense test, so that the merge is bit-identical to one process: learn the samples in one process (Learn, LearnIsing), whose test follows the graph, or give η"
+	}
+	return checkLearnSize(fn, r.s.n, r.s.k, why)
 }
 
 // stop releases the run's goroutines.
@@ -507,11 +542,13 @@ type fitted struct {
 }
 
 // checkLearnSize returns an error when n variables with k states exceed
-// MaxLearnEntries (called when η is not given), matching
-// ErrEdgeTestTooLarge and saying that η lifts the limit.
-func checkLearnSize(fn string, n, k int) error {
+// MaxLearnEntries (called when η is not given and the dense edge test
+// would run), matching ErrEdgeTestTooLarge and saying that η lifts the
+// limit; why, when not empty, says why the dense test runs and what else
+// would lift it.
+func checkLearnSize(fn string, n, k int, why string) error {
 	if e := float64(n) * float64(n) * float64(k) * float64(k); e > MaxLearnEntries {
-		return errorOf(ErrEdgeTestTooLarge, "pairwise: %s: n = %d variables with k = %d states need %.3g estimates Ŵ_ij(a, b) (8 bytes each), more than MaxLearnEntries = %d, the limit of the dense arrays of the edge test that chooses the graph when η is not given; with η the estimates are sparse and the limit does not apply: give the minimum edge weight with WithMinEdgeWeight", fn, n, k, e, MaxLearnEntries)
+		return errorOf(ErrEdgeTestTooLarge, "pairwise: %s: n = %d variables with k = %d states need %.3g estimates Ŵ_ij(a, b) (8 bytes each), more than MaxLearnEntries = %d, the limit of the dense arrays of the edge test that chooses the graph when η is not given%s; with η the estimates are sparse and the limit does not apply: give the minimum edge weight with WithMinEdgeWeight", fn, n, k, e, MaxLearnEntries, why)
 	}
 	return nil
 }

@@ -29,7 +29,8 @@ func rowChunks(rows, chunk int) (size, count int) {
 }
 
 // rowTeam runs the chunks of a pass over the rows on the calling goroutine
-// and a fixed set of helper goroutines. Its run calls must not overlap.
+// and a fixed set of helper goroutines. Its run calls must not overlap
+// until stop.
 type rowTeam struct {
 	wake  []chan struct{} // one a helper; closed by stop
 	done  sync.WaitGroup
@@ -89,11 +90,15 @@ func (t *rowTeam) run(count int, f func(chunk int)) {
 	t.f = nil
 }
 
-// stop ends the helper goroutines.
+// stop ends the helper goroutines. The team then runs the same chunks in
+// order on each caller, so that passes made after the fits (the sparse
+// edge test's, Tuning's accessors) give the same bits, from any number of
+// goroutines at once.
 func (t *rowTeam) stop() {
 	for _, w := range t.wake {
 		close(w)
 	}
+	t.wake = nil
 }
 
 // Chunking returns how a pass over the rows of x is cut: count chunks of
