@@ -13,6 +13,10 @@ import sys
 
 CHOICE = "1guu PF00014 DHFR PF00076 PF00085 PF00581 PF00550 PF00041".split()
 REPORT = "1atz PF00072 PF00582 PF00691 PF00486 PF00226 PF01627 PF00364".split()
+HELDOUT = ("PF00013 PF00018 PF00111 PF00168 PF00169 PF00179 PF00240 PF00249 PF00254 PF00313 "
+           "PF00327 PF00355 PF00381 PF00439 PF00498 PF00542 PF00708 PF01029 PF01035 PF01451 "
+           "PF01833 PF02823 PF04002 PF07679 PF07686 PF08666 PF12844").split()
+SETS = (("choice", CHOICE), ("report", REPORT), ("heldout", HELDOUT))
 
 
 def main(paths):
@@ -32,7 +36,7 @@ def main(paths):
             runs.append(run)
     print("| set | family | run | top L/5 | top L/2 | top L | wall s | CPU s | peak MB |")
     print("|---|---|---|---|---|---|---|---|---|")
-    for label, fams in (("choice", CHOICE), ("report", REPORT)):
+    for label, fams in SETS:
         for fam in fams:
             for r in runs:
                 key = f"{fam}.{r}"
@@ -44,7 +48,7 @@ def main(paths):
                 print(f"| {label} | {fam} | {r} | " + " | ".join(ps + t) + " |")
     # Each run's mean beside plmc's over the families where both ran, and
     # the families where the run is at least plmc's at top L.
-    for label, fams in (("choice", CHOICE), ("report", REPORT)):
+    for label, fams in SETS:
         for r in runs:
             if r == "plmc":
                 continue

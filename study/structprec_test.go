@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -150,5 +151,37 @@ func TestStructprecPrepAndScoreFiles(t *testing.T) {
 		filepath.Join(dir, "o.csv") + "\t0.000\t0.000\t0.400\n"
 	if stdout.String() != want {
 		t.Fatalf("got\n%s\nwant\n%s", stdout.String(), want)
+	}
+}
+
+// TestShallowRows checks structprec depth's draw: the first row and n − 1
+// distinct others, increasing, the same for the same seed and different
+// for another, and every row drawn about equally often over many seeds
+// (each of the 9 others in 4 of 9 draws: 400 seeds give 178 expected,
+// a binomial standard deviation of 10; the bounds are 5 of them).
+func TestShallowRows(t *testing.T) {
+	count := make([]int, 10)
+	for seed := uint64(1); seed <= 400; seed++ {
+		keep := shallowRows(10, 5, seed)
+		if len(keep) != 5 || keep[0] != 0 {
+			t.Fatalf("seed %d: %v, want 5 rows from row 0", seed, keep)
+		}
+		for x := 1; x < len(keep); x++ {
+			if keep[x] <= keep[x-1] || keep[x] >= 10 {
+				t.Fatalf("seed %d: %v not increasing within 0..9", seed, keep)
+			}
+			count[keep[x]]++
+		}
+	}
+	for r := 1; r < 10; r++ {
+		if count[r] < 128 || count[r] > 228 {
+			t.Errorf("row %d drawn %d times in 400, want about 178", r, count[r])
+		}
+	}
+	if a, b := shallowRows(100, 10, 3), shallowRows(100, 10, 3); !slices.Equal(a, b) {
+		t.Errorf("same seed, different draws: %v and %v", a, b)
+	}
+	if a, b := shallowRows(100, 10, 3), shallowRows(100, 10, 4); slices.Equal(a, b) {
+		t.Errorf("seeds 3 and 4 drew the same rows %v", a)
 	}
 }
