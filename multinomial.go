@@ -23,6 +23,19 @@ import (
 // Algorithm 2 stays. Chosen on the choice data (docs/learning.md).
 const multinomialRowsPerParameter = 2.0
 
+// multinomialMaxRowsPerParameter is the rows a parameter from which
+// Algorithm 2 stays: with that much data its value-pair regressions have
+// the rows they need, and on the Potts grids they recovered the graphs as
+// well as the multinomial model (grid-k4 at N = 1,500 and 3,000, grid-k6
+// at 4,000, 20 to 40 rows a parameter: 10 of 10 each way; the tuning
+// study's grids, 49 to 533 rows a parameter: 160 of 160 against 159), at
+// a fraction of its time on questionnaires. Below it the softmax's power
+// matters: Algorithm 2 found next to nothing at 0.4 to 14 rows a parameter
+// on the Likert study's files (docs/psych/likert.md) and on grid-k6 at 5
+// (0 of 10 exact, 6.8 edges missed). Chosen on the Potts grids, 2026-11-29
+// (docs/learning.md).
+const multinomialMaxRowsPerParameter = 20.0
+
 // maxMultinomialParams bounds the parameters of one node's law in the
 // multinomial default: its Newton steps hold and factor a dense
 // information matrix of that order (8 MB and about 3·10⁸ operations a
@@ -64,14 +77,16 @@ func multinomialParams(s *Samples) int {
 // nor a ridge given), with the Accelerated backend, on complete samples
 // (a missing value stays a state of Algorithm 2's, MissingAsState), when
 // the largest node law has at most maxMultinomialParams parameters and
-// the samples' total weight gives each multinomialRowsPerParameter rows.
+// the samples' total weight gives each at least multinomialRowsPerParameter
+// rows and fewer than multinomialMaxRowsPerParameter.
 func multinomialDefault(s *Samples, cfg *config) bool {
 	if s.k <= 2 || s.incomplete || !cfg.backend().Fast || cfg.ridgeSet || cfg.selection != nil ||
 		!math.IsNaN(cfg.lambda) || !math.IsNaN(cfg.eta) || !math.IsNaN(cfg.radius) || cfg.widths != nil {
 		return false
 	}
 	p := multinomialParams(s)
-	return p > 0 && p <= maxMultinomialParams && s.total >= multinomialRowsPerParameter*float64(p)
+	return p > 0 && p <= maxMultinomialParams && s.total >= multinomialRowsPerParameter*float64(p) &&
+		s.total < multinomialMaxRowsPerParameter*float64(p)
 }
 
 // multinomialChosen is the model as learnWith resolved it: the ordinal

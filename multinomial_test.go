@@ -8,7 +8,7 @@ import (
 
 // TestMultinomialExactPotts checks Learn's nominal default, the node-wise
 // multinomial model, on the exact distribution (every state weighted by
-// its probability times 10⁴, by enumeration) of a Potts model of four
+// its probability times 200, by enumeration: 14 rows a parameter, within the rule) of a Potts model of four
 // variables of three values with two full, uncentred coupling blocks and
 // uneven fields: the model is the refits' own, so each node's
 // conditional law is recovered exactly (Newton to a decrement of 1e-12,
@@ -25,7 +25,7 @@ func TestMultinomialExactPotts(t *testing.T) {
 	m := mixedModel(t, n, k, nil, nil, map[[2]int][]float64{{0, 1}: blk01, {2, 3}: blk23}, []float64{0, 0.5, -0.3})
 	states, probs := enumerate(m)
 	for x := range probs {
-		probs[x] *= 1e4
+		probs[x] *= 200
 	}
 	s, err := NewWeightedSamples(k, states, probs)
 	if err != nil {
@@ -147,7 +147,8 @@ func TestMultinomialParams(t *testing.T) {
 // Algorithm 2 (its block test, Tuning.Block; or no Tuning with λ and η)
 // with too few rows a parameter, with λ, η, a radius, node widths, a
 // Selection, a ridge, another backend, and on incomplete samples; and
-// that the rule's boundary is where multinomialRowsPerParameter puts it.
+// that the rule's boundaries are where multinomialRowsPerParameter and
+// multinomialMaxRowsPerParameter put them.
 func TestMultinomialRule(t *testing.T) {
 	const n, k = 5, 4
 	r := rand.New(rand.NewPCG(3, 32))
@@ -185,6 +186,13 @@ func TestMultinomialRule(t *testing.T) {
 	s := draw(at)
 	if !fits(t, s) {
 		t.Errorf("%d rows for %d parameters a node: Algorithm 2, want the multinomial model", at, p)
+	}
+	top := int(multinomialMaxRowsPerParameter * p)
+	if !fits(t, draw(top-1)) {
+		t.Errorf("%d rows for %d parameters a node: Algorithm 2, want the multinomial model", top-1, p)
+	}
+	if fits(t, draw(top)) {
+		t.Errorf("%d rows for %d parameters a node: the multinomial model, want Algorithm 2 (enough rows for its value pairs)", top, p)
 	}
 	for name, o := range map[string]Option{
 		"WithWidth":         WithWidth(1),

@@ -106,9 +106,23 @@ func checkSameResult(t *testing.T, want, got *Result) {
 // (k = 3), random sparse couplings, drawn exactly with fixed seeds.
 func shardSamples(t *testing.T, k int) *Samples {
 	t.Helper()
-	n, rows := 10, 1500
 	if k > 2 {
-		n, rows = 6, 2000
+		return shardSamplesRows(t, k, 2000)
+	}
+	return shardSamplesRows(t, k, 1500)
+}
+
+// multinomialRows is the rows of shardSamplesRows that put k = 3 (six
+// variables, 22 parameters a node law) within the multinomial default's
+// rule (2 to 20 rows a parameter).
+const multinomialRows = 400
+
+// shardSamplesRows is shardSamples with the number of rows given.
+func shardSamplesRows(t *testing.T, k, rows int) *Samples {
+	t.Helper()
+	n := 10
+	if k > 2 {
+		n = 6
 	}
 	r := rand.New(rand.NewPCG(21, uint64(k)))
 	m := randomModel(t, n, k, 0.3, 0.6, r)
@@ -148,31 +162,37 @@ func TestShardedIdentical(t *testing.T) {
 		name string
 		k    int
 		opts []Option
+		rows int // 0: shardSamples's
 	}{
-		{"k=2/given", 2, []Option{WithWidth(1.5), WithMinEdgeWeight(0.3)}},
+		{"k=2/given", 2, []Option{WithWidth(1.5), WithMinEdgeWeight(0.3)}, 0},
 		// A small radius binds: most estimates are exact zeros, whose
 		// signs must survive the round trip.
-		{"k=2/binding", 2, []Option{WithWidth(0.2), WithMinEdgeWeight(0.05)}},
-		{"k=2/tuning-free", 2, nil},
-		{"k=2/cv,and", 2, []Option{WithSelection(CrossValidation{Folds: 3}), WithSymmetrization(And), WithMinEdgeWeight(0.3)}},
-		{"k=3/given", 3, []Option{WithWidth(1.5), WithMinEdgeWeight(0.3)}},
+		{"k=2/binding", 2, []Option{WithWidth(0.2), WithMinEdgeWeight(0.05)}, 0},
+		{"k=2/tuning-free", 2, nil, 0},
+		{"k=2/cv,and", 2, []Option{WithSelection(CrossValidation{Folds: 3}), WithSymmetrization(And), WithMinEdgeWeight(0.3)}, 0},
+		{"k=3/given", 3, []Option{WithWidth(1.5), WithMinEdgeWeight(0.3)}, 0},
 		// The nominal default: the node-wise multinomial model, whose
 		// refits travel with the parts (multinomial.go).
-		{"k=3/tuning-free", 3, []Option{WithScale(Nominal)}},
+		{"k=3/multinomial", 3, []Option{WithScale(Nominal)}, multinomialRows},
+		// With 91 rows a parameter, Algorithm 2 tuning-free.
+		{"k=3/tuning-free", 3, []Option{WithScale(Nominal)}, 0},
 		// Algorithm 2 tuning-free (a Selection given keeps it): its
 		// widths and its block test.
-		{"k=3/value-pairs", 3, []Option{WithScale(Nominal), WithSelection(EBIC{Gamma: DefaultGamma})}},
+		{"k=3/value-pairs", 3, []Option{WithScale(Nominal), WithSelection(EBIC{Gamma: DefaultGamma})}, 0},
 		// The data choose the scale (nominal here: a Potts model), and
 		// the merge reports the same evidence (Result.ScaleCheck).
-		{"k=3/autoscale", 3, nil},
+		{"k=3/autoscale", 3, nil, 0},
 		// The ordinal model, tuning-free (its refit, its test and its
 		// EBIC graph stage) and with λ and η given.
-		{"k=3/ordinal", 3, []Option{WithScale(Ordinal)}},
-		{"k=3/ordinal,given", 3, []Option{WithScale(Ordinal), WithWidth(1.5), WithMinEdgeWeight(0.1)}},
+		{"k=3/ordinal", 3, []Option{WithScale(Ordinal)}, 0},
+		{"k=3/ordinal,given", 3, []Option{WithScale(Ordinal), WithWidth(1.5), WithMinEdgeWeight(0.1)}, 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			s := shardSamples(t, c.k)
+			if c.rows > 0 {
+				s = shardSamplesRows(t, c.k, c.rows)
+			}
 			opts := append([]Option{WithWorkers(2)}, c.opts...)
 			want, err := Learn(s, opts...)
 			if err != nil {
@@ -182,8 +202,11 @@ func TestShardedIdentical(t *testing.T) {
 				// The blocks' covariances must travel with the parts.
 				t.Fatal("the k = 3 edge test did not use the grouped statistic")
 			}
-			if (c.name == "k=3/tuning-free" || c.name == "k=3/autoscale") && !want.Tuning.Mixed {
-				t.Fatal("the nominal default did not fit the multinomial model")
+			if strings.HasSuffix(c.name, "multinomial") && !want.Tuning.Mixed {
+				t.Fatalf("the nominal default did not fit the multinomial model (scale %v)", want.Scale)
+			}
+			if (c.name == "k=3/tuning-free" || c.name == "k=3/autoscale") && !want.Tuning.Block {
+				t.Fatal("the nominal default at 91 rows a parameter did not fit Algorithm 2's blocks")
 			}
 			for _, m := range []int{1, 2, 7} {
 				parts := make([]*Partial, m)
@@ -444,7 +467,7 @@ func TestShardOrdinalNeedsSamples(t *testing.T) {
 // an error, not a panic; and a part whose refit was tampered with in its
 // JSON (a parameter dropped) does not decode.
 func TestShardMultinomial(t *testing.T) {
-	s := shardSamples(t, 3)
+	s := shardSamplesRows(t, 3, multinomialRows)
 	p, err := LearnShard(s, 0, 1, WithScale(Nominal))
 	if err != nil {
 		t.Fatal(err)
