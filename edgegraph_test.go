@@ -287,8 +287,9 @@ func TestEBICGraphOff(t *testing.T) {
 		}
 	}
 	// Algorithm 2 has no such stage; Learn's nominal default at k > 2,
-	// the multinomial model, has the mixed model's (GlobalP its test's).
-	u := uniformSamples(t, 3, 4, 300, 1, false)
+	// the multinomial model (250 rows for 14 parameters a node law:
+	// within its rule), has the mixed model's (GlobalP its test's).
+	u := uniformSamples(t, 3, 4, 250, 1, false)
 	res, err := LearnPairwise(u)
 	if err != nil {
 		t.Fatal(err)
