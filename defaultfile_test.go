@@ -10,7 +10,9 @@ import (
 // named by PAIRWISE_BENCH_FILE (a CSV of spins, as "pairwise learn" reads
 // it), one worker, to profile where the default's time goes on a large
 // model (issue 21): go test -run '^$' -bench DefaultFile -benchtime 1x
-// -cpuprofile cpu.out. It is skipped without the variable.
+// -cpuprofile cpu.out. It is skipped without the variable. With
+// PAIRWISE_BENCH_SPLIT=v the rows are split among the workers from v rows
+// in chunks of v.
 func BenchmarkDefaultFile(b *testing.B) {
 	path := os.Getenv("PAIRWISE_BENCH_FILE")
 	if path == "" {
@@ -25,8 +27,14 @@ func BenchmarkDefaultFile(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	opts := []Option{WithWorkers(benchWorkers())}
+	if v, err := strconv.Atoi(os.Getenv("PAIRWISE_BENCH_SPLIT")); err == nil && v > 0 {
+		// The rows split among the workers from v rows, in chunks of v
+		// (a long recording's path, on a smaller file).
+		opts = append(opts, withRowSplit(v, v))
+	}
 	for b.Loop() {
-		res, err := Learn(s, WithWorkers(benchWorkers()))
+		res, err := Learn(s, opts...)
 		if err != nil {
 			b.Fatal(err)
 		}
