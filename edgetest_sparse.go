@@ -831,11 +831,13 @@ func (t WaldTest) sparseFallback(ctx context.Context, sr *sparseRun, res *Result
 }
 
 // sparseIndependenceP is selection.IndependenceP without its n × n array
-// on unweighted complete samples (the table counts of spin i's pairs made
-// from the packed bits by AND and popcount, a row at a time); with weights
-// or missing values it calls IndependenceP.
+// on complete samples whose rows all weigh 1 (unweighted, or the distinct
+// rows of a file without repeats, as the command reads it: the table
+// counts of spin i's pairs made from the packed bits by AND and popcount,
+// a row at a time, the same numbers in the same order, so the same bits);
+// with other weights or missing values it calls IndependenceP.
 func sparseIndependenceP(s *Samples, counts [][]float64, total float64) (float64, int) {
-	if s.weights != nil || s.incomplete {
+	if s.incomplete || !unitWeights(s.weights) {
 		return selection.IndependenceP(s.stages(), counts, total)
 	}
 	n := s.n
@@ -858,4 +860,19 @@ func sparseIndependenceP(s *Samples, counts [][]float64, total float64) (float64
 			dst[j] = float64(cnt[j])
 		}
 	})
+}
+
+// unitWeights reports whether every row weighs 1 (nil weights, or the
+// distinct rows of a file in which no row repeats, as the command reads
+// it): the co-occurrence counts are then the bits' popcounts, the same
+// numbers as the weighted sums of selection.IndependenceP, which holds an
+// n × n array and reads each row's pairs of ones (at n = 10,000 spins,
+// 800 MB and two minutes on one core).
+func unitWeights(w []float64) bool {
+	for _, c := range w {
+		if c != 1 {
+			return false
+		}
+	}
+	return true
 }

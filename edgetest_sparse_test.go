@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/mrfkit/pairwise/internal/selection"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -285,4 +286,54 @@ func TestSparseEdgeTestRowSplit(t *testing.T) {
 		checkSameEdgeTest(t, sp, first, s.n)
 	}
 	t.Logf("%d edges, threshold %.3f, MinEdgeWeight %.4f", len(first.Edges), first.Tuning.Threshold, first.MinEdgeWeight)
+}
+
+// TestSparseIndependenceUnitWeights checks the global test of independence
+// of the sparse edge test on rows that all weigh 1 but are given as
+// weights (the command reads a file as its distinct rows): the bits'
+// popcounts give the same p-value, to the bit, as the weighted sums of
+// selection.IndependenceP, on a dependent model (p near 0) and on
+// independent spins (p of order 1); with a weight of 2 the weighted sums
+// are used, and they differ.
+func TestSparseIndependenceUnitWeights(t *testing.T) {
+	for _, coupling := range []float64{0.3, 0} {
+		m := randomModel(t, 40, 2, coupling, coupling, rand.New(rand.NewPCG(5, 8)))
+		es, err := NewExactSampler(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plain, err := es.Sample(rand.NewPCG(9, 9), 700)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows := make([][]int, plain.Len())
+		ones := make([]float64, plain.Len())
+		for r := range rows {
+			rows[r] = make([]int, plain.Vars())
+			for j := range rows[r] {
+				rows[r][j] = plain.At(r, j)
+			}
+			ones[r] = 1
+		}
+		unit, err := NewWeightedSamples(2, rows, ones)
+		if err != nil {
+			t.Fatal(err)
+		}
+		counts := valueWeights(unit)
+		got, gotPairs := sparseIndependenceP(unit, counts, unit.TotalWeight())
+		want, wantPairs := selection.IndependenceP(unit.stages(), counts, unit.TotalWeight())
+		if got != want || gotPairs != wantPairs {
+			t.Errorf("coupling %g: p %v over %d pairs, want IndependenceP's %v over %d", coupling, got, gotPairs, want, wantPairs)
+		}
+		t.Logf("coupling %g: p = %.3g over %d pairs", coupling, got, gotPairs)
+		ones[0] = 2
+		heavy, err := NewWeightedSamples(2, rows, ones)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hc := valueWeights(heavy)
+		if p, _ := sparseIndependenceP(heavy, hc, heavy.TotalWeight()); p == got && coupling == 0 {
+			t.Errorf("a row of weight 2 left the p-value unchanged (%v): the weights were not read", p)
+		}
+	}
 }
