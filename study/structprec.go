@@ -228,15 +228,11 @@ func runStructprecPrep(args []string, stdout, stderr io.Writer) error {
 		return errors.New("want -focus, -row or -match")
 	}
 	cols := focusColumns(recs, fi)
-	w := stdout
-	if *out != "" && *out != "-" {
-		f, err := os.Create(*out)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		w = f
+	w, closeOut, err := outputFile(*out, stdout)
+	if err != nil {
+		return err
 	}
+	defer closeOut()
 	bw := bufio.NewWriter(w)
 	for _, r := range cols {
 		fmt.Fprintf(bw, ">%s\n%s\n", r.name, r.seq)
@@ -276,15 +272,11 @@ func runStructprecDepth(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%s: %d sequences, fewer than -n %d", fs.Arg(0), len(recs), *n)
 	}
 	keep := shallowRows(len(recs), *n, *seed)
-	w := stdout
-	if *out != "" && *out != "-" {
-		f, err := os.Create(*out)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		w = f
+	w, closeOut, err := outputFile(*out, stdout)
+	if err != nil {
+		return err
 	}
+	defer closeOut()
 	bw := bufio.NewWriter(w)
 	for _, i := range keep {
 		name := recs[i].name
@@ -298,6 +290,19 @@ func runStructprecDepth(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stderr, "%d of %d sequences kept\n", len(keep), len(recs))
 	return nil
+}
+
+// outputFile returns the file named by -o (created), or stdout when the
+// name is empty or "-", and a function that closes it.
+func outputFile(name string, stdout io.Writer) (io.Writer, func(), error) {
+	if name == "" || name == "-" {
+		return stdout, func() {}, nil
+	}
+	f, err := os.Create(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, func() { f.Close() }, nil
 }
 
 // shallowRows returns row 0 and n − 1 of rows 1..total−1 drawn uniformly
