@@ -7,6 +7,7 @@ import (
 
 	"github.com/mrfkit/pairwise/internal/engine"
 	"github.com/mrfkit/pairwise/internal/estimates"
+	"github.com/mrfkit/pairwise/internal/selection"
 	"github.com/mrfkit/pairwise/solve"
 )
 
@@ -39,6 +40,9 @@ func fitIsing(ctx context.Context, fn string, s *Samples, opts []Option, only []
 			},
 		})
 	}
+	if r.wantEta && selection.SupportWald(r.fitted.stages(), r.cfg.waldDense) {
+		r.coefs = make([]float64, n)
+	}
 	err = r.eachNode(ctx, func(ctx context.Context, e *engine.Driver, i int) error {
 		fit := NodeFit{Node: i, Converged: true}
 		ws, err := r.fitNode(ctx, e, i, []engine.Task{e.SpinTask(i)}, radius, width, 1, logD, &fit)
@@ -50,6 +54,18 @@ func fitIsing(ctx context.Context, fn string, s *Samples, opts []Option, only []
 		est[i] = estimates.Ising(i, n, w) // Â_ij = ŵ_j/2 (Algorithm 1, line 4), sparse
 		t := w[i] / 2                     // θ̂_i = ŵ_bias/2 (Fact 1)
 		fields[2*i], fields[2*i+1] = -t, t
+		if r.coefs != nil {
+			// The support model of node i's statistics: the bias, the
+			// spins of its support and the one tested
+			// (selection.SupportSubset's events rule).
+			c := 2.0
+			for j, v := range w {
+				if j != i && v != 0 {
+					c++
+				}
+			}
+			r.coefs[i] = c
+		}
 		return nil
 	})
 	if err != nil {

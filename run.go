@@ -89,6 +89,12 @@ type learnRun struct {
 	// sparseState is the sparse edge test's (edgetest_sparse.go), nil
 	// when the dense test runs.
 	sparseState *sparseRun
+	// coefs, when the Ising edge test is made in the nodes' support
+	// models (selection.SupportWald), is each node's number of
+	// coefficients there (its support, the bias and the spin tested),
+	// which sets the events rule of its statistics and so of the
+	// SmallSample warning; nil otherwise (n coefficients a node).
+	coefs []float64
 }
 
 // progressStages makes the progress that WithProgress reports cover the
@@ -439,8 +445,8 @@ func (r *learnRun) assemble(ctx context.Context, k int, est []*estimates.Node, f
 	res.Width, res.Radius, res.Tuning = lambda, radius, tun
 	res.solutions = r.solutions
 	if r.s != nil { // a merge of partials may come without the samples
-		res.Model.names = r.s.names                                           // the samples' names, for WriteModel
-		res.Warnings = sampleWarnings(r.s, nodes, r.wantEta, r.scores != nil) // warnings.go
+		res.Model.names = r.s.names                                                    // the samples' names, for WriteModel
+		res.Warnings = sampleWarnings(r.s, nodes, r.wantEta, r.scores != nil, r.coefs) // warnings.go
 		res.Warnings = append(res.Warnings, ridgeWarning(r.ridged)...)
 	}
 	if w, ok := convergenceWarning(nodes, r.cfg.tol, r.cfg.solver); ok {

@@ -345,3 +345,53 @@ func TestNotConvergedWarning(t *testing.T) {
 		})
 	}
 }
+
+// TestSmallSampleWarningSupportModel checks the SmallSample warning where
+// the Ising edge test is made in the nodes' support models (more than
+// selection.WaldDenseMax spins): a node's statistics count its support,
+// the bias and the spin tested, not all n coefficients, so the warning
+// must too. 300 independent fair spins of 400 rows (200 of each value,
+// below the 2·300 rows a full regression would need: the old count called
+// every pair untested while the test tested them) and one spin with 3
+// ones in 400 rows, short for any regression: the warning names that
+// spin, and not the fair ones.
+func TestSmallSampleWarningSupportModel(t *testing.T) {
+	skipUnderRace(t)
+	const n, rows = 300, 400
+	r := rand.New(rand.NewPCG(4, 4))
+	data := make([][]int, rows)
+	for m := range data {
+		data[m] = make([]int, n)
+		for j := 1; j < n; j++ {
+			data[m][j] = r.IntN(2)
+		}
+		if m < 3 {
+			data[m][0] = 1
+		}
+	}
+	s, err := NewSamples(2, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Learn(s, WithWorkers(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var small []Warning
+	for _, w := range res.Warnings {
+		if w.Kind == SmallSample {
+			small = append(small, w)
+		}
+	}
+	if len(small) != 1 {
+		t.Fatalf("%d SmallSample warnings, want 1: %v", len(small), res.Warnings)
+	}
+	w := small[0]
+	if len(w.Nodes) == 0 || w.Nodes[0] != 0 || len(w.Nodes) > 3 {
+		t.Errorf("warning names nodes %v, want spin 0 (3 ones in 400 rows) and no fair spin", w.Nodes)
+	}
+	if w.Pairs < n-1 || w.Pairs > 3*(n-1) {
+		t.Errorf("warning counts %d pairs untested, want those of spin 0 (%d)", w.Pairs, n-1)
+	}
+	t.Log(w.Message)
+}

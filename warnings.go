@@ -49,7 +49,11 @@ func valueWeights(s *Samples) [][]float64 {
 // rules depend on the value weights only, so they are the ones the edge
 // test applied (selection.WaldSpins, selection.WaldOneHot, WaldTest.run); tested says whether
 // it ran.
-func sampleWarnings(s *Samples, nodes []NodeFit, tested, ordinal bool) []Warning {
+//
+// coefs, when not nil, is each node's number of coefficients in the
+// support model of the Ising edge test (more than
+// selection.WaldDenseMax spins): the events rule counts those, not n.
+func sampleWarnings(s *Samples, nodes []NodeFit, tested, ordinal bool, coefs []float64) []Warning {
 	n, k := s.n, s.k
 	if ordinal {
 		return append(ordinalSampleWarnings(s, nodes, tested), constantWarnings(n, nodes)...)
@@ -60,6 +64,15 @@ func sampleWarnings(s *Samples, nodes []NodeFit, tested, ordinal bool) []Warning
 	counts := valueWeights(s)
 	total := s.TotalWeight()
 	p := float64(n) // coefficients of a regression: Ising path
+	coef := func(i int) float64 {
+		if coefs != nil && coefs[i] > 0 {
+			return coefs[i]
+		}
+		return float64(n)
+	}
+	if coefs != nil {
+		p = 0 // the largest of the short nodes', below
+	}
 	var warns []Warning
 	// short[i]: some regression of node i has too few of its rarer label.
 	short := make([]bool, n)
@@ -77,9 +90,10 @@ func sampleWarnings(s *Samples, nodes []NodeFit, tested, ordinal bool) []Warning
 				rarest = math.Min(rarest, c)
 			}
 		}
-		if !math.IsInf(rarest, 1) && !selection.EnoughEvents(rarest, p) {
+		if !math.IsInf(rarest, 1) && !selection.EnoughEvents(rarest, coef(i)) {
 			short[i] = true
 			shortNodes = append(shortNodes, i)
+			p = math.Max(p, coef(i))
 		}
 	}
 	isConst := func(i int) bool { return nodes[i].Constant }
@@ -107,12 +121,16 @@ func sampleWarnings(s *Samples, nodes []NodeFit, tested, ordinal bool) []Warning
 			what += " (the EBIC graph stage may still add them, untested)"
 		}
 		need := math.Max(4*p, selection.CochranHigh*4)
+		regression := "a regression"
+		if coefs != nil {
+			regression = "the largest of those nodes' regressions in the support model of their statistics"
+		}
 		warns = append(warns, Warning{
 			Kind:  SmallSample,
 			Nodes: shortNodes,
 			Pairs: small,
-			Message: fmt.Sprintf("small sample: %d of the %d pairs %s (N = %.4g for n = %d variables, k = %d: %d variables have a value seen in fewer than %g rows, %g for each of the %g coefficients of a regression, and %d more pairs have a table with expected counts below Cochran's rule; with evenly spread values the edge test needs about N ≥ %.0f)",
-				small, n*(n-1)/2, what, total, n, k, len(shortNodes), selection.MinEventsPerCoefficient*p, selection.MinEventsPerCoefficient, p, sparse, need),
+			Message: fmt.Sprintf("small sample: %d of the %d pairs %s (N = %.4g for n = %d variables, k = %d: %d variables have a value seen in fewer than %g rows, %g for each of the %g coefficients of %s, and %d more pairs have a table with expected counts below Cochran's rule; with evenly spread values the edge test needs about N ≥ %.0f)",
+				small, n*(n-1)/2, what, total, n, k, len(shortNodes), selection.MinEventsPerCoefficient*p, selection.MinEventsPerCoefficient, p, regression, sparse, need),
 		})
 	}
 	return append(warns, constantWarnings(n, nodes)...)
