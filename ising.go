@@ -55,16 +55,7 @@ func fitIsing(ctx context.Context, fn string, s *Samples, opts []Option, only []
 		t := w[i] / 2                     // θ̂_i = ŵ_bias/2 (Fact 1)
 		fields[2*i], fields[2*i+1] = -t, t
 		if r.coefs != nil {
-			// The support model of node i's statistics: the bias, the
-			// spins of its support and the one tested
-			// (selection.SupportSubset's events rule).
-			c := 2.0
-			for j, v := range w {
-				if j != i && v != 0 {
-					c++
-				}
-			}
-			r.coefs[i] = c
+			r.coefs[i] = selection.SupportCoefficients(w, i) // its statistics' events rule
 		}
 		return nil
 	})

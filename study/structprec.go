@@ -183,14 +183,9 @@ func runStructprecPrep(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() != 1 {
 		return fmt.Errorf("want one ALIGNMENT, got %d arguments", fs.NArg())
 	}
-	f, err := os.Open(fs.Arg(0))
+	recs, err := readAlignmentFile(fs.Arg(0))
 	if err != nil {
 		return err
-	}
-	recs, err := readAlignedSeqs(f)
-	f.Close()
-	if err != nil {
-		return fmt.Errorf("%s: %w", fs.Arg(0), err)
 	}
 	if err := matchColumns(recs); err != nil {
 		return fmt.Errorf("%s: %w", fs.Arg(0), err)
@@ -259,14 +254,9 @@ func runStructprecDepth(args []string, stdout, stderr io.Writer) error {
 	if *n < 2 {
 		return fmt.Errorf("-n %d: want at least 2 sequences", *n)
 	}
-	f, err := os.Open(fs.Arg(0))
+	recs, err := readAlignmentFile(fs.Arg(0))
 	if err != nil {
 		return err
-	}
-	recs, err := readAlignedSeqs(f)
-	f.Close()
-	if err != nil {
-		return fmt.Errorf("%s: %w", fs.Arg(0), err)
 	}
 	if len(recs) < *n {
 		return fmt.Errorf("%s: %d sequences, fewer than -n %d", fs.Arg(0), len(recs), *n)
@@ -290,6 +280,21 @@ func runStructprecDepth(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stderr, "%d of %d sequences kept\n", len(keep), len(recs))
 	return nil
+}
+
+// readAlignmentFile reads the aligned sequences of the file at path
+// (readAlignedSeqs), its errors naming the file.
+func readAlignmentFile(path string) ([]seqRecord, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	recs, err := readAlignedSeqs(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return recs, nil
 }
 
 // outputFile returns the file named by -o (created), or stdout when the

@@ -25,6 +25,21 @@ import (
 // the two to equality. Its cost is O(N·(|A| + |js|)) a node, against
 // WaldSupport's O(N·n).
 
+// SupportCoefficients returns the number of coefficients of node i's
+// regressions in its support model (solution w): the bias, the spins
+// with ŵ_j ≠ 0 and the spin tested. The events rule of its statistics
+// (EnoughEvents) counts them, and so does the learner's SmallSample
+// warning.
+func SupportCoefficients(w []float64, i int) float64 {
+	c := 2.0
+	for j, v := range w {
+		if j != i && v != 0 {
+			c++
+		}
+	}
+	return c
+}
+
 // SupportSubset returns node i's Ising estimates a (Â_ij, the value that
 // WaldSupport writes in the form [[a, −a], [−a, a]]) and their standard
 // errors sd for the spins js (all n when js is nil; i's own entry is 0),
@@ -98,7 +113,7 @@ func SupportSubset(s *Data, task *engine.Task, w, u []float64, total float64, js
 	jh.Mul(jaa, hinv)
 	dof = total - float64(p+1)
 	hc1 := HC1Factor(total, float64(p+1))
-	if !EnoughEvents(minorityWeight(task), float64(p+1)) {
+	if !EnoughEvents(minorityWeight(task), SupportCoefficients(w, i)) { // p + 1
 		dof = 0
 	}
 	// The values of every column summed, then those asked for.
