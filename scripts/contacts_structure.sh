@@ -33,6 +33,10 @@
 #                                             data/PF13354/PF13354_wo_ref_seqs.fasta.gz, data/PF13354/PF13354_struct.dat
 #                      (the Pfam families' distance maps, columns numbered as the alignment's)
 #                      pagnani/ArDCAData @ bfd54c6 (PF13354's files last changed in 7477161)
+#   s1Ahalabi_1470_nosnakes.an, 3TGI.pdb
+#                      reynoldsk/pySCA @ b28ae4c (both last changed in db32030): Inputs/s1Ahalabi_1470_nosnakes.an
+#                      (S1A serine proteases, Halabi et al. 2009, 1,390 sequences) and Inputs/3TGI.pdb
+#                      (rat trypsin, chain E): the family S1A, L = 223
 #   PFxxxxx.kortemme.fasta, PFxxxxx.pdb
 #                      Kortemme-Lab/covariation @ e806290: analysis/natural_alignments/PFxxxxx.align.80
 #                      (Pfam domain alignments, redundancy-filtered by the authors) and the domain's
@@ -126,6 +130,9 @@ family() {
     "$work/study" structprec prep -focus DYR_ECOLI/1-159 -o DHFR.fasta "$a2m"
     # 5dfr_minimized.pdb has no chain letter.
     aln=DHFR.fasta; truth=(-pdb "$DATA/5dfr.pdb" -chain _ -fasta DHFR.fasta) ;;
+  S1A)
+    "$work/study" structprec prep -match "$(pdbseq "$DATA/3TGI.pdb" E)" -o S1A.fasta "$DATA/s1Ahalabi_1470_nosnakes.an"
+    aln=S1A.fasta; truth=(-pdb "$DATA/3TGI.pdb" -chain E -fasta S1A.fasta) ;;
   PF00014|PF00595|PF13354)
     local gz
     gz=$(ls "$DATA/$1"_*.fasta.gz | head -1)
