@@ -65,8 +65,8 @@ REPORT="1atz PF00072 PF00582 PF00691 PF00486 PF00226 PF01627 PF00364"
 # long: issue 32's long, shallow case (its families F and G: L = 256,
 # N = 706 and 437), which none of the sets above reaches (L <= 160). The
 # one family of L 180-320 with a structure found in the public
-# repositories searched (docs/contacts, "Long, shallow families") is
-# PF13354 (beta-lactamase, L = 202, N = 7,515, nearly saturated at full
+# repositories searched before its runs (docs/contacts, "Long, shallow
+# families"; S1A, below, was found after) is PF13354 (beta-lactamase, L = 202, N = 7,515, nearly saturated at full
 # depth); its long set is six shallow draws of it, NAME-dNsS being NAME's
 # first sequence and N - 1 others drawn with seed S (study structprec
 # depth). The halves were fixed before any run: the draws sorted by N,

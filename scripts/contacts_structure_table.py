@@ -20,8 +20,11 @@ HELDOUT = ("PF00013 PF00018 PF00111 PF00168 PF00169 PF00179 PF00240 PF00249 PF00
 # changes are chosen) and longB (where the chosen one is reported).
 LONGA = "PF13354-d800s1 PF13354-d600s3 PF13354-d437s5".split()
 LONGB = "PF13354-d700s2 PF13354-d500s4 PF13354-d400s6".split()
+# S1A, the second long family (L = 223), found after the long set's
+# protocol: its draws and the whole family.
+S1A = "S1A-d437s3 S1A-d437s4 S1A-d437s5 S1A-d600s6 S1A-d706s2 S1A-d800s1 S1A".split()
 SETS = (("choice", CHOICE), ("report", REPORT), ("heldout", HELDOUT),
-        ("longA", LONGA), ("longB", LONGB), ("long", LONGA + LONGB))
+        ("longA", LONGA), ("longB", LONGB), ("long", LONGA + LONGB), ("S1A", S1A))
 
 
 def main(paths):
