@@ -9,6 +9,7 @@
 #   SET=report DATA=/path/to/files bash scripts/contacts_structure.sh   # only after the defaults are frozen
 #   FAMILIES="1guu PF00014" VARIANTS="default ref" DATA=... bash scripts/contacts_structure.sh
 #   DEPTH=500 SEED=1 DATA=... bash scripts/contacts_structure.sh       # shallow versions of the families
+#   SET=long DATA=... bash scripts/contacts_structure.sh                # long shallow families (longA, longB: its halves)
 #
 # Issue 32's benchmark has two sets of families (docs/contacts):
 #   choice: the families on which the defaults of LearnContacts are chosen;
@@ -31,6 +32,11 @@
 #                                             data/PF00595/PF00595_mgap6.fasta.gz, data/PF00595/PF00595_struct.dat,
 #                                             data/PF13354/PF13354_wo_ref_seqs.fasta.gz, data/PF13354/PF13354_struct.dat
 #                      (the Pfam families' distance maps, columns numbered as the alignment's)
+#                      pagnani/ArDCAData @ bfd54c6 (PF13354's files last changed in 7477161)
+#   s1Ahalabi_1470_nosnakes.an, 3TGI.pdb
+#                      reynoldsk/pySCA @ b28ae4c (both last changed in db32030): Inputs/s1Ahalabi_1470_nosnakes.an
+#                      (S1A serine proteases, Halabi et al. 2009, 1,390 sequences) and Inputs/3TGI.pdb
+#                      (rat trypsin, chain E): the family S1A, L = 223
 #   PFxxxxx.kortemme.fasta, PFxxxxx.pdb
 #                      Kortemme-Lab/covariation @ e806290: analysis/natural_alignments/PFxxxxx.align.80
 #                      (Pfam domain alignments, redundancy-filtered by the authors) and the domain's
@@ -56,13 +62,29 @@ REPORT="1atz PF00072 PF00582 PF00691 PF00486 PF00226 PF01627 PF00364"
 # commit (their XXXX_A.pdb in input/domains; PF00595 is left to issue 19's
 # ArDCAData files), 338 to 1,825 sequences, the shallow ones among them:
 # never used to choose anything, measured once a default is frozen.
+# long: issue 32's long, shallow case (its families F and G: L = 256,
+# N = 706 and 437), which none of the sets above reaches (L <= 160). The
+# one family of L 180-320 with a structure found in the public
+# repositories searched before its runs (docs/contacts, "Long, shallow
+# families"; S1A, below, was found after) is PF13354 (beta-lactamase, L = 202, N = 7,515, nearly saturated at full
+# depth); its long set is six shallow draws of it, NAME-dNsS being NAME's
+# first sequence and N - 1 others drawn with seed S (study structprec
+# depth). The halves were fixed before any run: the draws sorted by N,
+# alternately to longA (where candidate changes are chosen) and longB
+# (where the chosen one is reported). The draws share the family's truth
+# and overlap in sequences: they are not six independent families.
+LONGA="PF13354-d800s1 PF13354-d600s3 PF13354-d437s5"
+LONGB="PF13354-d700s2 PF13354-d500s4 PF13354-d400s6"
 HELDOUT="PF00013 PF00018 PF00111 PF00168 PF00169 PF00179 PF00240 PF00249 PF00254 PF00313 PF00327 PF00355 PF00381 PF00439 PF00498 PF00542 PF00708 PF01029 PF01035 PF01451 PF01833 PF02823 PF04002 PF07679 PF07686 PF08666 PF12844"
 case ${SET:-choice} in
 choice) set_families=$CHOICE ;;
 report) set_families=$REPORT ;;
 heldout) set_families=$HELDOUT ;;
+long) set_families="$LONGA $LONGB" ;;
+longA) set_families=$LONGA ;;
+longB) set_families=$LONGB ;;
 all) set_families="$CHOICE $REPORT" ;;
-*) echo "SET is choice, report, heldout or all" >&2; exit 1 ;;
+*) echo "SET is choice, report, heldout, long, longA, longB or all" >&2; exit 1 ;;
 esac
 FAMILIES=${FAMILIES:-$set_families}
 VARIANTS=${VARIANTS:-"default plmc"}
@@ -108,6 +130,9 @@ family() {
     "$work/study" structprec prep -focus DYR_ECOLI/1-159 -o DHFR.fasta "$a2m"
     # 5dfr_minimized.pdb has no chain letter.
     aln=DHFR.fasta; truth=(-pdb "$DATA/5dfr.pdb" -chain _ -fasta DHFR.fasta) ;;
+  S1A)
+    "$work/study" structprec prep -match "$(pdbseq "$DATA/3TGI.pdb" E)" -o S1A.fasta "$DATA/s1Ahalabi_1470_nosnakes.an"
+    aln=S1A.fasta; truth=(-pdb "$DATA/3TGI.pdb" -chain E -fasta S1A.fasta) ;;
   PF00014|PF00595|PF13354)
     local gz
     gz=$(ls "$DATA/$1"_*.fasta.gz | head -1)
@@ -123,7 +148,14 @@ family() {
 }
 
 for f in $FAMILIES; do
-  family "$f"
+  if [[ $f =~ ^(.+)-d([0-9]+)s([0-9]+)$ ]]; then
+    # NAME-dNsS: a shallow draw of NAME, N sequences, seed S.
+    family "${BASH_REMATCH[1]}"
+    "$work/study" structprec depth -n "${BASH_REMATCH[2]}" -seed "${BASH_REMATCH[3]}" -o "$f.shallow.fasta" "$aln" 2>> "$work/depth.log"
+    aln=$f.shallow.fasta
+  else
+    family "$f"
+  fi
   if [ -n "${DEPTH:-}" ]; then
     # A shallow family assembled from this one: its first sequence and
     # DEPTH - 1 others drawn with seed SEED (study structprec depth).
@@ -139,12 +171,21 @@ for f in $FAMILIES; do
     vp) timed "$f.vp" "$work/pairwise" contacts -quiet -workers 2 -softmax=false -o "$f.vp.csv" "$aln"; files+=("$f.vp.csv") ;;
     # Any other variant NAME=FLAGS, e.g. "rho16=-ridge,16": commas become spaces.
     # "C@L" in FLAGS stands for C·(L − 1), L the family's number of
-    # columns (e.g. "smL=-softmax,-ridge,0.2@L": CCMpred's scaling).
+    # columns (e.g. "smL=-softmax,-ridge,0.2@L": CCMpred's scaling);
+    # "C@N" for C·√Neff, Neff as pairwise contacts reweights the family
+    # (study structprec neff; e.g. "sqrtN=-ridge,0.358@N": 16·√(Neff/2000)).
     *=*) name=${v%%=*}; flags=${v#*=}
          L=$(awk '!/^>/{print length($0); exit}' "$aln")
          while [[ $flags =~ ([0-9.]+)@L ]]; do
            flags=${flags/"${BASH_REMATCH[0]}"/$(awk -v c="${BASH_REMATCH[1]}" -v L="$L" 'BEGIN{print c*(L-1)}')}
          done
+         if [[ $flags =~ @N ]]; then
+           neff=$("$work/study" structprec neff "$aln" | awk '{print $3}')
+           while [[ $flags =~ ([0-9.]+)@N ]]; do
+             flags=${flags/"${BASH_REMATCH[0]}"/$(awk -v c="${BASH_REMATCH[1]}" -v n="$neff" 'BEGIN{printf "%.2f", c*sqrt(n)}')}
+           done
+         fi
+         echo "$f.$name: flags ${flags//,/ }" >> "$work/flags.log"
          # shellcheck disable=SC2086
          timed "$f.$name" "$work/pairwise" contacts -quiet -workers 2 ${flags//,/ } -o "$f.$name.csv" "$aln"; files+=("$f.$name.csv") ;;
     esac

@@ -16,7 +16,15 @@ REPORT = "1atz PF00072 PF00582 PF00691 PF00486 PF00226 PF01627 PF00364".split()
 HELDOUT = ("PF00013 PF00018 PF00111 PF00168 PF00169 PF00179 PF00240 PF00249 PF00254 PF00313 "
            "PF00327 PF00355 PF00381 PF00439 PF00498 PF00542 PF00708 PF01029 PF01035 PF01451 "
            "PF01833 PF02823 PF04002 PF07679 PF07686 PF08666 PF12844").split()
-SETS = (("choice", CHOICE), ("report", REPORT), ("heldout", HELDOUT))
+# The long set: shallow draws of PF13354 (L = 202), its halves longA (where
+# changes are chosen) and longB (where the chosen one is reported).
+LONGA = "PF13354-d800s1 PF13354-d600s3 PF13354-d437s5".split()
+LONGB = "PF13354-d700s2 PF13354-d500s4 PF13354-d400s6".split()
+# S1A, the second long family (L = 223), found after the long set's
+# protocol: its draws and the whole family.
+S1A = "S1A-d437s3 S1A-d437s4 S1A-d437s5 S1A-d600s6 S1A-d706s2 S1A-d800s1 S1A".split()
+SETS = (("choice", CHOICE), ("report", REPORT), ("heldout", HELDOUT),
+        ("longA", LONGA), ("longB", LONGB), ("long", LONGA + LONGB), ("S1A", S1A))
 
 
 def main(paths):
@@ -37,6 +45,8 @@ def main(paths):
     print("| set | family | run | top L/5 | top L/2 | top L | wall s | CPU s | peak MB |")
     print("|---|---|---|---|---|---|---|---|---|")
     for label, fams in SETS:
+        if label == "long":  # its rows are longA's and longB's
+            continue
         for fam in fams:
             for r in runs:
                 key = f"{fam}.{r}"

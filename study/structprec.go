@@ -18,6 +18,7 @@ import (
 const structprecUsage = `Usage: go run . structprec prep [flags] ALIGNMENT      (from study/)
        go run . structprec depth -n N [-seed S] [-o OUT] ALIGNMENT
        go run . structprec score [flags] SCORES...
+       go run . structprec neff [-theta T] ALIGNMENT
 
 Contact precision against a solved structure, for docs/contacts.
 
@@ -34,6 +35,10 @@ depth writes a shallow family made from a deep one: the first sequence
 (seeded by -seed), in their order in the alignment, the columns as they
 are. It assembles families as shallow as those on which plmc leads
 (a few hundred sequences) from families with solved structures.
+
+neff prints "N L Neff" of an alignment as pairwise contacts reads and
+reweights it (identity -theta, 0.8 by default): the effective number of
+sequences without the fit, for a ridge that follows Neff.
 
 score reads one or more score files of the prepared alignment's L columns
 (pairwise contacts CSV: i,j,score with names colN or residue numbers; or
@@ -59,7 +64,7 @@ Examples:
 func runStructprec(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, structprecUsage)
-		return errors.New("want prep, depth or score")
+		return errors.New("want prep, depth, neff or score")
 	}
 	switch args[0] {
 	case "prep":
@@ -68,12 +73,14 @@ func runStructprec(args []string, stdout, stderr io.Writer) error {
 		return runStructprecScore(args[1:], stdout, stderr)
 	case "depth":
 		return runStructprecDepth(args[1:], stdout, stderr)
+	case "neff":
+		return runStructprecNeff(args[1:], stdout, stderr)
 	case "-h", "-help", "--help":
 		fmt.Fprint(stderr, structprecUsage) // help goes where every command's goes
 		return nil
 	}
 	fmt.Fprint(stderr, structprecUsage)
-	return fmt.Errorf("unknown structprec command %q: want prep, depth or score", args[0])
+	return fmt.Errorf("unknown structprec command %q: want prep, depth, neff or score", args[0])
 }
 
 // seqRecord is one aligned sequence.

@@ -185,3 +185,35 @@ func TestShallowRows(t *testing.T) {
 		t.Errorf("seeds 3 and 4 drew the same rows %v", a)
 	}
 }
+
+// TestStructprecNeff checks structprec neff against Neff worked by hand.
+// Four sequences of 5 columns: a and b identical, c sharing 3 of 5 columns
+// with them (60%) and 4 of 5 with d (80%), d sharing 3 of 5 with a and b.
+// At θ = 0.8 the neighbourhoods are {a, b}, {a, b}, {c, d}, {c, d}: Neff =
+// 4 × 1/2 = 2. At θ = 0.5 every pair shares at least 60%: each sequence
+// has all four as neighbours, Neff = 4 × 1/4 = 1.
+func TestStructprecNeff(t *testing.T) {
+	dir := t.TempDir()
+	aln := ">a\nACDEF\n>b\nACDEF\n>c\nACDGH\n>d\nACDGY\n"
+	path := filepath.Join(dir, "a.fasta")
+	if err := os.WriteFile(path, []byte(aln), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if err := runStructprec([]string{"neff", path}, &stdout, &stderr); err != nil {
+		t.Fatal(err, stderr.String())
+	}
+	if got, want := stdout.String(), "4 5 2.0\n"; got != want {
+		t.Errorf("neff at 0.8: %q, want %q", got, want)
+	}
+	stdout.Reset()
+	if err := runStructprec([]string{"neff", "-theta", "0.5", path}, &stdout, &stderr); err != nil {
+		t.Fatal(err, stderr.String())
+	}
+	if got, want := stdout.String(), "4 5 1.0\n"; got != want {
+		t.Errorf("neff at 0.5: %q, want %q", got, want)
+	}
+	if err := runStructprec([]string{"neff"}, &stdout, &stderr); err == nil {
+		t.Error("neff without an alignment: no error")
+	}
+}
