@@ -176,6 +176,17 @@ func (s *sparseSide) setLow(h *lowHeap, keep int) {
 	}
 }
 
+// clone returns a copy of s that shares no slice with it: the merge adds
+// entries to its sides (add reuses their arrays), and a Partial may be
+// merged more than once.
+func (s *sparseSide) clone() *sparseSide {
+	c := *s
+	c.js, c.a, c.sd = slices.Clone(s.js), slices.Clone(s.a), slices.Clone(s.sd)
+	c.wIdx, c.wVal = slices.Clone(s.wIdx), slices.Clone(s.wVal)
+	c.lowJs, c.lowB = slices.Clone(s.lowJs), slices.Clone(s.lowB)
+	return &c
+}
+
 // find returns the place of spin j in js and whether it is kept.
 func (sd *sparseSide) find(j int) (int, bool) {
 	return slices.BinarySearch(sd.js, int32(j))
@@ -278,6 +289,18 @@ func newSparseRun(n int, env sparseEnv) *sparseRun {
 	}
 	return &sparseRun{n: n, sides: make([]sparseSide, n), env: env,
 		done: make([]bool, n), asked: make([][]int32, n)}
+}
+
+// elsewhere marks every node not in only (a shard's nodes, increasing)
+// as done, so that the first pass leaves no request for a node whose
+// first pass runs in another shard: the merge's second pass fetches those
+// partner entries, the same bits (selection.SupportSubset), so that the
+// sides after it, and the result, do not depend on the sharding.
+func (sr *sparseRun) elsewhere(only []int) {
+	for i := range sr.done {
+		_, mine := slices.BinarySearch(only, i)
+		sr.done[i] = !mine
+	}
 }
 
 // first is the first pass of node i, after its fits: all n entries in the

@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"slices"
 
+	"github.com/mrfkit/pairwise/internal/engine"
 	"github.com/mrfkit/pairwise/internal/estimates"
 	"github.com/mrfkit/pairwise/internal/selection"
 )
@@ -92,6 +93,20 @@ type partialSettings struct {
 	test               WaldTest
 	selection          Selection // nil when the width was given
 	fit                string
+	// sparse is set when the parts ran the sparse edge test's first pass
+	// (edgetest_sparse.go): what the merge needs to rebuild the engine's
+	// data for the second pass as the shards built it.
+	sparse *sparseSettings
+}
+
+// sparseSettings are the settings of the sparse edge test's parts that
+// the merge reads: the most spins of the full-model test (only tests
+// change it; the sparse test runs above it) and the engine's row split,
+// which cuts the passes over the rows into chunks summed in order
+// (engine.Split; only tests change it too).
+type sparseSettings struct {
+	waldDense int
+	split     engine.Split
 }
 
 // partialNode is one node's share of a Partial.
@@ -105,6 +120,11 @@ type partialNode struct {
 	// "multinomial"), which the merge's edge test reads; nil otherwise
 	// and for a node without one (constant).
 	mix *selection.MixedFit
+	// side is what the sparse edge test's first pass kept of the node
+	// (edgetest_sparse.go: its entries that can reach the floor, its
+	// least standard errors' bounds and floor, its solution), O(d)
+	// numbers; nil when the parts did not run it.
+	side *sparseSide
 }
 
 // N returns the number of variables of the samples the Partial was learned
@@ -297,6 +317,12 @@ func learnNodes(ctx context.Context, fn string, s *Samples, nodes []int, opts []
 		if r.mixFits != nil {
 			p.nodes[x].mix = r.mixFits[i]
 		}
+		if r.sparseState != nil {
+			p.nodes[x].side = r.sparseState.sides[i].clone()
+		}
+	}
+	if r.sparseState != nil {
+		p.set.sparse = &sparseSettings{waldDense: r.cfg.waldDense, split: r.cfg.split}
 	}
 	return p, nil
 }
@@ -418,6 +444,9 @@ func MergePartialsContext(ctx context.Context, s *Samples, workers int, parts ..
 			if pn.est == nil || pn.est.K != k || !pn.est.WellFormed(n) || len(pn.fields) != k {
 				return nil, fmt.Errorf("pairwise: %s: partial %d: node %d: estimates or fields do not fit n = %d, k = %d", fn, x, i, n, k)
 			}
+			if first.set.sparse != nil && pn.side == nil {
+				return nil, fmt.Errorf("pairwise: %s: partial %d: node %d has no first pass of the sparse edge test", fn, x, i)
+			}
 			est[i] = pn.est
 			copy(fields[i*k:], pn.fields)
 			nodes[i] = pn.fit
@@ -444,7 +473,7 @@ func MergePartialsContext(ctx context.Context, s *Samples, workers int, parts ..
 		return nil, fmt.Errorf("pairwise: %s: the samples given are not those the partials were learned from", fn)
 	}
 	for i := range nodes {
-		if r.wantEta && !nodes[i].Constant && !nodes[i].emptyFits() && r.nodes[i].d == nil {
+		if r.wantEta && first.set.sparse == nil && !nodes[i].Constant && !nodes[i].emptyFits() && r.nodes[i].d == nil {
 			return nil, fmt.Errorf("pairwise: %s: node %d has no debiased estimates for the edge test", fn, i)
 		}
 	}
@@ -465,6 +494,11 @@ func MergePartialsContext(ctx context.Context, s *Samples, workers int, parts ..
 			return nil, fmt.Errorf("pairwise: %s: %w", fn, err)
 		}
 	}
+	if set.sparse != nil {
+		if err := r.mergeSparse(fn, parts, set.sparse); err != nil {
+			return nil, err
+		}
+	}
 	if set.selection != nil {
 		r.spec, r.rule = &selection.Spec{}, set.selection
 	}
@@ -483,6 +517,53 @@ func MergePartialsContext(ctx context.Context, s *Samples, workers int, parts ..
 	return res, err
 }
 
+// mergeSparse prepares MergePartials' edge test for parts that ran the
+// sparse test's first pass (edgetest_sparse.go): the engine's data of the
+// samples r.s rebuilt as the shards built them (the default backend,
+// identical rows merged, the same row split), so that the second pass,
+// the bound of MinEdgeWeight and Tuning's accessors compute the entries
+// the parts did not keep to the same bits, and each node's side from its
+// part. assemble then runs the global stage as one process does
+// (WaldTest.runSparse). The first pass leaves no request across parts
+// (sparseRun.elsewhere): the second pass fetches those entries, so the
+// result does not depend on the sharding.
+func (r *learnRun) mergeSparse(fn string, parts []*Partial, set *sparseSettings) error {
+	s := r.s
+	knobs := optionFunc(func(c *config) { c.waldDense, c.split = set.waldDense, set.split })
+	run, err := newRun(fn, s, []Option{WithWorkers(r.cfg.workers), knobs}, true)
+	if err != nil {
+		return err
+	}
+	// The fits are over: the passes that follow run their row chunks in
+	// order on each caller, as after the fits of one process.
+	run.stop()
+	r.b, r.fitted, r.d = run.b, run.fitted, run.d
+	r.cfg.waldDense, r.cfg.split = set.waldDense, set.split
+	data := r.fitted.stages()
+	if !selection.SupportWald(data, set.waldDense) {
+		return fmt.Errorf("pairwise: %s: the partials ran the sparse edge test, which samples of %d spins do not take", fn, s.n)
+	}
+	n := s.n
+	sr := newSparseRun(n, sparseEnv{
+		s: s, data: data, workers: r.cfg.workers, each: r.eachNodeQuiet,
+		driver: func() (*engine.Driver, func()) {
+			wk := r.pool.Get()
+			return r.driver(wk), func() { r.pool.Put(wk) }
+		},
+	})
+	r.coefs = make([]float64, n)
+	for _, p := range parts {
+		for _, pn := range p.nodes {
+			sr.sides[pn.node] = *pn.side.clone()
+			// The node's coefficients in its support model, which set the
+			// events rule of the SmallSample warning (fitIsing).
+			r.coefs[pn.node] = selection.SupportCoefficients(pn.side.dense(n), pn.node)
+		}
+	}
+	r.sparseState = sr
+	return nil
+}
+
 // emptyFits reports whether a node solved no regression (every value pair
 // without rows of both values), so that it has no debiased estimate.
 func (f *NodeFit) emptyFits() bool { return f.Regressions == 0 }
@@ -494,8 +575,9 @@ func sameSettings(a, b partialSettings) bool {
 	if sel && a.selection != nil {
 		sel = a.selection.String() == b.selection.String()
 	}
+	sparse := (a.sparse == nil) == (b.sparse == nil) && (a.sparse == nil || *a.sparse == *b.sparse)
 	return same(a.width, b.width) && same(a.eta, b.eta) && same(a.radius, b.radius) &&
-		a.symmetric == b.symmetric && a.test == b.test && a.fit == b.fit && sel
+		a.symmetric == b.symmetric && a.test == b.test && a.fit == b.fit && sel && sparse
 }
 
 // mergeMultinomial prepares MergePartials' stages for parts of the
