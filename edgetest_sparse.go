@@ -57,14 +57,21 @@ import (
 //   - Tuning's accessors read the kept entries and compute any other on
 //     demand (selection.SupportSubset on the node's fit), the same bits.
 //
-// The test runs in one process over all nodes, with the rows split among
-// the workers or not (the passes after the fits cut the rows into the
-// fits' chunks, summed in the same order: engine.RunChunks); the shards
-// and the merge keep the dense test, whose mixture applies the same floor
-// on this path, so that they stay bit-identical to one process. Its memory
-// is O(n·d) on top of the samples, so Learn takes it past
-// MaxLearnEntries. TestSparseEdgeTestMatchesDense, TestSparseEdgeTestRowSplit
-// and TestSparseMinEdgeWeightBound hold the two tests to the same bits.
+// The test runs over all nodes, with the rows split among the workers or
+// not (the passes after the fits cut the rows into the fits' chunks,
+// summed in the same order: engine.RunChunks), in one process or in
+// shards: a shard runs the first pass of its nodes and its Partial
+// carries their sides (shard.go, format pairwise-partial/3); the merge
+// rebuilds the engine's data from the samples and runs runSparse, whose
+// second pass fetches the partner entries that no shard kept (a shard
+// leaves no request for another shard's nodes, sparseRun.elsewhere), so
+// the sides after it and the result are one process's, bit for bit
+// (TestShardedSparseIdentical). The dense test's mixture applies the same
+// floor on this path, so a shard with another backend, which keeps the
+// dense test, agrees too. Its memory is O(n·d) on top of the samples, so
+// Learn and the shards take it past MaxLearnEntries.
+// TestSparseEdgeTestMatchesDense, TestSparseEdgeTestRowSplit and
+// TestSparseMinEdgeWeightBound hold the two tests to the same bits.
 
 // sparseKeep is the ratio from which a node keeps a side: F less a
 // relative 1e-9, so that no pair whose computed statistic reaches F is

@@ -52,6 +52,18 @@ import (
 // Sharding). A merge without samples reports an error when the refit is
 // due; WithRefit(false) or WithMinEdgeWeight make the merge need nothing
 // but the partials.
+//
+// On complete binary samples of more than selection.WaldDenseMax (256)
+// spins, without η and with the default backend, the edge test is the
+// sparse one (edgetest_sparse.go), in the shards as in one process: each
+// shard runs the test's first pass for its nodes as they are fitted and
+// its Partial carries what it kept (O(d) numbers a node, format
+// pairwise-partial/3), and the merge, which needs the samples, rebuilds
+// the engine's data from them and runs the global stage (the second pass
+// over the samples for the partner entries no shard kept, the statistics,
+// the cut, MinEdgeWeight's bound). Neither holds an n × n array, so
+// neither is bounded by MaxLearnEntries, and the result is one process's
+// bit for bit.
 
 // Partial is the part of a learner's result that one shard computes: for
 // each of its nodes, the estimates of the node's own regressions (before
@@ -65,10 +77,17 @@ import (
 // back (UnmarshalJSON) without loss. A node's estimates are stored
 // sparsely, its nonzero coefficients (two numbers each for k = 2: the
 // neighbour and Â_ij; 1 + k² for k > 2), so with η given a part holds
-// about the support of its nodes; the edge test adds 2n numbers a node
-// (k² times that for k > 2), its debiased estimates and standard errors,
-// which are dense. ReadPartial also reads the dense files of the format
-// before (pairwise-partial/1).
+// about the support of its nodes. Without η the dense edge test adds 2n
+// numbers a node (k² times that for k > 2), its debiased estimates and
+// standard errors; the sparse test (complete binary samples of more than
+// 256 spins, the default backend) adds instead what its first pass kept:
+// the entries whose ratio |Â_ij|/SE can reach its floor of 2.5 (the
+// neighbours, and about 1.2% of the other spins by chance at large N),
+// the bounds of the node's 32 least standard errors and a floor, and its
+// solution's nonzero coefficients, so O(d) numbers a node. Such a part is
+// written as format pairwise-partial/3 (a reader of the format before
+// refuses it by name); the others as pairwise-partial/2. ReadPartial also
+// reads the dense files of pairwise-partial/1.
 type Partial struct {
 	algorithm string // "ising", "pairwise", "ordinal" (Learn's ordinal scale) or "multinomial" (its nominal default, multinomial.go)
 	n, k      int
@@ -399,8 +418,13 @@ func MergePartials(parts ...*Partial) (*Result, error) {
 // MergePartialsContext is MergePartials with cancellation, the samples the
 // parts were learned from (nil when the refit stage is not due; checked
 // against the parts' fingerprint when given) and the goroutines of the
-// refit stage (0 means GOMAXPROCS; the result does not depend on it). It
-// returns ctx.Err() promptly once ctx is done. A nil ctx is an error.
+// refit stage (0 means GOMAXPROCS; the result does not depend on it). For
+// parts of the sparse edge test (see Partial) it rebuilds the engine's
+// data from the samples as the shards did and runs the test's global
+// stage on them, a second pass over the samples for the entries that no
+// part kept; it returns an error when such parts are mixed with parts of
+// the dense test. It returns ctx.Err() promptly once ctx is done. A nil
+// ctx is an error.
 func MergePartialsContext(ctx context.Context, s *Samples, workers int, parts ...*Partial) (*Result, error) {
 	const fn = "MergePartials"
 	if ctx == nil {
