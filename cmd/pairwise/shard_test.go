@@ -215,7 +215,7 @@ func TestShardPipelineSparse(t *testing.T) {
 	dir := t.TempDir()
 	at := func(name string) string { return filepath.Join(dir, name) }
 	data := at("spins300.csv")
-	if err := os.WriteFile(data, []byte(chainSpins(t, 300, 600)), 0o644); err != nil {
+	if err := os.WriteFile(data, []byte(chainSpins(t, 300, 400)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	args := []string{"learn", "-quiet", "-workers", "2"}
