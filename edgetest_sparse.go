@@ -183,9 +183,8 @@ func (s *sparseSide) setLow(h *lowHeap, keep int) {
 	}
 }
 
-// clone returns a copy of s that shares no slice with it: the merge adds
-// entries to its sides (add reuses their arrays), and a Partial may be
-// merged more than once.
+// clone returns a copy of s that shares no slice with it (a shard's
+// Partial owns its nodes' sides).
 func (s *sparseSide) clone() *sparseSide {
 	c := *s
 	c.js, c.a, c.sd = slices.Clone(s.js), slices.Clone(s.a), slices.Clone(s.sd)
@@ -199,7 +198,10 @@ func (sd *sparseSide) find(j int) (int, bool) {
 	return slices.BinarySearch(sd.js, int32(j))
 }
 
-// add merges entries of spins js (not kept yet, any order).
+// add merges entries of spins js (not kept yet, any order) into new
+// arrays: the old ones may be shared with a Partial (MergePartials' sides
+// are its parts' until the second pass adds to them), which must not
+// change.
 func (s *sparseSide) add(js []int, a, sd []float64) {
 	type ent struct {
 		j     int32
@@ -213,7 +215,7 @@ func (s *sparseSide) add(js []int, a, sd []float64) {
 		all = append(all, ent{int32(j), a[x], sd[x]})
 	}
 	slices.SortFunc(all, func(p, q ent) int { return int(p.j) - int(q.j) })
-	s.js, s.a, s.sd = s.js[:0], s.a[:0], s.sd[:0]
+	s.js, s.a, s.sd = make([]int32, 0, len(all)), make([]float64, 0, len(all)), make([]float64, 0, len(all))
 	for _, e := range all {
 		s.js = append(s.js, e.j)
 		s.a = append(s.a, e.a)

@@ -578,7 +578,10 @@ func (r *learnRun) mergeSparse(fn string, parts []*Partial, set *sparseSettings)
 	r.coefs = make([]float64, n)
 	for _, p := range parts {
 		for _, pn := range p.nodes {
-			sr.sides[pn.node] = *pn.side.clone()
+			// The part's arrays are shared, not copied: the second pass
+			// adds to a side in new arrays (sparseSide.add), so the part
+			// is unchanged and may be merged again.
+			sr.sides[pn.node] = *pn.side
 			// The node's coefficients in its support model, which set the
 			// events rule of the SmallSample warning (fitIsing).
 			r.coefs[pn.node] = selection.SupportCoefficients(pn.side.dense(n), pn.node)
