@@ -584,7 +584,7 @@ func (r *learnRun) mergeSparse(fn string, parts []*Partial, set *sparseSettings)
 			sr.sides[pn.node] = *pn.side
 			// The node's coefficients in its support model, which set the
 			// events rule of the SmallSample warning (fitIsing).
-			r.coefs[pn.node] = selection.SupportCoefficients(pn.side.dense(n), pn.node)
+			r.coefs[pn.node] = selection.SupportCoefficientsAt(pn.side.wIdx, pn.node)
 		}
 	}
 	r.sparseState = sr
