@@ -491,6 +491,9 @@ func MergePartialsContext(ctx context.Context, s *Samples, workers int, parts ..
 	if r.wantEta && s == nil {
 		// The edge test reads the samples: the Ising refit refits on
 		// them, and the small-sample rule counts their values.
+		if set.sparse != nil {
+			return nil, fmt.Errorf("pairwise: %s: the sparse edge test's second pass computes the entries no part kept from the samples: %w", fn, ErrRefitNeedsSamples)
+		}
 		return nil, fmt.Errorf("pairwise: %s: %w", fn, ErrRefitNeedsSamples)
 	}
 	if s != nil && fingerprint(s) != first.data {

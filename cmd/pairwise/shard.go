@@ -241,6 +241,9 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 	if err := cli.During(stderr, "merging", 0, true, func(ctx context.Context, _ func(int, int)) (err error) {
 		res, err = pairwise.MergePartialsContext(ctx, s, *workers, parts...)
 		if errors.Is(err, pairwise.ErrRefitNeedsSamples) {
+			if strings.Contains(err.Error(), "sparse edge test") {
+				return errors.New("without -eta, on binary data of more than 256 variables, the edge test's second pass reads the samples: give them with -data FILE")
+			}
 			return errors.New("without -eta, for k = 2, the edge test's refit stage needs the samples: give them with -data FILE (or learn with -refit=false)")
 		}
 		return err

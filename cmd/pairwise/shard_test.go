@@ -246,6 +246,14 @@ func TestShardPipelineSparse(t *testing.T) {
 		if !bytes.Equal(got, want) {
 			t.Fatalf("m = %d: the merged output differs from one process's", m)
 		}
+		if m == 2 {
+			// Without -data the merge says that the second pass reads
+			// the samples.
+			out, err := exec.Command(bin, append([]string{"merge", "-quiet", "-o", at("no.csv")}, parts...)...).CombinedOutput()
+			if err == nil || !bytes.Contains(out, []byte("second pass reads the samples: give them with -data")) {
+				t.Errorf("merge without -data: %v, %s", err, out)
+			}
+		}
 	}
 }
 
