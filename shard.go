@@ -60,12 +60,11 @@ import (
 // its Partial carries what it kept (format pairwise-partial/3: a node's
 // neighbours and the spins whose ratio reaches the floor by chance, about
 // 1.2% of n, so a part grows as n²/m with a small constant), and the
-// merge, which needs the samples, rebuilds
-// the engine's data from them and runs the global stage (the second pass
-// over the samples for the partner entries no shard kept, the statistics,
-// the cut, MinEdgeWeight's bound). Neither holds an n × n array, so
-// neither is bounded by MaxLearnEntries, and the result is one process's
-// bit for bit.
+// merge, which needs the samples, rebuilds the engine's data from them
+// and runs the global stage (the second pass over the samples for the
+// partner entries no shard kept, the statistics, the cut, MinEdgeWeight's
+// bound). Neither holds an n × n array, so neither is bounded by
+// MaxLearnEntries, and the result is one process's bit for bit.
 
 // Partial is the part of a learner's result that one shard computes: for
 // each of its nodes, the estimates of the node's own regressions (before
