@@ -1,8 +1,10 @@
 package pairwise
 
 import (
+	"context"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -55,4 +57,50 @@ func benchWorkers() int {
 		return w
 	}
 	return 1
+}
+
+// BenchmarkMergeFile merges the parts that "pairwise learn -shard i/m"
+// wrote for the file PAIRWISE_BENCH_FILE, listed (comma-separated) in
+// PAIRWISE_BENCH_PARTS, as "pairwise merge -data" does: the file read as
+// its distinct rows (CSVOptions.Compact, the command's reading, which the
+// parts' fingerprint records), PAIRWISE_BENCH_WORKERS workers. Reading
+// is outside the timing; with -cpuprofile it shows where the merge's
+// global stage goes (for the tuning-free default past 256 spins, the
+// sparse edge test's second pass, cut and bounds, and the global test of
+// independence).
+func BenchmarkMergeFile(b *testing.B) {
+	path, list := os.Getenv("PAIRWISE_BENCH_FILE"), os.Getenv("PAIRWISE_BENCH_PARTS")
+	if path == "" || list == "" {
+		b.Skip("PAIRWISE_BENCH_FILE or PAIRWISE_BENCH_PARTS not set")
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, err := ReadCSVWith(f, CSVOptions{Compact: true})
+	f.Close()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var parts []*Partial
+	for _, name := range strings.Split(list, ",") {
+		pf, err := os.Open(name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		p, err := ReadPartial(pf)
+		pf.Close()
+		if err != nil {
+			b.Fatal(err)
+		}
+		parts = append(parts, p)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		res, err := MergePartialsContext(context.Background(), s, benchWorkers(), parts...)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(len(res.Edges)), "edges")
+	}
 }

@@ -97,8 +97,9 @@
 // 4 GB a worker (k = 21 with n ≥ 79), or its dense arrays would pass
 // MaxLearnEntries, Learn returns an error asking for WithMinEdgeWeight
 // instead, which lifts the limit (it matches ErrEdgeTestTooLarge). On
-// complete binary samples in one process the test keeps only the pairs
-// that can matter and has no such limit.
+// complete binary samples (Learn, LearnIsing, and their shards with the
+// default backend) the test keeps only the pairs that can matter and has
+// no such limit.
 //
 // # Solvers and the engine
 //
@@ -145,7 +146,7 @@
 // exhaust memory are errors before anything is allocated: MaxModelEntries
 // for the model constructors, MaxSampleValues for one call of a sampler,
 // MaxLearnEntries for the learners' dense arrays (without η, but for the
-// Ising path in one process).
+// Ising path on complete samples, in one process or in shards).
 //
 // # Files and graphs
 //
@@ -170,7 +171,9 @@
 // LearnShard (or LearnNodes) learns a share of the nodes into a Partial,
 // which WritePartial and ReadPartial carry between machines, and
 // MergePartials assembles the parts into the Result one process would have
-// given, bit for bit. WithKeepSolutions keeps every regression's solution
+// given, bit for bit. On complete binary samples without η the shards run
+// the sparse edge test's first pass for their nodes and the merge, given
+// the samples, its global stage, so neither holds an n × n array. WithKeepSolutions keeps every regression's solution
 // in a Result and WithWarmStart starts a fit on related data (a bootstrap's
 // resample) from them.
 //

@@ -57,14 +57,21 @@ import (
 //   - Tuning's accessors read the kept entries and compute any other on
 //     demand (selection.SupportSubset on the node's fit), the same bits.
 //
-// The test runs in one process over all nodes, with the rows split among
-// the workers or not (the passes after the fits cut the rows into the
-// fits' chunks, summed in the same order: engine.RunChunks); the shards
-// and the merge keep the dense test, whose mixture applies the same floor
-// on this path, so that they stay bit-identical to one process. Its memory
-// is O(n·d) on top of the samples, so Learn takes it past
-// MaxLearnEntries. TestSparseEdgeTestMatchesDense, TestSparseEdgeTestRowSplit
-// and TestSparseMinEdgeWeightBound hold the two tests to the same bits.
+// The test runs over all nodes, with the rows split among the workers or
+// not (the passes after the fits cut the rows into the fits' chunks,
+// summed in the same order: engine.RunChunks), in one process or in
+// shards: a shard runs the first pass of its nodes and its Partial
+// carries their sides (shard.go, format pairwise-partial/3); the merge
+// rebuilds the engine's data from the samples and runs runSparse, whose
+// second pass fetches the partner entries that no shard kept (a shard
+// leaves no request for another shard's nodes, sparseRun.elsewhere), so
+// the sides after it and the result are one process's, bit for bit
+// (TestShardedSparseIdentical). The dense test's mixture applies the same
+// floor on this path, so a shard with another backend, which keeps the
+// dense test, agrees too. Its memory is O(n·d) on top of the samples, so
+// Learn and the shards take it past MaxLearnEntries.
+// TestSparseEdgeTestMatchesDense, TestSparseEdgeTestRowSplit and
+// TestSparseMinEdgeWeightBound hold the two tests to the same bits.
 
 // sparseKeep is the ratio from which a node keeps a side: F less a
 // relative 1e-9, so that no pair whose computed statistic reaches F is
@@ -176,12 +183,25 @@ func (s *sparseSide) setLow(h *lowHeap, keep int) {
 	}
 }
 
+// clone returns a copy of s that shares no slice with it (a shard's
+// Partial owns its nodes' sides).
+func (s *sparseSide) clone() *sparseSide {
+	c := *s
+	c.js, c.a, c.sd = slices.Clone(s.js), slices.Clone(s.a), slices.Clone(s.sd)
+	c.wIdx, c.wVal = slices.Clone(s.wIdx), slices.Clone(s.wVal)
+	c.lowJs, c.lowB = slices.Clone(s.lowJs), slices.Clone(s.lowB)
+	return &c
+}
+
 // find returns the place of spin j in js and whether it is kept.
 func (sd *sparseSide) find(j int) (int, bool) {
 	return slices.BinarySearch(sd.js, int32(j))
 }
 
-// add merges entries of spins js (not kept yet, any order).
+// add merges entries of spins js (not kept yet, any order) into new
+// arrays: the old ones may be shared with a Partial (MergePartials' sides
+// are its parts' until the second pass adds to them), which must not
+// change.
 func (s *sparseSide) add(js []int, a, sd []float64) {
 	type ent struct {
 		j     int32
@@ -195,7 +215,7 @@ func (s *sparseSide) add(js []int, a, sd []float64) {
 		all = append(all, ent{int32(j), a[x], sd[x]})
 	}
 	slices.SortFunc(all, func(p, q ent) int { return int(p.j) - int(q.j) })
-	s.js, s.a, s.sd = s.js[:0], s.a[:0], s.sd[:0]
+	s.js, s.a, s.sd = make([]int32, 0, len(all)), make([]float64, 0, len(all)), make([]float64, 0, len(all))
 	for _, e := range all {
 		s.js = append(s.js, e.j)
 		s.a = append(s.a, e.a)
@@ -278,6 +298,18 @@ func newSparseRun(n int, env sparseEnv) *sparseRun {
 	}
 	return &sparseRun{n: n, sides: make([]sparseSide, n), env: env,
 		done: make([]bool, n), asked: make([][]int32, n)}
+}
+
+// elsewhere marks every node not in only (a shard's nodes, increasing)
+// as done, so that the first pass leaves no request for a node whose
+// first pass runs in another shard: the merge's second pass fetches those
+// partner entries, the same bits (selection.SupportSubset), so that the
+// sides after it, and the result, do not depend on the sharding.
+func (sr *sparseRun) elsewhere(only []int) {
+	for i := range sr.done {
+		_, mine := slices.BinarySearch(only, i)
+		sr.done[i] = !mine
+	}
 }
 
 // first is the first pass of node i, after its fits: all n entries in the

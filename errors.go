@@ -162,8 +162,9 @@ var (
 	// the edges needs more memory than it may use: on k-ary data (k > 2)
 	// when its inverse Hessians (which grow like k⁴n²) exceed what a
 	// worker may use, and for any k when its dense n·n·k² arrays exceed
-	// MaxLearnEntries (not on complete binary samples learned in one
-	// process by Learn or LearnIsing, whose test follows the graph).
+	// MaxLearnEntries (not on complete binary samples learned by Learn or
+	// LearnIsing, in one process or in shards with the default backend,
+	// whose test follows the graph).
 	// Giving the minimum edge weight with WithMinEdgeWeight avoids the
 	// test and lifts both limits. The text says how much the test would
 	// need and, for binary samples, why the dense test runs.

@@ -39,6 +39,12 @@ func fitIsing(ctx context.Context, fn string, s *Samples, opts []Option, only []
 				return r.driver(wk), func() { r.pool.Put(wk) }
 			},
 		})
+		if r.only != nil {
+			// A shard: the nodes of other shards never run their first
+			// pass here, so no request is left for them; the merge's
+			// second pass fetches their partner entries (shard.go).
+			r.sparseState.elsewhere(r.only)
+		}
 	}
 	if r.wantEta && selection.SupportWald(r.fitted.stages(), r.cfg.waldDense) {
 		r.coefs = make([]float64, n)

@@ -38,10 +38,13 @@ const MaxLearnAlphabet = 256
 // pair, and the learners that run it return an error for larger samples
 // before fitting anything, rather than fail with an out-of-memory crash
 // after hours of work: LearnPairwise, the k-ary and ordinal paths of
-// Learn, LearnShard (whose merge must match one process), and binary
-// samples with missing values. Learn and LearnIsing on complete binary
-// samples in one process run an edge test whose memory follows the graph
-// (O(n·d) on top of the samples) and are not bounded by it. With η given the estimates are
+// Learn (and their shards), binary samples with missing values, and a
+// shard of binary samples fitted with a backend other than the default.
+// Learn and LearnIsing on complete binary samples run an edge test whose
+// memory follows the graph (O(n·d) on top of the samples) and are not
+// bounded by it, in one process or in shards (LearnShard, whose parts
+// carry the test's first pass, and MergePartialsContext, which runs the
+// rest on the samples). With η given the estimates are
 // sparse (the blocks each node's fit lists), and n is bounded only as a
 // Model is (MaxModelEntries) and by the samples' size: giving η lifts this
 // limit everywhere. The error matches ErrEdgeTestTooLarge and says why the

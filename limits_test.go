@@ -60,11 +60,12 @@ func TestConstructorLimits(t *testing.T) {
 	wantErr("GibbsSampler.Sample(MaxSampleValues/10+1)", err, "MaxSampleValues")
 
 	// Without η the learners refuse n·n·k² > MaxLearnEntries before
-	// fitting where the edge test's arrays are dense: a shard, missing
-	// spins, LearnPairwise. Learn's Ising path in one
-	// process runs the sparse test (edgetest_sparse.go) and learns
-	// (issue 33). With η the estimates are sparse, and a shard of the
-	// same samples learns, and its part decodes.
+	// fitting where the edge test's arrays are dense: missing spins,
+	// LearnPairwise, a shard with a backend other than the default.
+	// Learn's Ising path, in one process or in shards, runs the sparse
+	// test (edgetest_sparse.go) and learns (issue 33). With η the
+	// estimates are sparse, and a shard of the same samples learns, and
+	// its part decodes.
 	row := make([]int, 16385)
 	row[7] = 1
 	s, err := NewSamples(2, [][]int{row, make([]int, 16385), row})
@@ -89,7 +90,7 @@ func TestConstructorLimits(t *testing.T) {
 		err  error
 		why  string
 	}{
-		{"LearnShard", second(LearnShard(s, 0, 1000)), "a shard keeps the dense test"},
+		{"LearnShard with EntropicMirror", second(LearnShard(s, 0, 1000, WithSolver(EntropicMirror{}))), "a shard keeps the dense test when it fits with a backend other than the default"},
 		{"LearnPairwise", second(LearnPairwise(s, WithWidth(1))), "runs on the Ising path"},
 		{"Learn with a missing spin", second(Learn(incomplete, WithWidth(1))), ""},
 	} {
@@ -101,6 +102,17 @@ func TestConstructorLimits(t *testing.T) {
 		if !errors.Is(c.err, ErrEdgeTestTooLarge) {
 			t.Errorf("%s: %v does not match ErrEdgeTestTooLarge", name, c.err)
 		}
+	}
+	// The tuning-free default in a shard: its first pass of the sparse
+	// test, written as format /3, decodes past MaxLearnEntries.
+	sparsePart, err := LearnShard(s, 0, 1000, WithWidth(1))
+	if err != nil {
+		t.Fatalf("LearnShard n=16385 k=2 without η: %v", err)
+	}
+	if data, err := json.Marshal(sparsePart); err != nil {
+		t.Fatal(err)
+	} else if err := json.Unmarshal(data, new(Partial)); err != nil || !strings.Contains(string(data[:40]), partialFormatSparse) {
+		t.Errorf("the sparse test's part of n = 16385 does not decode, or is not %s: %v", partialFormatSparse, err)
 	}
 	part, err := LearnShard(s, 0, 1000, WithWidth(1), WithMinEdgeWeight(0.1))
 	if err != nil {

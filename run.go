@@ -230,12 +230,14 @@ func newRun(fn string, s *Samples, opts []Option, ising bool) (*learnRun, error)
 }
 
 // useSparse reports whether the learner call r runs the sparse edge test
-// (edgetest_sparse.go): the tuning-free Ising path over all nodes in one
-// process, rows split among the workers or not, complete samples of more
-// than selection.WaldDenseMax spins (the support-model test), and not
-// turned off (withDenseTest).
+// (edgetest_sparse.go): the tuning-free Ising path, rows split among the
+// workers or not, complete samples of more than selection.WaldDenseMax
+// spins (the support-model test), and not turned off (withDenseTest). A
+// shard (r.only set) runs its first pass when it fits with the default
+// backend, whose data the merge rebuilds from the samples for the second
+// (shard.go); with another backend it keeps the dense test.
 func (r *learnRun) useSparse() bool {
-	return r.wantEta && r.only == nil && !r.cfg.denseTest && r.scores == nil &&
+	return r.wantEta && (r.only == nil || r.b.Fast) && !r.cfg.denseTest && r.scores == nil &&
 		selection.SupportWald(r.fitted.stages(), r.cfg.waldDense)
 }
 
@@ -252,7 +254,7 @@ func (r *learnRun) checkDenseTest(fn string, ising bool) error {
 	case !ising:
 		why = "; the test that follows the graph runs on the Ising path (Learn, LearnIsing) in one process"
 	case r.only != nil:
-		why = "; a shard keeps the dense test, so that the merge is bit-identical to one process: learn the samples in one process (Learn, LearnIsing), whose test follows the graph, or give η"
+		why = "; a shard keeps the dense test when it fits with a backend other than the default (Accelerated), whose data its merge could not rebuild: learn with the default backend, or give η"
 	}
 	return checkLearnSize(fn, r.s.n, r.s.k, why)
 }

@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"slices"
 
+	"github.com/mrfkit/pairwise/internal/engine"
 	"github.com/mrfkit/pairwise/internal/estimates"
 	"github.com/mrfkit/pairwise/internal/selection"
 )
@@ -51,6 +52,19 @@ import (
 // Sharding). A merge without samples reports an error when the refit is
 // due; WithRefit(false) or WithMinEdgeWeight make the merge need nothing
 // but the partials.
+//
+// On complete binary samples of more than selection.WaldDenseMax (256)
+// spins, without η and with the default backend, the edge test is the
+// sparse one (edgetest_sparse.go), in the shards as in one process: each
+// shard runs the test's first pass for its nodes as they are fitted and
+// its Partial carries what it kept (format pairwise-partial/3: a node's
+// neighbours and the spins whose ratio reaches the floor by chance, about
+// 1.2% of n, so a part grows as n²/m with a small constant), and the
+// merge, which needs the samples, rebuilds the engine's data from them
+// and runs the global stage (the second pass over the samples for the
+// partner entries no shard kept, the statistics, the cut, MinEdgeWeight's
+// bound). Neither holds an n × n array, so neither is bounded by
+// MaxLearnEntries, and the result is one process's bit for bit.
 
 // Partial is the part of a learner's result that one shard computes: for
 // each of its nodes, the estimates of the node's own regressions (before
@@ -64,10 +78,18 @@ import (
 // back (UnmarshalJSON) without loss. A node's estimates are stored
 // sparsely, its nonzero coefficients (two numbers each for k = 2: the
 // neighbour and Â_ij; 1 + k² for k > 2), so with η given a part holds
-// about the support of its nodes; the edge test adds 2n numbers a node
-// (k² times that for k > 2), its debiased estimates and standard errors,
-// which are dense. ReadPartial also reads the dense files of the format
-// before (pairwise-partial/1).
+// about the support of its nodes. Without η the dense edge test adds 2n
+// numbers a node (k² times that for k > 2), its debiased estimates and
+// standard errors; the sparse test (complete binary samples of more than
+// 256 spins, the default backend) adds instead what its first pass kept:
+// the entries whose ratio |Â_ij|/SE can reach its floor of 2.5 (the
+// neighbours, and about 1.2% of the other spins by chance at large N),
+// the bounds of the node's 32 least standard errors and a floor, and its
+// solution's nonzero coefficients: d + 32 numbers a node and about 1.2%
+// of n more (46 entries at n = 3,000, 144 at 10,000). Such a part is
+// written as format pairwise-partial/3 (a reader of the format before
+// refuses it by name); the others as pairwise-partial/2. ReadPartial also
+// reads the dense files of pairwise-partial/1.
 type Partial struct {
 	algorithm string // "ising", "pairwise", "ordinal" (Learn's ordinal scale) or "multinomial" (its nominal default, multinomial.go)
 	n, k      int
@@ -92,6 +114,20 @@ type partialSettings struct {
 	test               WaldTest
 	selection          Selection // nil when the width was given
 	fit                string
+	// sparse is set when the parts ran the sparse edge test's first pass
+	// (edgetest_sparse.go): what the merge needs to rebuild the engine's
+	// data for the second pass as the shards built it.
+	sparse *sparseSettings
+}
+
+// sparseSettings are the settings of the sparse edge test's parts that
+// the merge reads: the most spins of the full-model test (only tests
+// change it; the sparse test runs above it) and the engine's row split,
+// which cuts the passes over the rows into chunks summed in order
+// (engine.Split; only tests change it too).
+type sparseSettings struct {
+	waldDense int
+	split     engine.Split
 }
 
 // partialNode is one node's share of a Partial.
@@ -105,6 +141,11 @@ type partialNode struct {
 	// "multinomial"), which the merge's edge test reads; nil otherwise
 	// and for a node without one (constant).
 	mix *selection.MixedFit
+	// side is what the sparse edge test's first pass kept of the node
+	// (edgetest_sparse.go: its entries that can reach the floor, its
+	// least standard errors' bounds and floor, its solution); nil when
+	// the parts did not run it.
+	side *sparseSide
 }
 
 // N returns the number of variables of the samples the Partial was learned
@@ -297,6 +338,12 @@ func learnNodes(ctx context.Context, fn string, s *Samples, nodes []int, opts []
 		if r.mixFits != nil {
 			p.nodes[x].mix = r.mixFits[i]
 		}
+		if r.sparseState != nil {
+			p.nodes[x].side = r.sparseState.sides[i].clone()
+		}
+	}
+	if r.sparseState != nil {
+		p.set.sparse = &sparseSettings{waldDense: r.cfg.waldDense, split: r.cfg.split}
 	}
 	return p, nil
 }
@@ -373,8 +420,13 @@ func MergePartials(parts ...*Partial) (*Result, error) {
 // MergePartialsContext is MergePartials with cancellation, the samples the
 // parts were learned from (nil when the refit stage is not due; checked
 // against the parts' fingerprint when given) and the goroutines of the
-// refit stage (0 means GOMAXPROCS; the result does not depend on it). It
-// returns ctx.Err() promptly once ctx is done. A nil ctx is an error.
+// refit stage (0 means GOMAXPROCS; the result does not depend on it). For
+// parts of the sparse edge test (see Partial) it rebuilds the engine's
+// data from the samples as the shards did and runs the test's global
+// stage on them, a second pass over the samples for the entries that no
+// part kept; it returns an error when such parts are mixed with parts of
+// the dense test. It returns ctx.Err() promptly once ctx is done. A nil
+// ctx is an error.
 func MergePartialsContext(ctx context.Context, s *Samples, workers int, parts ...*Partial) (*Result, error) {
 	const fn = "MergePartials"
 	if ctx == nil {
@@ -418,6 +470,9 @@ func MergePartialsContext(ctx context.Context, s *Samples, workers int, parts ..
 			if pn.est == nil || pn.est.K != k || !pn.est.WellFormed(n) || len(pn.fields) != k {
 				return nil, fmt.Errorf("pairwise: %s: partial %d: node %d: estimates or fields do not fit n = %d, k = %d", fn, x, i, n, k)
 			}
+			if first.set.sparse != nil && pn.side == nil {
+				return nil, fmt.Errorf("pairwise: %s: partial %d: node %d has no first pass of the sparse edge test", fn, x, i)
+			}
 			est[i] = pn.est
 			copy(fields[i*k:], pn.fields)
 			nodes[i] = pn.fit
@@ -438,13 +493,16 @@ func MergePartialsContext(ctx context.Context, s *Samples, workers int, parts ..
 	if r.wantEta && s == nil {
 		// The edge test reads the samples: the Ising refit refits on
 		// them, and the small-sample rule counts their values.
+		if set.sparse != nil {
+			return nil, fmt.Errorf("pairwise: %s: the sparse edge test's second pass computes the entries no part kept from the samples: %w", fn, ErrRefitNeedsSamples)
+		}
 		return nil, fmt.Errorf("pairwise: %s: %w", fn, ErrRefitNeedsSamples)
 	}
 	if s != nil && fingerprint(s) != first.data {
 		return nil, fmt.Errorf("pairwise: %s: the samples given are not those the partials were learned from", fn)
 	}
 	for i := range nodes {
-		if r.wantEta && !nodes[i].Constant && !nodes[i].emptyFits() && r.nodes[i].d == nil {
+		if r.wantEta && first.set.sparse == nil && !nodes[i].Constant && !nodes[i].emptyFits() && r.nodes[i].d == nil {
 			return nil, fmt.Errorf("pairwise: %s: node %d has no debiased estimates for the edge test", fn, i)
 		}
 	}
@@ -465,6 +523,11 @@ func MergePartialsContext(ctx context.Context, s *Samples, workers int, parts ..
 			return nil, fmt.Errorf("pairwise: %s: %w", fn, err)
 		}
 	}
+	if set.sparse != nil {
+		if err := r.mergeSparse(fn, parts, set.sparse); err != nil {
+			return nil, err
+		}
+	}
 	if set.selection != nil {
 		r.spec, r.rule = &selection.Spec{}, set.selection
 	}
@@ -483,6 +546,56 @@ func MergePartialsContext(ctx context.Context, s *Samples, workers int, parts ..
 	return res, err
 }
 
+// mergeSparse prepares MergePartials' edge test for parts that ran the
+// sparse test's first pass (edgetest_sparse.go): the engine's data of the
+// samples r.s rebuilt as the shards built them (the default backend,
+// identical rows merged, the same row split), so that the second pass,
+// the bound of MinEdgeWeight and Tuning's accessors compute the entries
+// the parts did not keep to the same bits, and each node's side from its
+// part. assemble then runs the global stage as one process does
+// (WaldTest.runSparse). The first pass leaves no request across parts
+// (sparseRun.elsewhere): the second pass fetches those entries, so the
+// result does not depend on the sharding.
+func (r *learnRun) mergeSparse(fn string, parts []*Partial, set *sparseSettings) error {
+	s := r.s
+	knobs := optionFunc(func(c *config) { c.waldDense, c.split = set.waldDense, set.split })
+	run, err := newRun(fn, s, []Option{WithWorkers(r.cfg.workers), knobs}, true)
+	if err != nil {
+		return err
+	}
+	// The fits are over: the passes that follow run their row chunks in
+	// order on each caller, as after the fits of one process.
+	run.stop()
+	r.b, r.fitted, r.d = run.b, run.fitted, run.d
+	r.cfg.waldDense, r.cfg.split = set.waldDense, set.split
+	data := r.fitted.stages()
+	if !selection.SupportWald(data, set.waldDense) {
+		return fmt.Errorf("pairwise: %s: the partials ran the sparse edge test, which samples of %d spins do not take", fn, s.n)
+	}
+	n := s.n
+	sr := newSparseRun(n, sparseEnv{
+		s: s, data: data, workers: r.cfg.workers, each: r.eachNodeQuiet,
+		driver: func() (*engine.Driver, func()) {
+			wk := r.pool.Get()
+			return r.driver(wk), func() { r.pool.Put(wk) }
+		},
+	})
+	r.coefs = make([]float64, n)
+	for _, p := range parts {
+		for _, pn := range p.nodes {
+			// The part's arrays are shared, not copied: the second pass
+			// adds to a side in new arrays (sparseSide.add), so the part
+			// is unchanged and may be merged again.
+			sr.sides[pn.node] = *pn.side
+			// The node's coefficients in its support model, which set the
+			// events rule of the SmallSample warning (fitIsing).
+			r.coefs[pn.node] = selection.SupportCoefficientsAt(pn.side.wIdx, pn.node)
+		}
+	}
+	r.sparseState = sr
+	return nil
+}
+
 // emptyFits reports whether a node solved no regression (every value pair
 // without rows of both values), so that it has no debiased estimate.
 func (f *NodeFit) emptyFits() bool { return f.Regressions == 0 }
@@ -494,8 +607,9 @@ func sameSettings(a, b partialSettings) bool {
 	if sel && a.selection != nil {
 		sel = a.selection.String() == b.selection.String()
 	}
+	sparse := (a.sparse == nil) == (b.sparse == nil) && (a.sparse == nil || *a.sparse == *b.sparse)
 	return same(a.width, b.width) && same(a.eta, b.eta) && same(a.radius, b.radius) &&
-		a.symmetric == b.symmetric && a.test == b.test && a.fit == b.fit && sel
+		a.symmetric == b.symmetric && a.test == b.test && a.fit == b.fit && sel && sparse
 }
 
 // mergeMultinomial prepares MergePartials' stages for parts of the

@@ -14,18 +14,24 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/mrfkit/pairwise/internal/engine"
 	"github.com/mrfkit/pairwise/internal/estimates"
 	"github.com/mrfkit/pairwise/internal/selection"
 	"github.com/mrfkit/pairwise/solve"
 )
 
 // partialFormat names the JSON layout of a Partial that MarshalJSON
-// writes; a reader reads it and partialFormatDense, and refuses others.
-// The two differ only in the node's estimates: /1 wrote every block, /2
-// writes the blocks that differ from a fill (sparse).
+// writes; a reader reads it, partialFormatDense and partialFormatSparse,
+// and refuses others. /1 and /2 differ only in the node's estimates: /1
+// wrote every block, /2 writes the blocks that differ from a fill
+// (sparse). /3 is /2 with the sparse edge test's first pass
+// (edgetest_sparse.go: "sparse_test" and each node's "sparse"), written
+// by the parts that ran it, so that a reader of /2 refuses them by their
+// format rather than by an unknown field; the others are still /2.
 const (
-	partialFormat      = "pairwise-partial/2"
-	partialFormatDense = "pairwise-partial/1"
+	partialFormat       = "pairwise-partial/2"
+	partialFormatDense  = "pairwise-partial/1"
+	partialFormatSparse = "pairwise-partial/3"
 )
 
 // The JSON form of a Partial. Every float64 is written in its shortest form
@@ -57,7 +63,95 @@ type partialJSON struct {
 	// association, its linear part and the part the ordinal scale needs)
 	// when the data chose the scale of k > 2 states.
 	ScaleCheck shardFloats `json:"scale_check,omitempty"`
-	Nodes      []nodeJSON  `json:"nodes"`
+	// SparseTest holds the settings of the sparse edge test's parts
+	// (format /3 only).
+	SparseTest *sparseTestJSON `json:"sparse_test,omitempty"`
+	Nodes      []nodeJSON      `json:"nodes"`
+}
+
+// sparseTestJSON is a sparseSettings: the most spins of the full-model
+// test and the engine's row split (the least rows split and the least
+// rows a chunk).
+type sparseTestJSON struct {
+	WaldDense  int `json:"wald_dense"`
+	SplitMin   int `json:"split_min"`
+	SplitChunk int `json:"split_chunk"`
+}
+
+// sideJSON is a sparseSide, what the first pass of the sparse edge test
+// kept of a node: the spins kept (increasing) with their estimates Â_ij
+// and standard errors, the degrees of freedom (NaN for a node without
+// statistics, zero), the node's solution (its nonzero coefficients, the
+// bias among them, and where they are), the spins of its least standard
+// errors with their lower bounds and the floor of the others (float32
+// values, exact in a float64; the floor +Inf when every spin is listed).
+type sideJSON struct {
+	Kept  []int32     `json:"kept"`
+	A     shardFloats `json:"a"`
+	SE    shardFloats `json:"se"`
+	DF    shardFloat  `json:"df"`
+	Zero  bool        `json:"zero,omitempty"`
+	WAt   []int32     `json:"w_at"`
+	W     shardFloats `json:"w"`
+	LowAt []int32     `json:"low_at"`
+	Low   shardFloats `json:"low_se"`
+	Floor shardFloat  `json:"floor"`
+}
+
+// packSide writes s.
+func packSide(s *sparseSide) *sideJSON {
+	low := make([]float64, len(s.lowB))
+	for x, v := range s.lowB {
+		low[x] = float64(v)
+	}
+	return &sideJSON{Kept: s.js, A: s.a, SE: s.sd, DF: shardFloat(s.dof), Zero: s.zero,
+		WAt: s.wIdx, W: s.wVal, LowAt: s.lowJs, Low: low, Floor: shardFloat(s.low)}
+}
+
+// unpack returns node i's side among n spins that j stands for, or an
+// error when it does not fit: spins out of range, order or repeated,
+// lengths that differ, bounds that are not float32 values at least 0.
+func (j *sideJSON) unpack(i, n int) (*sparseSide, error) {
+	spins := func(what string, js []int32, self bool) error {
+		for x, v := range js {
+			if v < 0 || int(v) >= n || (x > 0 && v <= js[x-1]) || (!self && int(v) == i) {
+				return fmt.Errorf("%s: spin %d out of range or order", what, v)
+			}
+		}
+		return nil
+	}
+	bound := func(v float64) (float32, bool) {
+		f := float32(v)
+		return f, float64(f) == v && v >= 0
+	}
+	switch {
+	case len(j.A) != len(j.Kept) || len(j.SE) != len(j.Kept):
+		return nil, fmt.Errorf("%d spins kept with %d estimates and %d standard errors", len(j.Kept), len(j.A), len(j.SE))
+	case len(j.W) != len(j.WAt):
+		return nil, fmt.Errorf("%d coefficients at %d places", len(j.W), len(j.WAt))
+	case len(j.Low) != len(j.LowAt):
+		return nil, fmt.Errorf("%d bounds for %d spins", len(j.Low), len(j.LowAt))
+	}
+	for _, e := range []error{spins("kept", j.Kept, false), spins("w_at", j.WAt, true), spins("low_at", j.LowAt, false)} {
+		if e != nil {
+			return nil, e
+		}
+	}
+	s := &sparseSide{js: j.Kept, a: j.A, sd: j.SE, dof: float64(j.DF), zero: j.Zero, wIdx: j.WAt, wVal: j.W, lowJs: j.LowAt,
+		lowB: make([]float32, len(j.Low))}
+	for x, v := range j.Low {
+		f, ok := bound(v)
+		if !ok {
+			return nil, fmt.Errorf("bound %v of spin %d is not a float32 at least 0", v, j.LowAt[x])
+		}
+		s.lowB[x] = f
+	}
+	f, ok := bound(float64(j.Floor))
+	if !ok {
+		return nil, fmt.Errorf("floor %v is not a float32 at least 0", float64(j.Floor))
+	}
+	s.low = f
+	return s, nil
 }
 
 type settingsJSON struct {
@@ -105,6 +199,9 @@ type nodeJSON struct {
 	// "multinomial", selection.MixedFit), which the merge's edge test
 	// reads; absent for a node without one.
 	Mixed *mixedFitJSON `json:"mixed,omitempty"`
+	// Sparse is what the sparse edge test's first pass kept of the node
+	// (format /3 only, where every node has it).
+	Sparse *sideJSON `json:"sparse,omitempty"`
 }
 
 // mixedFitJSON is a selection.MixedFit: its neighbours and their first
@@ -440,7 +537,14 @@ func (p *Partial) MarshalJSON() ([]byte, error) {
 			nj.Cov = pn.sel.cov
 		}
 		nj.Mixed = packMixed(pn.mix)
+		if pn.side != nil {
+			nj.Sparse = packSide(pn.side)
+		}
 		w.Nodes[x] = nj
+	}
+	if sp := set.sparse; sp != nil {
+		w.Format = partialFormatSparse
+		w.SparseTest = &sparseTestJSON{WaldDense: sp.waldDense, SplitMin: sp.split.Min, SplitChunk: sp.split.Chunk}
 	}
 	if c := p.check; c != nil {
 		w.ScaleCheck = shardFloats{c.association, c.linear, c.needed}
@@ -504,15 +608,30 @@ func (p *Partial) UnmarshalJSON(data []byte) error {
 	if err := dec.Decode(&w); err != nil {
 		return fmt.Errorf("pairwise: Partial: %w", err)
 	}
-	if w.Format != partialFormat && w.Format != partialFormatDense {
-		return fmt.Errorf("pairwise: Partial: format %q, want %q", w.Format, partialFormat)
+	if w.Format != partialFormat && w.Format != partialFormatDense && w.Format != partialFormatSparse {
+		return fmt.Errorf("pairwise: Partial: format %q, want %q, or %q for a part of the sparse edge test", w.Format, partialFormat, partialFormatSparse)
+	}
+	sparseTest := w.Format == partialFormatSparse
+	if sparseTest != (w.SparseTest != nil) {
+		return fmt.Errorf("pairwise: Partial: sparse_test in format %q", w.Format)
+	}
+	if sparseTest {
+		st := w.SparseTest
+		if w.Algorithm != "ising" || w.K != 2 || !math.IsNaN(float64(w.Settings.MinEdgeWeight)) {
+			return fmt.Errorf("pairwise: Partial: the sparse edge test in a part of algorithm %s, k = %d, η %v, want ising, k = 2, η not given", w.Algorithm, w.K, float64(w.Settings.MinEdgeWeight))
+		}
+		if st.WaldDense < 0 || st.SplitMin < 1 || st.SplitChunk < 1 {
+			return fmt.Errorf("pairwise: Partial: sparse_test %+v out of range", *st)
+		}
 	}
 	if w.Algorithm != "ising" && w.Algorithm != "pairwise" && w.Algorithm != "ordinal" && w.Algorithm != "multinomial" {
 		return fmt.Errorf("pairwise: Partial: algorithm %q, want ising, pairwise, ordinal or multinomial", w.Algorithm)
 	}
 	// A sparse part with η is bounded as a model is (its merge keeps the
 	// estimates sparse); without η, or dense, as the learners bound n.
-	sparse := w.Format == partialFormat && float64(w.Settings.MinEdgeWeight) > 0
+	// The sparse edge test's parts (/3) are too: their merge keeps no
+	// n × n array either.
+	sparse := (w.Format == partialFormat && float64(w.Settings.MinEdgeWeight) > 0) || sparseTest
 	if w.N < 1 || w.K < 2 || w.K > 256 || float64(w.N)*float64(w.K) > MaxModelEntries ||
 		(!sparse && float64(w.N)*float64(w.N)*float64(w.K*w.K) > MaxLearnEntries) {
 		return fmt.Errorf("pairwise: Partial: n = %d, k = %d out of range", w.N, w.K)
@@ -533,6 +652,9 @@ func (p *Partial) UnmarshalJSON(data []byte) error {
 			fit: sj.Fit,
 		},
 		nodes: make([]partialNode, len(w.Nodes)),
+	}
+	if st := w.SparseTest; st != nil {
+		q.set.sparse = &sparseSettings{waldDense: st.WaldDense, split: engine.Split{Min: st.SplitMin, Chunk: st.SplitChunk}}
 	}
 	switch len(w.ScaleCheck) {
 	case 0:
@@ -618,6 +740,17 @@ func (p *Partial) UnmarshalJSON(data []byte) error {
 			}
 		} else if nj.Cov != nil {
 			return fmt.Errorf("pairwise: Partial: node %d: covariances without debiased estimates", i)
+		}
+		if sparseTest != (nj.Sparse != nil) {
+			return fmt.Errorf("pairwise: Partial: node %d: the sparse edge test's first pass goes with format %q and every node of it", i, partialFormatSparse)
+		}
+		if nj.Sparse != nil {
+			if nj.Debiased != nil {
+				return fmt.Errorf("pairwise: Partial: node %d: the dense and the sparse edge tests' entries together", i)
+			}
+			if pn.side, err = nj.Sparse.unpack(i, n); err != nil {
+				return fmt.Errorf("pairwise: Partial: node %d: sparse: %v", i, err)
+			}
 		}
 		if nj.Mixed != nil {
 			if w.Algorithm != "multinomial" {

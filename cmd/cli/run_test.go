@@ -85,13 +85,17 @@ func TestFlagHint(t *testing.T) {
 		t.Errorf("edge test too large: %q, want the message without the prefix, naming -eta", got)
 	}
 	// n·n·k² beyond MaxLearnEntries: the same hint (issue 30), from a
-	// shard (-shard), which keeps the dense test (Learn in one process
-	// runs the sparse one, issue 33).
+	// shard (-shard) fitted with another backend (-solver entropic), which
+	// keeps the dense test (Learn and its shards with the default backend
+	// run the sparse one, issue 33).
 	s, err = pairwise.NewSamples(2, [][]int{make([]int, 16385), append([]int{1}, make([]int, 16384)...)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = pairwise.LearnShard(s, 0, 1000, pairwise.WithWidth(1))
+	_, err = pairwise.LearnShard(s, 0, 1000, pairwise.WithWidth(1), pairwise.WithSolver(pairwise.EntropicMirror{}))
+	if err == nil {
+		t.Fatal("a shard of n = 16,385 with EntropicMirror and without η learned")
+	}
 	got = FlagHint(err).Error()
 	if !strings.Contains(got, "MaxLearnEntries") || !strings.HasSuffix(got, "with WithMinEdgeWeight (flag -eta)") {
 		t.Errorf("MaxLearnEntries: %q, want the message naming -eta", got)

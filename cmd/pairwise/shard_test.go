@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -195,4 +196,96 @@ func TestMergeErrors(t *testing.T) {
 	if code := run([]string{"merge", "-quiet", bad}, &stdout, &stderr); code == 0 || !strings.Contains(stderr.String(), "bad.json") {
 		t.Fatalf("merge of a bad file: exit %d, %q, want an error naming the file", code, stderr.String())
 	}
+}
+
+// TestShardPipelineSparse runs the sharded pipeline of the tuning-free
+// default on the path of its sparse edge test: binary data of more than
+// 256 variables (the support-model test, which the learner takes past
+// MaxLearnEntries too, so this path is the one a file of n > 16,384
+// takes; the file is kept small for CI). Each shard writes its first
+// pass (format pairwise-partial/3), "merge -data" runs the global stage,
+// and the edges (JSON, with the test's statistics) and the model must be
+// byte for byte those of one "learn" process, for 2 and 3 shards, plain
+// and gzip-compressed parts.
+func TestShardPipelineSparse(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a few seconds of CPU: the learner on 300 variables, five times")
+	}
+	bin := buildCommand(t)
+	dir := t.TempDir()
+	at := func(name string) string { return filepath.Join(dir, name) }
+	data := at("spins300.csv")
+	if err := os.WriteFile(data, []byte(chainSpins(t, 300, 400)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"learn", "-quiet", "-workers", "2"}
+	runBinary(t, bin, append(args, "-format", "json", "-o", at("want.json"), "-model-out", at("want.model.json"), data)...)
+	want := readAll(t, at("want.json"), at("want.model.json"))
+	if !bytes.Contains(want, []byte(`"edges": [`+"\n")) {
+		t.Fatalf("no edge learned: the case tests nothing\n%.400s", want)
+	}
+	for _, m := range []int{2, 3} {
+		var parts []string
+		for i := 0; i < m; i++ {
+			part := at(fmt.Sprintf("part-%d-of-%d.json", i, m))
+			if m == 3 {
+				part += ".gz"
+			}
+			runBinary(t, bin, append(args, "-workers", fmt.Sprint(1+i%2), "-shard", fmt.Sprintf("%d/%d", i, m), "-o", part, data)...)
+			parts = append(parts, part)
+		}
+		head, err := os.ReadFile(parts[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m == 2 && !bytes.Contains(head[:min(len(head), 80)], []byte(`"pairwise-partial/3"`)) {
+			t.Fatalf("the part is not the sparse test's format: %.80s", head)
+		}
+		runBinary(t, bin, append([]string{"merge", "-quiet", "-data", data, "-format", "json", "-o", at("got.json"), "-model-out", at("got.model.json")}, parts...)...)
+		got := readAll(t, at("got.json"), at("got.model.json"))
+		if !bytes.Equal(got, want) {
+			t.Fatalf("m = %d: the merged output differs from one process's", m)
+		}
+		if m == 2 {
+			// Without -data the merge says that the second pass reads
+			// the samples.
+			out, err := exec.Command(bin, append([]string{"merge", "-quiet", "-o", at("no.csv")}, parts...)...).CombinedOutput()
+			if err == nil || !bytes.Contains(out, []byte("second pass reads the samples: give them with -data")) {
+				t.Errorf("merge without -data: %v, %s", err, out)
+			}
+		}
+	}
+}
+
+// chainSpins returns the CSV text of rows samples of n spins with a
+// header: a chain whose coupled neighbours agree with probability 0.8,
+// drawn directly (each spin from the one before it, fair at the start of
+// each block of 10), seed fixed.
+func chainSpins(t *testing.T, n, rows int) string {
+	t.Helper()
+	r := rand.New(rand.NewPCG(33, 300))
+	var b strings.Builder
+	for j := 0; j < n; j++ {
+		if j > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "x%d", j)
+	}
+	b.WriteByte('\n')
+	for m := 0; m < rows; m++ {
+		prev := 0
+		for j := 0; j < n; j++ {
+			v := r.IntN(2)
+			if j%10 != 0 && r.Float64() < 0.8 {
+				v = prev
+			}
+			if j > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, "%d", v)
+			prev = v
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
 }

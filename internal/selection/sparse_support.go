@@ -40,6 +40,20 @@ func SupportCoefficients(w []float64, i int) float64 {
 	return c
 }
 
+// SupportCoefficientsAt is SupportCoefficients for a solution given by
+// the places of its nonzero coefficients (the bias i among them or not):
+// the same count without an n-vector (the merge of shards reads the
+// solutions so, a node at a time).
+func SupportCoefficientsAt(nonzero []int32, i int) float64 {
+	c := 2.0
+	for _, j := range nonzero {
+		if int(j) != i {
+			c++
+		}
+	}
+	return c
+}
+
 // SupportSubset returns node i's Ising estimates a (Â_ij, the value that
 // WaldSupport writes in the form [[a, −a], [−a, a]]) and their standard
 // errors sd for the spins js (all n when js is nil; i's own entry is 0),
