@@ -252,8 +252,9 @@ func draw2(t *testing.T, r *rand.Rand) *Samples {
 //     of the 240, the number above 1.96 (two-sided 5% of the normal
 //     score) is Binomial(240, 0.05) if they are, mean 12 and standard
 //     deviation 3.4; the test wants 3 to 22 (about 3 standard deviations
-//     either side: a statistic whose 5% tail held 10% would be expected
-//     24 times and fail, as would one that never rejects);
+//     either side: a statistic whose 5% tail held 10% would put 24 there
+//     on average and fail about two times in three, one that never
+//     rejects always);
 //   - the Bonferroni cut alone (WaldTest{NoMixture, NoGap}) keeps the
 //     family-wise rate α = 1%: 0.1 false edges expected in 10 runs, and
 //     2 or more has probability 0.5% under a Poisson(0.1) law.
