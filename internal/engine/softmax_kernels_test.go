@@ -9,11 +9,28 @@ import (
 
 // TestSoftmaxRowKernels checks gatherRow and scatterRow against their
 // explicit loops, bit for bit (both sum entry by entry in the row's order),
-// for K' that exercise the blocks of eight, the block of four and the
-// remainder, on random tables and rows of random distinct entries.
+// for K' that exercise the AVX2 blocks of twenty, the blocks of eight, the
+// block of four and the remainder, on random tables and rows of random
+// distinct entries: on the SSE2 kernels and, where the CPU has AVX2, on
+// the AVX2 ones.
 func TestSoftmaxRowKernels(t *testing.T) {
+	paths := []bool{false}
+	if useAVX2 {
+		paths = append(paths, true)
+	} else {
+		t.Log("no AVX2 kernels on this machine: the SSE2 (or Go) path only")
+	}
+	saved := useAVX2
+	defer func() { useAVX2 = saved }()
+	for _, avx := range paths {
+		useAVX2 = avx
+		t.Run("avx2="+strconv.FormatBool(avx), testSoftmaxRowKernels)
+	}
+}
+
+func testSoftmaxRowKernels(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
-	for _, K := range []int{1, 2, 3, 4, 5, 7, 8, 9, 12, 13, 16, 20, 21, 24} {
+	for _, K := range []int{1, 2, 3, 4, 5, 7, 8, 9, 12, 13, 16, 20, 21, 24, 28, 40, 41, 45} {
 		const cells = 300
 		tab := make([]float64, cells*K)
 		for x := range tab {
