@@ -85,6 +85,7 @@ type sparseRows struct {
 	ref   []uint8  // n: each variable's reference state
 	start []int32  // rows+1: row m's entries are idx[start[m]:start[m+1]]
 	idx   []uint16 // j·k + a
+	bound int      // 1 + the largest entry (0 with none): a table of bound·K' numbers holds every row
 }
 
 // sparseRowsOf returns the data's sparse rows, built on first use, or nil
@@ -120,6 +121,9 @@ func (d *Data) sparseRowsOf() *sparseRows {
 				}
 			}
 			sp.start[m+1] = int32(len(sp.idx))
+		}
+		for _, e := range sp.idx {
+			sp.bound = max(sp.bound, int(e)+1)
 		}
 		d.sparse = sp
 	})
@@ -612,14 +616,20 @@ func (e *Driver) softmaxSparse(p *Softmax, sp *sparseRows, w []float64, ws *soft
 	total := ws.fContrib[K : 2*K] // Σ of the residuals over all rows
 	clear(total)
 	u, pr := ws.u, ws.p
+	// Every entry is below n·k, so its block is inside tab and hist: checked
+	// here once for all rows, where gatherRow and scatterRow would scan each
+	// row twice an evaluation.
+	if sp.bound > n*k {
+		panic("engine: softmax sparse row entry out of range")
+	}
 	for r, m := range ws.rows {
 		row := sp.idx[sp.start[m]:sp.start[m+1]]
-		gatherRow(u, base, tab, row)
+		gatherRowIn(u, base, tab, row)
 		l, h := softmaxRow(u, pr, int(ws.lab[r]), ws.cw[r])
 		loss += l
 		ent += h
 		addVec(total, pr)
-		scatterRow(hist, pr, row)
+		scatterRowIn(hist, pr, row)
 	}
 	// The loss gradient: the listed cells as summed, each reference cell
 	// the rest of the total; the fields the total.

@@ -22,13 +22,20 @@ package engine
 // panics, as an index out of range does, if an entry's table row is not
 // inside tab.
 func gatherRow(u, base, tab []float64, row []uint16) {
+	checkRow(tab, row, len(u))
+	gatherRowIn(u, base, tab, row)
+}
+
+// gatherRowIn is gatherRow for a row whose entries the caller has checked
+// (checkRow, or once for all rows as softmaxSparse does): the block
+// kernels index without bounds checks.
+func gatherRowIn(u, base, tab []float64, row []uint16) {
 	K := len(u)
 	base = base[:K]
 	if len(row) == 0 {
 		copy(u, base)
 		return
 	}
-	checkRow(tab, row, K)
 	c := 0
 	if useAVX2 {
 		for ; c+20 <= K; c += 20 {
@@ -54,11 +61,17 @@ func gatherRow(u, base, tab []float64, row []uint16) {
 // scatterRow adds r (K = len(r) numbers) into hist[e·K : e·K+K] for every
 // entry e of row. It panics if an entry's cells are not inside hist.
 func scatterRow(hist, r []float64, row []uint16) {
+	checkRow(hist, row, len(r))
+	scatterRowIn(hist, r, row)
+}
+
+// scatterRowIn is scatterRow for a row whose entries the caller has
+// checked.
+func scatterRowIn(hist, r []float64, row []uint16) {
 	K := len(r)
 	if len(row) == 0 {
 		return
 	}
-	checkRow(hist, row, K)
 	c := 0
 	if useAVX2 {
 		for ; c+20 <= K; c += 20 {
