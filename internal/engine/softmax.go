@@ -569,8 +569,11 @@ func softmaxRow(u, pr []float64, y int, c float64) (loss, ent float64) {
 	// H = ln z + mx − Σ q·u needs no second pass over logarithms.
 	z, su := 0.0, 0.0
 	for x, v := range u {
-		ev := math.Exp(v - mx)
-		pr[x] = ev
+		pr[x] = v - mx
+	}
+	expInPlace(pr) // math.Exp's bits, four at a time where the CPU allows
+	for x, v := range u {
+		ev := pr[x]
 		z += ev
 		su += ev * v
 	}

@@ -56,3 +56,22 @@ func cpuHasAVX2() bool {
 
 // useAVX2 selects the AVX2 kernels; tests clear it to run the SSE2 ones.
 var useAVX2 = cpuHasAVX2()
+
+// exp4blocks sets x[t] = math.Exp(x[t]) for the first 4·b numbers, b ≤
+// blocks, and returns b: it stops at the first block of four with a
+// number outside |x| ≤ 708 (softmax_exp_amd64.s). Called only when
+// useExpAVX is set.
+//
+//go:noescape
+func exp4blocks(x *float64, blocks int) int
+
+// hasFMA reports CPUID leaf 1 ECX bit 12 (FMA3).
+func hasFMA() bool {
+	_, _, c1, _ := cpuid(1, 0)
+	return c1&(1<<12) != 0
+}
+
+// useExpAVX selects the four-lane exponential: it needs AVX2 and FMA (the
+// path of math.Exp it repeats) and must give math.Exp's bits on this
+// machine (expKernelOK), else the scalar math.Exp is used.
+var useExpAVX = useAVX2 && hasFMA() && expKernelOK()

@@ -1,5 +1,10 @@
 package engine
 
+import (
+	"math"
+	"math/rand/v2"
+)
+
 // The softmax's two row kernels on sparse rows (a row is the list of its
 // one-hot entries j·k + a, each reading a table row of K' numbers):
 //
@@ -125,4 +130,58 @@ func scatterRowRef(hist, r []float64, row []uint16) {
 			hist[int(e)*K+c] += r[c]
 		}
 	}
+}
+
+// expInPlace sets x[t] = math.Exp(x[t]) for every t, with the same bits:
+// four at a time by exp4blocks where useExpAVX is set, math.Exp for the
+// rest and for any block of four holding a number outside |x| ≤ 708.
+func expInPlace(x []float64) {
+	t := 0
+	if useExpAVX {
+		for t+4 <= len(x) {
+			t += 4 * exp4blocks(&x[t], (len(x)-t)/4)
+			if t+4 <= len(x) {
+				// Stopped at a block with a number out of the kernel's range.
+				for e := t; e < t+4; e++ {
+					x[e] = math.Exp(x[e])
+				}
+				t += 4
+			}
+		}
+	}
+	for ; t < len(x); t++ {
+		x[t] = math.Exp(x[t])
+	}
+}
+
+// expKernelOK reports whether exp4blocks gives math.Exp's bits on this
+// machine, on numbers spread over its range [−708, 708], the softmax's
+// usual [−40, 0], halfway points of x·log2(e) where the rounding of the
+// exponent decides, and ±0: the kernel repeats the standard library's
+// amd64 Exp step by step, and this keeps a change there from changing our
+// bits silently (the scalar math.Exp is then used).
+func expKernelOK() bool {
+	r := rand.New(rand.NewPCG(32, 4))
+	xs := make([]float64, 0, 4096)
+	for len(xs) < 1024 {
+		xs = append(xs, -708+1416*r.Float64(), -40*r.Float64())
+	}
+	for e := -1000; e <= 1000; e += 7 {
+		h := (float64(e) + 0.5) * math.Ln2
+		xs = append(xs, h, math.Nextafter(h, 0), math.Nextafter(h, math.Inf(1)))
+	}
+	xs = append(xs, 0, math.Copysign(0, -1), 708, -708, 1e-300, -1e-300)
+	for len(xs)%4 != 0 {
+		xs = append(xs, 0)
+	}
+	got := append([]float64(nil), xs...)
+	if exp4blocks(&got[0], len(got)/4) != len(got)/4 {
+		return false
+	}
+	for t, x := range xs {
+		if math.Float64bits(got[t]) != math.Float64bits(math.Exp(x)) {
+			return false
+		}
+	}
+	return true
 }

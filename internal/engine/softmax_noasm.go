@@ -86,3 +86,10 @@ func scatter20avx(hist, r *float64, stride int, row []uint16) {
 	scatter8((*float64)(unsafe.Add(unsafe.Pointer(hist), 64)), (*float64)(unsafe.Add(unsafe.Pointer(r), 64)), stride, row)
 	scatter4((*float64)(unsafe.Add(unsafe.Pointer(hist), 128)), (*float64)(unsafe.Add(unsafe.Pointer(r), 128)), stride, row)
 }
+
+// useExpAVX is never set without the assembly; exp4blocks does no block.
+var useExpAVX = false
+
+func exp4blocks(x *float64, blocks int) int { return 0 }
+
+func hasFMA() bool { return false }
