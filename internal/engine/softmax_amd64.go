@@ -75,3 +75,8 @@ func hasFMA() bool {
 // path of math.Exp it repeats) and must give math.Exp's bits on this
 // machine (expKernelOK), else the scalar math.Exp is used.
 var useExpAVX = useAVX2 && hasFMA() && expKernelOK()
+
+// axpy32avx is axpy32 on 4·blocks numbers (softmax_avx2_amd64.s).
+//
+//go:noescape
+func axpy32avx(a float64, x *float32, y *float64, blocks int)

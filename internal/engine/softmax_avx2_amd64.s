@@ -104,3 +104,26 @@ TEXT ·xgetbv0(SB), NOSPLIT, $0-8
 	MOVL AX, eax+0(FP)
 	MOVL DX, edx+4(FP)
 	RET
+
+// func axpy32avx(a float64, x *float32, y *float64, blocks int)
+// y[t] += a·float64(x[t]) for 4·blocks numbers: the product rounded, then
+// the sum (no fused multiply-add), as axpy32's Go loop.
+TEXT ·axpy32avx(SB), NOSPLIT, $0-32
+	VBROADCASTSD a+0(FP), Y0
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DI
+	MOVQ blocks+24(FP), CX
+	TESTQ CX, CX
+	JE adone
+aloop:
+	VCVTPS2PD (SI), Y1
+	VMULPD Y1, Y0, Y1
+	VADDPD (DI), Y1, Y1
+	VMOVUPD Y1, (DI)
+	ADDQ $16, SI
+	ADDQ $32, DI
+	DECQ CX
+	JNE aloop
+adone:
+	VZEROUPPER
+	RET

@@ -246,3 +246,25 @@ func TestSoftmaxFitSameBits(t *testing.T) {
 		}
 	}
 }
+
+// TestSoftmaxAxpy32 checks axpy32 (AVX2 where the CPU has it) against its
+// Go loop bit for bit, for lengths with and without a tail.
+func TestSoftmaxAxpy32(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for _, n := range []int{0, 1, 3, 4, 7, 8, 33, 1000} {
+		x := make([]float32, n)
+		y := make([]float64, n)
+		for e := range x {
+			x[e], y[e] = float32(r.NormFloat64()), r.NormFloat64()
+		}
+		a := r.NormFloat64()
+		got, want := append([]float64(nil), y...), append([]float64(nil), y...)
+		axpy32(a, x, got)
+		axpy32Ref(a, x, want)
+		for e := range got {
+			if math.Float64bits(got[e]) != math.Float64bits(want[e]) {
+				t.Fatalf("n = %d, entry %d: %v, reference %v", n, e, got[e], want[e])
+			}
+		}
+	}
+}

@@ -93,3 +93,5 @@ var useExpAVX = false
 func exp4blocks(x *float64, blocks int) int { return 0 }
 
 func hasFMA() bool { return false }
+
+func axpy32avx(a float64, x *float32, y *float64, blocks int) {}
