@@ -3,7 +3,9 @@ package engine
 import (
 	"bufio"
 	"context"
+	"encoding/binary"
 	"fmt"
+	"hash/fnv"
 	"math"
 	"os"
 	"strconv"
@@ -72,6 +74,7 @@ func BenchmarkLongNodes(b *testing.B) {
 			e := &Driver{Backend: Backend{Fast: true}, Data: d, Settings: defaultLongSettings, Work: wk}
 			var cpu time.Duration
 			var iters, nnz, inside float64
+			sum := fnv.New64a()
 			for b.Loop() {
 				wk.scr.stats = screenStats{}
 				iters, nnz, inside = 0, 0, 0
@@ -84,6 +87,9 @@ func BenchmarkLongNodes(b *testing.B) {
 						b.Fatal(err)
 					}
 					iters += float64(st.Iterations)
+					for _, v := range w {
+						binary.Write(sum, binary.LittleEndian, math.Float64bits(v))
+					}
 					l1 := 0.0
 					for _, v := range w {
 						if v != 0 {
@@ -97,6 +103,8 @@ func BenchmarkLongNodes(b *testing.B) {
 				}
 				cpu += cpuTime() - before
 			}
+			// The solutions' bits, to compare two builds (go test -v).
+			b.Logf("N=%d: solutions' FNV-64a %016x", count, sum.Sum64())
 			st, k := wk.scr.stats, float64(min(nodes, n))
 			b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N)/k/float64(count), "cpu-ns/row/node")
 			b.ReportMetric(float64(st.rounds)/k, "rounds/node")
