@@ -28,8 +28,10 @@ import (
 // of v (DefaultSplit when "default"); without it one goroutine fits the
 // nodes. It reports the process's CPU time a row and node, and the
 // screened fits' counts (screenStats) a node: the restricted solves, the
-// iterations, the groups read a row by them, and the working sets' sizes.
-// It is skipped without the file.
+// iterations, the groups read a row by them, the working sets' sizes, the
+// fallbacks to the full problem, the solutions' nonzeros and how many lie
+// inside the ball; with -test.v it logs a hash of the solutions' bits, to
+// compare two builds. It is skipped without the file.
 func BenchmarkLongNodes(b *testing.B) {
 	path := os.Getenv("PAIRWISE_LONG_FILE")
 	lambda, err := strconv.ParseFloat(os.Getenv("PAIRWISE_LONG_LAMBDA"), 64)
