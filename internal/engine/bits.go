@@ -1,5 +1,7 @@
 package engine
 
+import "sync"
+
 // Binary rows held as bits (issue 21's memory). Rows.Bits packs the states
 // of binary rows (K = 2) in blocks of 64 rows: word x·N + j holds, in bit
 // r, the state of variable j in row 64x + r (bits past the last row are
@@ -11,11 +13,13 @@ package engine
 //   - the group codes of the Ising path: a group's variables are
 //     consecutive words of a block, so the codes of 64 rows are a byte
 //     transpose and eight 8×8 bit transposes a group (blockCodes). The
-//     screened fits never hold the full design's codes for all rows: the
-//     passes of the full problem's margins, which only the fallback to the
-//     full problem makes, encode streamRows rows at a time
-//     (encodeBlockRows, codedDesign.streamRows), and a working set's codes
-//     are made from the blocks (screenWork.encode);
+//     screened fits hold the full design's codes for all rows only once
+//     a fit has fallen back to the full problem, whose margins passes
+//     read them, and only as bytes (eight spins a group, heldCodes: one
+//     more copy of the samples' size); with fewer spins a group those
+//     passes encode streamRows rows at a time (encodeBlockRows,
+//     codedDesign.streamRows). A working set's codes are made from the
+//     blocks (screenWork.encode);
 //   - the gradients of the full design (the screened fits' checks, the
 //     fallback's passes): row tables a block, eight look-ups a variable's
 //     word (blockSums, columnSums);
@@ -122,6 +126,54 @@ func (d *Data) spinCodes() []uint16 {
 		encodeBlockRows(gc.codes, gc.blocks, gc, 0, gc.rows)
 	})
 	return d.gc.codes
+}
+
+// heldCodes are the byte codes (groupCodes.codes8's layout) of all rows of
+// a bit layout of eight variables a group, encoded from its blocks on the
+// first call of get and kept: one more copy of the samples, N·n/8 bytes,
+// as the bits are. The passes of the full problem's margins, which a
+// screened fit makes when it falls back to the full problem (fitScreened),
+// then read them instead of encoding streamRows rows at a time on every
+// pass. That encoding was most of such a pass, and on long recordings the
+// fallback is common: at a fixed radius a node's support grows with the
+// rows (issue 33: on the 4-regular model of n = 1,000 with the paper's
+// λ, 115 couplings a node at N = 10⁴, 373 at 3·10⁵, where three nodes in
+// ten fell back). The sums are the same as the streamed passes', bit for
+// bit (rowMargin8 and scatterRows8 add in rowMargin's and scatterRows'
+// order). Layouts of fewer variables a group (n past 2,048) keep
+// streaming: their 16-bit codes would cost more than twice the bits.
+type heldCodes struct {
+	once   sync.Once
+	codes8 []uint8
+}
+
+// get returns the codes of all rows of gc, encoding them on the first
+// call; safe for concurrent use.
+func (h *heldCodes) get(gc *groupCodes) []uint8 {
+	h.once.Do(func() { h.codes8 = encodeBlockBytes(gc) })
+	return h.codes8
+}
+
+// encodeBlockBytes returns the byte codes (without their groups' offsets)
+// of all rows of a bit layout of eight variables a group, rows × groups,
+// as screenWork.encode makes a working set's.
+func encodeBlockBytes(gc *groupCodes) []uint8 {
+	n, per, groups, count := gc.n, gc.per, gc.groups, gc.rows
+	out := make([]uint8, count*groups)
+	for x := range blockWords(count) {
+		blk := gc.blocks[x*n : (x+1)*n]
+		for g := range groups {
+			vs := blockCodes(blk[g*per : min(n, (g+1)*per)])
+			for b, v := range vs {
+				m0 := x*64 + b*8
+				if m0 >= count {
+					break
+				}
+				putCodes8(out[m0*groups+g:], groups, v, min(8, count-m0))
+			}
+		}
+	}
+	return out
 }
 
 // encodeBlockRows sets dst (rows lo..hi−1 × gc.groups) to the group codes
@@ -313,6 +365,9 @@ func newBitLayout(r *Rows, per int) *groupCodes {
 	}
 	groups := (n + per - 1) / per
 	gc := &groupCodes{n: n, k: 2, per: per, groups: groups, rows: r.Count, off: make([]int, groups+1), blocks: r.Bits}
+	if per == 8 {
+		gc.held = new(heldCodes)
+	}
 	for g := 0; g < groups; g++ {
 		gc.off[g+1] = gc.off[g] + 1<<(min(n, (g+1)*per)-g*per)
 	}

@@ -60,8 +60,13 @@ type groupCodes struct {
 	rows   int
 	// blocks are the rows as bits (Rows.Bits) when the codes are not
 	// held for all rows (codes nil): a design over them encodes its rows'
-	// codes as it passes over them (bits.go).
+	// codes as it passes over them (bits.go), unless held says otherwise.
 	blocks []uint64
+	// held, when set (a bit layout of eight variables a group), encodes
+	// the byte codes of all rows from blocks on the first pass of a
+	// streamed design that reads codes, and keeps them for every later
+	// pass of any design over gc (see heldCodes).
+	held *heldCodes
 }
 
 // groupSize returns the number of variables per group for n variables with
@@ -321,16 +326,23 @@ func (d *codedDesign) runChunk(c int) {
 // its index into part.
 func (d *codedDesign) runRows(op chunkOp, tab *[maxCodedTables]float64, lo, hi, c int) {
 	g := d.gc.groups
+	rc := rowCodes{c16: d.codes, c8: d.codes8}
 	switch {
 	case d.bits != nil && (op == opHistograms || op == opResidualScatter):
 		d.bitRows(op, (*d.bsums)[c], lo, hi)
 		return
 	case d.stream && op <= opResidualScatter:
-		d.streamRows(op, tab, lo, hi, c)
-		return
+		if d.gc.held == nil {
+			d.streamRows(op, tab, lo, hi, c)
+			return
+		}
+		// The codes of all rows, held as bytes: the kernels of byte
+		// codes give the same sums as those of the streamed 16-bit
+		// codes (rowMargin8, scatterRows8).
+		rc = rowCodes{c8: d.gc.held.get(d.gc)}
 	}
 	if op <= opResidualScatter || op == opMarginsBound {
-		rc := rowCodes{c16: d.codes, c8: d.codes8}.from(lo * g)
+		rc = rc.from(lo * g)
 		if op == opMarginsBound {
 			d.part[2*c], d.part[2*c+1] = d.marginsBoundRows(lo, hi, rc, 0, 0)
 			return

@@ -42,8 +42,10 @@ import (
 // Binary rows (K = 2) may come as bits instead (Bits, States nil), in
 // blocks of 64 rows: word x·N + j holds, in bit r, the state of variable j
 // in row 64x + r, bits past the last row 0. The fast Ising path then never holds
-// the states as bytes, and its screened fits never hold the codes of all
-// rows (NewData). Other paths unpack the bits into bytes once.
+// the states as bytes, and its screened fits hold the codes of all rows
+// only after one has fallen back to the full problem, as bytes when there
+// are eight spins a group (heldCodes), or never (NewData). Other paths
+// unpack the bits into bytes once.
 type Rows struct {
 	N, K    int
 	Count   int

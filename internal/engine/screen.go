@@ -180,6 +180,20 @@ type screenWork struct {
 	suspects    []int
 	susSums     []float64 // the suspects' sums of residuals
 	bounded     int       // the checks boundedCheck made, for the tests
+	stats       screenStats
+}
+
+// screenStats counts the work of a worker's screened fits, for the tests
+// and benchmarks (BenchmarkLongNodes): the fits, their restricted solves
+// (rounds after the first check), the fits that fell back to the full
+// problem, the iterations of the restricted solves, those iterations
+// weighted by the working set's groups of codes (the table reads a row
+// that their passes make, the cost a row of a restricted solve), and the
+// working sets' sizes when the fits ended.
+type screenStats struct {
+	fits, rounds, whole int
+	iters, groupIters   int
+	finalSet            int
 }
 
 // SetScreen sets the least number of variables from which the Ising path's
@@ -620,6 +634,9 @@ func (e *Driver) fitScreened(ctx context.Context, t *Task, cd *codedDesign, p *R
 			}
 			st, err := FISTA(ctx, q, ws, &wk.ws)
 			iters += pre + st.Iterations
+			sw.stats.rounds++
+			sw.stats.iters += pre + st.Iterations
+			sw.stats.groupIters += (pre + st.Iterations) * ((s + 7) / 8)
 			last = st
 			for a, j := range sw.cols {
 				w[j] = ws[a]
@@ -650,6 +667,8 @@ func (e *Driver) fitScreened(ctx context.Context, t *Task, cd *codedDesign, p *R
 			return solve.Stats{Iterations: iters, Gap: gap}, errors.New("pairwise: the solver produced NaN")
 		}
 		if gap <= p.Tol || iters >= p.MaxIter || (round > 0 && !last.Converged) {
+			sw.stats.fits++
+			sw.stats.finalSet += s
 			loss := last.Loss // the restricted problem's F at w is the full one's
 			if round == 0 {
 				loss = rd.loss(u, y, cw) + p.ridgeValue(w)
@@ -661,6 +680,9 @@ func (e *Driver) fitScreened(ctx context.Context, t *Task, cd *codedDesign, p *R
 			// The working set would hold most variables, or (rounding
 			// aside, impossible) the full gap exceeds the restricted one
 			// with no variable to blame: solve the full problem from w.
+			sw.stats.fits++
+			sw.stats.whole++
+			sw.stats.finalSet += n
 			q := *p
 			q.MaxIter -= iters
 			st, err := FISTA(ctx, &q, w, &wk.ws)

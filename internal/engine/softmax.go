@@ -85,6 +85,7 @@ type sparseRows struct {
 	ref   []uint8  // n: each variable's reference state
 	start []int32  // rows+1: row m's entries are idx[start[m]:start[m+1]]
 	idx   []uint16 // j·k + a
+	bound int      // 1 + the largest entry (0 with none): a table of bound·K' numbers holds every row
 }
 
 // sparseRowsOf returns the data's sparse rows, built on first use, or nil
@@ -120,6 +121,9 @@ func (d *Data) sparseRowsOf() *sparseRows {
 				}
 			}
 			sp.start[m+1] = int32(len(sp.idx))
+		}
+		for _, e := range sp.idx {
+			sp.bound = max(sp.bound, int(e)+1)
 		}
 		d.sparse = sp
 	})
@@ -438,11 +442,25 @@ func dot32(a []float32, b []float64) float64 {
 	return (s0 + s1) + (s2 + s3)
 }
 
-// axpy32 adds a·x to y, x a stored correction vector.
+// axpy32 adds a·x to y, x a stored correction vector: the product rounded,
+// then the sum (the conversion keeps a compiler from fusing them, so the
+// AVX2 loop, used where the CPU has it, gives the same bits).
 func axpy32(a float64, x []float32, y []float64) {
 	y = y[:len(x)]
+	t := 0
+	if useAVX2 && len(x) >= 4 {
+		t = len(x) &^ 3
+		axpy32avx(a, &x[0], &y[0], t/4)
+	}
+	for ; t < len(x); t++ {
+		y[t] += float64(a * float64(x[t]))
+	}
+}
+
+// axpy32Ref is axpy32's loop alone, for the tests.
+func axpy32Ref(a float64, x []float32, y []float64) {
 	for t, v := range x {
-		y[t] += a * float64(v)
+		y[t] += float64(a * float64(v))
 	}
 }
 
@@ -565,8 +583,11 @@ func softmaxRow(u, pr []float64, y int, c float64) (loss, ent float64) {
 	// H = ln z + mx − Σ q·u needs no second pass over logarithms.
 	z, su := 0.0, 0.0
 	for x, v := range u {
-		ev := math.Exp(v - mx)
-		pr[x] = ev
+		pr[x] = v - mx
+	}
+	expInPlace(pr) // math.Exp's bits, four at a time where the CPU allows
+	for x, v := range u {
+		ev := pr[x]
 		z += ev
 		su += ev * v
 	}
@@ -612,14 +633,20 @@ func (e *Driver) softmaxSparse(p *Softmax, sp *sparseRows, w []float64, ws *soft
 	total := ws.fContrib[K : 2*K] // Σ of the residuals over all rows
 	clear(total)
 	u, pr := ws.u, ws.p
+	// Every entry is below n·k, so its block is inside tab and hist: checked
+	// here once for all rows, where gatherRow and scatterRow would scan each
+	// row twice an evaluation.
+	if sp.bound > n*k {
+		panic("engine: softmax sparse row entry out of range")
+	}
 	for r, m := range ws.rows {
 		row := sp.idx[sp.start[m]:sp.start[m+1]]
-		gatherRow(u, base, tab, row)
+		gatherRowIn(u, base, tab, row)
 		l, h := softmaxRow(u, pr, int(ws.lab[r]), ws.cw[r])
 		loss += l
 		ent += h
 		addVec(total, pr)
-		scatterRow(hist, pr, row)
+		scatterRowIn(hist, pr, row)
 	}
 	// The loss gradient: the listed cells as summed, each reference cell
 	// the rest of the total; the fields the total.

@@ -70,3 +70,28 @@ func scatter4(hist, r *float64, stride int, row []uint16) {
 		h[3] += r3
 	}
 }
+
+// useAVX2 is never set without the assembly; gather20avx and scatter20avx
+// are the blocks of eight and four, for the dispatch to compile.
+var useAVX2 = false
+
+func gather20avx(dst, base, tab *float64, stride int, row []uint16) {
+	gather8(dst, base, tab, stride, row)
+	gather8((*float64)(unsafe.Add(unsafe.Pointer(dst), 64)), (*float64)(unsafe.Add(unsafe.Pointer(base), 64)), (*float64)(unsafe.Add(unsafe.Pointer(tab), 64)), stride, row)
+	gather4((*float64)(unsafe.Add(unsafe.Pointer(dst), 128)), (*float64)(unsafe.Add(unsafe.Pointer(base), 128)), (*float64)(unsafe.Add(unsafe.Pointer(tab), 128)), stride, row)
+}
+
+func scatter20avx(hist, r *float64, stride int, row []uint16) {
+	scatter8(hist, r, stride, row)
+	scatter8((*float64)(unsafe.Add(unsafe.Pointer(hist), 64)), (*float64)(unsafe.Add(unsafe.Pointer(r), 64)), stride, row)
+	scatter4((*float64)(unsafe.Add(unsafe.Pointer(hist), 128)), (*float64)(unsafe.Add(unsafe.Pointer(r), 128)), stride, row)
+}
+
+// useExpAVX is never set without the assembly; exp4blocks does no block.
+var useExpAVX = false
+
+func exp4blocks(x *float64, blocks int) int { return 0 }
+
+func hasFMA() bool { return false }
+
+func axpy32avx(a float64, x *float32, y *float64, blocks int) {}
