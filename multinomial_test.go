@@ -278,7 +278,7 @@ func TestMultinomialGridNull(t *testing.T) {
 	for _, e := range m.Edges() {
 		truth[[2]int{e.I, e.J}] = true
 	}
-	falseDefault, falseBonferroni, nulls, over := 0, 0, 0, 0
+	falseDefault, falseBonferroni, nulls, over, below := 0, 0, 0, 0, 0
 	for seed := uint64(100); seed < 110; seed++ {
 		s, err := sm.Sample(rand.NewPCG(seed, 1000), 1000)
 		if err != nil {
@@ -300,6 +300,12 @@ func TestMultinomialGridNull(t *testing.T) {
 				t.Fatalf("seed %d: the nominal default did not fit the multinomial model", seed)
 			}
 			for _, e := range res.Edges {
+				if z := res.Tuning.Score(e.I, e.J); !bonferroni && z < pairFloor {
+					// The floor under the mixture's cut: no pair is an
+					// edge whose own statistic is below z(0.975).
+					below++
+					t.Logf("seed %d: edge %d-%d at statistic %.3f, threshold %.3f", seed, e.I, e.J, z, res.Tuning.Threshold)
+				}
 				if truth[[2]int{e.I, e.J}] {
 					continue
 				}
@@ -327,6 +333,9 @@ func TestMultinomialGridNull(t *testing.T) {
 	t.Logf("10 runs: %d of %d null statistics above 1.96; false edges: %d (default), %d (Bonferroni)", over, nulls, falseDefault, falseBonferroni)
 	if nulls != 240 || over < 3 || over > 22 {
 		t.Errorf("%d of %d null statistics above 1.96, want 240 statistics and 3 to 22 of them", over, nulls)
+	}
+	if below > 0 {
+		t.Errorf("%d edges of the default below the floor z = %.3f under the mixture's cut", below, pairFloor)
 	}
 	if falseBonferroni > 1 {
 		t.Errorf("%d false edges in 10 runs under the Bonferroni cut at α = 1%%, want at most 1", falseBonferroni)
