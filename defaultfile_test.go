@@ -20,15 +20,7 @@ func BenchmarkDefaultFile(b *testing.B) {
 	if path == "" {
 		b.Skip("PAIRWISE_BENCH_FILE not set")
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	s, err := ReadCSV(f)
-	f.Close()
-	if err != nil {
-		b.Fatal(err)
-	}
+	s := readBenchFile(b, path, CSVOptions{})
 	opts := []Option{WithWorkers(benchWorkers())}
 	if v, err := strconv.Atoi(os.Getenv("PAIRWISE_BENCH_SPLIT")); err == nil && v > 0 {
 		// The rows split among the workers from v rows, in chunks of v
@@ -59,6 +51,23 @@ func benchWorkers() int {
 	return 1
 }
 
+// readBenchFile reads the file a file benchmark names, as ReadCSVWith
+// with o (CSVOptions{Compact: true} is the command's reading), and fails
+// the benchmark on an error.
+func readBenchFile(b *testing.B, path string, o CSVOptions) *Samples {
+	b.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	s, err := ReadCSVWith(f, o)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return s
+}
+
 // BenchmarkMergeFile merges the parts that "pairwise learn -shard i/m"
 // wrote for the file PAIRWISE_BENCH_FILE, listed (comma-separated) in
 // PAIRWISE_BENCH_PARTS, as "pairwise merge -data" does: the file read as
@@ -73,15 +82,7 @@ func BenchmarkMergeFile(b *testing.B) {
 	if path == "" || list == "" {
 		b.Skip("PAIRWISE_BENCH_FILE or PAIRWISE_BENCH_PARTS not set")
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	s, err := ReadCSVWith(f, CSVOptions{Compact: true})
-	f.Close()
-	if err != nil {
-		b.Fatal(err)
-	}
+	s := readBenchFile(b, path, CSVOptions{Compact: true})
 	var parts []*Partial
 	for _, name := range strings.Split(list, ",") {
 		pf, err := os.Open(name)

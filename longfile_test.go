@@ -23,15 +23,7 @@ func BenchmarkFixedFile(b *testing.B) {
 	if path == "" || errL != nil || errE != nil {
 		b.Skip("PAIRWISE_BENCH_FILE, PAIRWISE_BENCH_LAMBDA or PAIRWISE_BENCH_ETA not set")
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	s, err := ReadCSV(f)
-	f.Close()
-	if err != nil {
-		b.Fatal(err)
-	}
+	s := readBenchFile(b, path, CSVOptions{})
 	opts := []Option{WithWorkers(benchWorkers()), WithWidth(lambda), WithMinEdgeWeight(eta)}
 	switch v := os.Getenv("PAIRWISE_BENCH_SPLIT"); v {
 	case "":
