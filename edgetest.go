@@ -10,15 +10,6 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
-// pairFloor is the least statistic at which the multinomial default
-// (multinomial.go) calls a pair an edge after the mixture's cut: z(0.975),
-// the normal quantile of a two-sided 5% test of that pair alone. On the
-// Likert study's choice files it never binds (the same F1 and edges to the
-// last pair); on the tuning study's 3 × 3 Potts grid at k = 6 and N =
-// 1,000 it took the false edges from 3.1 to 0.8 a run on seeds 0–9, where
-// it was chosen, and from 0.9 to 0.4 on seeds 10–19 (docs/learning.md).
-const pairFloor = 1.959963984540054
-
 // run is the stage that chooses the graph when η was not given: every
 // pair's statistic from the debiased estimates and standard errors of the
 // nodes' fits (laid out like Result.est), the Ising refit of the screened
@@ -258,20 +249,19 @@ func (t WaldTest) run(ctx context.Context, s *Samples, res *Result, tun *Tuning,
 		if k == 2 && selection.SupportWald(s.stages(), t.dense) {
 			floor = selection.SparseFloor // as the sparse test (edgetest_sparse.go), so that the two agree
 		}
-		if tun.Threshold, fit, mixed = selection.MixtureCutFloor(tun.Critical, gapScores, mixScores, lowest, floor, 0); mixed {
+		cut := selection.MixtureCutSettings{Lowest: lowest, Floor: floor}
+		if tun.Mixed && !tun.Ordinal {
+			// The multinomial default's mixture sees few pairs: no
+			// pair is an edge below its own 5% test.
+			cut.Least = selection.PairFloor
+		}
+		if tun.Threshold, fit, mixed = cut.Cut(tun.Critical, gapScores, mixScores); mixed {
 			tun.Mixture = (*EdgeMixture)(fit)
 		}
 	}
 	if !mixed && !t.NoGap {
 		tun.Lowest = lowest
 		tun.Threshold = gapThreshold(gapScores, tun.Lowest, tun.Critical)
-	}
-	if mixed && tun.Mixed && !tun.Ordinal {
-		// The multinomial default's mixture is fitted to the statistics
-		// of few pairs (36 on a 3 × 3 grid), and its cut can fall among
-		// the nulls (to 0.46 on one grid run at 5 rows a parameter):
-		// no pair is an edge whose own statistic is below pairFloor.
-		tun.Threshold = math.Max(tun.Threshold, math.Min(pairFloor, tun.Critical))
 	}
 	minThreshold := math.Inf(1)
 	keep := make(map[[2]int]bool)

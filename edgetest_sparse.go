@@ -569,7 +569,8 @@ func (t WaldTest) runSparse(ctx context.Context, sr *sparseRun, res *Result, tun
 	if !t.NoMixture {
 		var fit *selection.Mixture
 		var th float64
-		if th, fit, mixed = selection.MixtureCutFloor(tun.Critical, z, z, lowest, selection.SparseFloor, pairs-len(keys)); mixed {
+		cut := selection.MixtureCutSettings{Lowest: lowest, Floor: selection.SparseFloor, Others: pairs - len(keys)}
+		if th, fit, mixed = cut.Cut(tun.Critical, z, z); mixed {
 			// The cut scans the statistics below z*(α) down to the
 			// first more likely null; it must stop on a candidate.
 			stopped := false

@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/mrfkit/pairwise/internal/selection"
 )
 
 // TestMultinomialExactPotts checks Learn's nominal default, the node-wise
@@ -300,7 +302,7 @@ func TestMultinomialGridNull(t *testing.T) {
 				t.Fatalf("seed %d: the nominal default did not fit the multinomial model", seed)
 			}
 			for _, e := range res.Edges {
-				if z := res.Tuning.Score(e.I, e.J); !bonferroni && z < pairFloor {
+				if z := res.Tuning.Score(e.I, e.J); !bonferroni && z < selection.PairFloor {
 					// The floor under the mixture's cut: no pair is an
 					// edge whose own statistic is below z(0.975).
 					below++
@@ -335,7 +337,7 @@ func TestMultinomialGridNull(t *testing.T) {
 		t.Errorf("%d of %d null statistics above 1.96, want 240 statistics and 3 to 22 of them", over, nulls)
 	}
 	if below > 0 {
-		t.Errorf("%d edges of the default below the floor z = %.3f under the mixture's cut", below, pairFloor)
+		t.Errorf("%d edges of the default below the floor z = %.3f under the mixture's cut", below, selection.PairFloor)
 	}
 	if falseBonferroni > 1 {
 		t.Errorf("%d false edges in 10 runs under the Bonferroni cut at α = 1%%, want at most 1", falseBonferroni)

@@ -230,12 +230,51 @@ const mixtureMinEdges = 5
 // and the mixture decides only below it. The mixture is fitted to
 // mixScores from the split at lowest.
 func MixtureCut(critical float64, scores, mixScores []float64, lowest float64) (float64, *Mixture, bool) {
-	return MixtureCutFloor(critical, scores, mixScores, lowest, 0, 0)
+	return MixtureCutSettings{Lowest: lowest}.Cut(critical, scores, mixScores)
 }
 
-// MixtureCutFloor is MixtureCut with the mixture fitted by
-// FitEdgeMixtureFloor (floor, others).
-func MixtureCutFloor(critical float64, scores, mixScores []float64, lowest, floor float64, others int) (float64, *Mixture, bool) {
+// PairFloor is z(0.975), the normal quantile of a two-sided 5% test of one
+// pair alone: the least cut of the multinomial default (package pairwise's
+// multinomial.go), whose mixture is fitted to the statistics of few pairs
+// (36 on a 3 × 3 grid) and can cut among the nulls (at 0.46 on one grid
+// run at 5 rows a parameter). On the Likert study's choice files it never
+// binds (the same F1 and edges to the last pair); on the tuning study's
+// 3 × 3 Potts grid at k = 6 and N = 1,000 it took the false edges from
+// 3.1 to 0.8 a run on seeds 0–9, where it was chosen, and from 0.9 to 0.4
+// on seeds 10–19 (docs/learning.md).
+const PairFloor = 1.959963984540054
+
+// MixtureCutSettings say how MixtureCutSettings.Cut fits the mixture and
+// places its cut. The zero value is MixtureCut's: the mixture fitted to
+// every statistic from the split at 0, no least cut.
+type MixtureCutSettings struct {
+	// Lowest is the split from which the mixture is fitted
+	// (FitEdgeMixture).
+	Lowest float64
+	// Floor and Others are FitEdgeMixtureFloor's: the statistics below
+	// Floor enter the fit as a count, and Others more pairs, not listed,
+	// lie below it (the sparse test's).
+	Floor  float64
+	Others int
+	// Least is the least cut: no pair whose own statistic is below
+	// min(Least, critical) is an edge, whatever the mixture says. Zero
+	// (or NaN) sets none; PairFloor is the multinomial default's.
+	Least float64
+}
+
+// Cut is MixtureCut under the settings: the threshold, the fitted
+// mixture and true when the mixture decides, or critical, nil and false.
+// When it decides, the threshold is the mixture's cut (MixtureThreshold)
+// raised to min(s.Least, critical).
+func (s MixtureCutSettings) Cut(critical float64, scores, mixScores []float64) (float64, *Mixture, bool) {
+	th, fit, ok := s.cut(critical, scores, mixScores)
+	if ok && s.Least > 0 { // NaN is not
+		th = math.Max(th, math.Min(s.Least, critical))
+	}
+	return th, fit, ok
+}
+
+func (s MixtureCutSettings) cut(critical float64, scores, mixScores []float64) (float64, *Mixture, bool) {
 	sure := 0
 	for _, z := range scores {
 		if z >= critical {
@@ -245,7 +284,7 @@ func MixtureCutFloor(critical float64, scores, mixScores []float64, lowest, floo
 	if sure < mixtureMinEdges {
 		return critical, nil, false
 	}
-	fit, ok := FitEdgeMixtureFloor(mixScores, lowest, floor, others)
+	fit, ok := FitEdgeMixtureFloor(mixScores, s.Lowest, s.Floor, s.Others)
 	if !ok {
 		return critical, nil, false
 	}
