@@ -247,7 +247,10 @@ func (t WaldTest) run(ctx context.Context, s *Samples, res *Result, tun *Tuning,
 		var fit *selection.Mixture
 		floor := 0.0
 		if k == 2 && selection.SupportWald(s.stages(), t.dense) {
-			floor = selection.SparseFloor // as the sparse test (edgetest_sparse.go), so that the two agree
+			floor = t.floor // as the sparse test (edgetest_sparse.go), so that the two agree
+			if !(floor > 0) {
+				floor = selection.SparseFloorAt(n)
+			}
 		}
 		cut := selection.MixtureCutSettings{Lowest: lowest, Floor: floor}
 		if tun.Mixed && !tun.Ordinal {

@@ -19,8 +19,11 @@ import (
 // node i's fit and column j alone. The dense test (WaldTest.run) keeps all
 // of them, two arrays of 4n floats a node and the n × n scores, 1.27 GB
 // at n = 3,000. The sparse test keeps, of each node's n entries, those
-// that can matter, and shows that the others cannot (F is
-// selection.SparseFloor, 2.5):
+// that can matter, and shows that the others cannot (F is the floor
+// selection.SparseFloorAt(n): 2.5 up to about 1,000 spins, then rising
+// so that about selection.SparseChance = 12.5 null spins a node reach it,
+// 3.23 at 10,000 spins; a node keeps its neighbours and those few, not a
+// share of n):
 //
 //   - A pair's statistic is the normal score (TScore ≤ t) of the ratio
 //     |d_i + d_j| / (se_i + se_j) under the Average rule, of one side's
@@ -61,7 +64,7 @@ import (
 // not (the passes after the fits cut the rows into the fits' chunks,
 // summed in the same order: engine.RunChunks), in one process or in
 // shards: a shard runs the first pass of its nodes and its Partial
-// carries their sides (shard.go, format pairwise-partial/3); the merge
+// carries their sides and F (shard.go, format pairwise-partial/4); the merge
 // rebuilds the engine's data from the samples and runs runSparse, whose
 // second pass fetches the partner entries that no shard kept (a shard
 // leaves no request for another shard's nodes, sparseRun.elsewhere), so
@@ -73,10 +76,10 @@ import (
 // TestSparseEdgeTestMatchesDense, TestSparseEdgeTestRowSplit and
 // TestSparseMinEdgeWeightBound hold the two tests to the same bits.
 
-// sparseKeep is the ratio from which a node keeps a side: F less a
-// relative 1e-9, so that no pair whose computed statistic reaches F is
-// lost to the rounding of the averages.
-const sparseKeep = selection.SparseFloor * (1 - 1e-9)
+// sparseKeep returns the ratio from which a node keeps a side at the floor
+// F: F less a relative 1e-9, so that no pair whose computed statistic
+// reaches F is lost to the rounding of the averages.
+func sparseKeep(floor float64) float64 { return floor * (1 - 1e-9) }
 
 // sparseSide is one node's kept entries: spins js (increasing) with the
 // Ising estimate a (Â_ij) and standard error sd, the degrees of freedom of
@@ -254,7 +257,10 @@ func floorBound(v float64) float32 {
 type sparseRun struct {
 	n     int
 	sides []sparseSide
-	env   sparseEnv
+	// floor is the test's floor F (selection.SparseFloorAt), keep the
+	// ratio from which a node keeps a spin (sparseKeep).
+	floor, keep float64
+	env         sparseEnv
 	// stats counts the work of MinEdgeWeight's bound, for the tests.
 	stats sparseStats
 	// The partner entries asked for during the first pass: a node that
@@ -280,6 +286,8 @@ type sparseEnv struct {
 	// lowKeep is the number of least standard errors a node keeps
 	// (sparseLowKeep when 0).
 	lowKeep int
+	// floor is the test's floor F (selection.SparseFloorAt(n) when 0).
+	floor float64
 }
 
 // sparseStats counts what sparseMinThreshold did: the nodes recomputed
@@ -296,7 +304,11 @@ func newSparseRun(n int, env sparseEnv) *sparseRun {
 	if env.lowKeep <= 0 {
 		env.lowKeep = sparseLowKeep
 	}
+	if !(env.floor > 0) {
+		env.floor = selection.SparseFloorAt(n)
+	}
 	return &sparseRun{n: n, sides: make([]sparseSide, n), env: env,
+		floor: env.floor, keep: sparseKeep(env.floor),
 		done: make([]bool, n), asked: make([][]int32, n)}
 }
 
@@ -339,7 +351,7 @@ func (sr *sparseRun) first(data *selection.Data, e *engine.Driver, i int, task *
 		}
 		aj, sj := dropOverflow(a[j], sd[j])
 		h.push(j, floorBound(sj))
-		if (sj == 0 && aj != 0) || (sj > 0 && math.Abs(aj) >= sparseKeep*sj) {
+		if (sj == 0 && aj != 0) || (sj > 0 && math.Abs(aj) >= sr.keep*sj) {
 			side.js = append(side.js, int32(j))
 			side.a = append(side.a, aj)
 			side.sd = append(side.sd, sj)
@@ -556,10 +568,10 @@ func (t WaldTest) runSparse(ctx context.Context, sr *sparseRun, res *Result, tun
 	}
 	lowest := max(0, -distuv.UnitNormal.Quantile(1/(2*tests)))
 	tun.Threshold = tun.Critical
-	// above: the candidates' statistics from selection.SparseFloor on, decreasing.
+	// above: the candidates' statistics from the floor on, decreasing.
 	var above []float64
 	for _, v := range z {
-		if v >= selection.SparseFloor {
+		if v >= sr.floor {
 			above = append(above, v)
 		}
 	}
@@ -569,7 +581,7 @@ func (t WaldTest) runSparse(ctx context.Context, sr *sparseRun, res *Result, tun
 	if !t.NoMixture {
 		var fit *selection.Mixture
 		var th float64
-		cut := selection.MixtureCutSettings{Lowest: lowest, Floor: selection.SparseFloor, Others: pairs - len(keys)}
+		cut := selection.MixtureCutSettings{Lowest: lowest, Floor: sr.floor, Others: pairs - len(keys)}
 		if th, fit, mixed = cut.Cut(tun.Critical, z, z); mixed {
 			// The cut scans the statistics below z*(α) down to the
 			// first more likely null; it must stop on a candidate.
@@ -595,7 +607,7 @@ func (t WaldTest) runSparse(ctx context.Context, sr *sparseRun, res *Result, tun
 		tun.Lowest = lowest
 		tun.Threshold = gapThreshold(above, tun.Lowest, tun.Critical)
 	}
-	if tun.Threshold < selection.SparseFloor {
+	if tun.Threshold < sr.floor {
 		return t.sparseFallback(ctx, sr, res, tun)
 	}
 	keep := make(map[[2]int]bool)
@@ -839,7 +851,7 @@ func (sr *sparseRun) store(nodes []NodeFit, score func(di, si, fi, dj, sj, fj []
 
 // sparseFallback rebuilds the dense test's arrays (every node's n entries,
 // a third pass) and runs the dense test: for the rare model where a rule
-// reads statistics below selection.SparseFloor.
+// reads statistics below the floor.
 func (t WaldTest) sparseFallback(ctx context.Context, sr *sparseRun, res *Result, tun *Tuning) error {
 	n := sr.n
 	debias, stdErrs, dfs := make([][]float64, n), make([][]float64, n), make([][]float64, n)

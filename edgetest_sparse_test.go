@@ -17,6 +17,14 @@ func withDenseTest() Option {
 	return optionFunc(func(c *config) { c.denseTest = true })
 }
 
+// withSparseFloor sets the sparse edge test's floor F (and the mixture's
+// floor on the support model's path, in the dense test too), which
+// selection.SparseFloorAt raises only from about 1,000 spins: the tests
+// raise it on small models.
+func withSparseFloor(f float64) Option {
+	return optionFunc(func(c *config) { c.sparseFloor = f })
+}
+
 // sparseModel returns an Ising model on n spins whose couplings are a
 // random graph of the given average degree, weights ±[lo, hi], fields
 // uniform in ±0.3.
@@ -76,6 +84,12 @@ func TestSparseEdgeTestMatchesDense(t *testing.T) {
 		// fallback to the dense arrays.
 		{12, 2000, 2, []Option{WithEdgeMixture(false)}, "fallback"},
 		{12, 2000, 2, nil, "small"},
+		// The floor raised as selection.SparseFloorAt raises it from
+		// about 1,000 spins (3.23 at 10,000), on models small enough to
+		// run the dense test beside it.
+		{60, 2000, 2.5, []Option{withSparseFloor(3.23)}, "floor 3.23"},
+		{40, 300, 3, []Option{withSparseFloor(3.23)}, "floor 3.23, few rows"},
+		{40, 2000, 3, []Option{withSparseFloor(3.23), WithEdgeMixture(false)}, "floor 3.23, gap rule"},
 	}
 	fallbacks := 0
 	for x, c := range cases {

@@ -58,7 +58,11 @@ type config struct {
 	waldDense int          // the most spins of the full-model Ising edge test (waldDenseMax)
 	denseTest bool         // the dense Ising edge test even where the sparse one runs (tests)
 	lowKeep   int          // the least standard errors a node keeps in the sparse test (sparseLowKeep; tests lower it)
-	missing   MissingRule  // missing.go: WithMissing
+	// sparseFloor is the Ising edge test's floor F on the support
+	// model's path (edgetest_sparse.go); 0 for selection.SparseFloorAt(n).
+	// Tests raise it; the merge of sparse parts sets the parts' floor.
+	sparseFloor float64
+	missing     MissingRule // missing.go: WithMissing
 	// missingSet: WithMissing was given (else the rule depends on k).
 	missingSet bool
 	ridge      float64 // ρ of WithRidge; 0 for none
@@ -638,3 +642,13 @@ func WithNominalVariables(vars ...int) Option {
 // n(n−1)/2·k², on which AutoScale checks the scale; above it the states
 // are nominal unless WithScale(Ordinal).
 const maxScaleCheckCells = 1 << 20
+
+// floorAt returns the Ising edge test's floor F at n spins on the support
+// model's path: the one set (tests, the merge of sparse parts), else
+// selection.SparseFloorAt(n).
+func (c *config) floorAt(n int) float64 {
+	if c.sparseFloor > 0 {
+		return c.sparseFloor
+	}
+	return selection.SparseFloorAt(n)
+}

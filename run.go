@@ -462,6 +462,7 @@ func (r *learnRun) assemble(ctx context.Context, k int, est []*estimates.Node, f
 		test := r.cfg.test
 		test.sym = r.cfg.symmetric
 		test.dense = r.cfg.waldDense
+		test.floor = r.cfg.floorAt(n)
 		if r.sparseState != nil {
 			if err := test.runSparse(ctx, r.sparseState, res, tun); err != nil {
 				return nil, err

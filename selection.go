@@ -620,6 +620,7 @@ type WaldTest struct {
 
 	sym   Symmetrization // the learner's rule, set when the test runs
 	dense int            // the learner's waldDense, set when the test runs
+	floor float64        // the learner's floorAt(n), set when the test runs
 }
 
 // rate returns α.

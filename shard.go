@@ -57,9 +57,10 @@ import (
 // spins, without η and with the default backend, the edge test is the
 // sparse one (edgetest_sparse.go), in the shards as in one process: each
 // shard runs the test's first pass for its nodes as they are fitted and
-// its Partial carries what it kept (format pairwise-partial/3: a node's
+// its Partial carries what it kept (format pairwise-partial/4: a node's
 // neighbours and the spins whose ratio reaches the floor by chance, about
-// 1.2% of n, so a part grows as n²/m with a small constant), and the
+// 12.5 of them from about 1,000 spins on, as selection.SparseFloorAt
+// raises the floor with n, so a part grows as n·d/m), and the
 // merge, which needs the samples, rebuilds the engine's data from them
 // and runs the global stage (the second pass over the samples for the
 // partner entries no shard kept, the statistics, the cut, MinEdgeWeight's
@@ -82,14 +83,18 @@ import (
 // numbers a node (k² times that for k > 2), its debiased estimates and
 // standard errors; the sparse test (complete binary samples of more than
 // 256 spins, the default backend) adds instead what its first pass kept:
-// the entries whose ratio |Â_ij|/SE can reach its floor of 2.5 (the
-// neighbours, and about 1.2% of the other spins by chance at large N),
-// the bounds of the node's 32 least standard errors and a floor, and its
-// solution's nonzero coefficients: d + 32 numbers a node and about 1.2%
-// of n more (46 entries at n = 3,000, 144 at 10,000). Such a part is
-// written as format pairwise-partial/3 (a reader of the format before
-// refuses it by name); the others as pairwise-partial/2. ReadPartial also
-// reads the dense files of pairwise-partial/1.
+// the entries whose ratio |Â_ij|/SE can reach its floor F (the
+// neighbours, and by chance at large N about 12.5 other spins, 1.2% of
+// them up to 1,000 spins, where F is 2.5, and as many at every n above,
+// where selection.SparseFloorAt raises F: 2.87 at n = 3,000, 3.23 at
+// 10,000), the bounds of the node's 32 least standard errors and a
+// floor, and its solution's nonzero coefficients: about d + 45 numbers a
+// node. Such a part is written as format pairwise-partial/4, with F (a
+// reader of the format before refuses it by name); the others as
+// pairwise-partial/2. ReadPartial also reads the dense files of
+// pairwise-partial/1 and the sparse parts of pairwise-partial/3, written
+// before F rose with n, which MergePartials merges at F = 2.5, as they
+// were kept.
 type Partial struct {
 	algorithm string // "ising", "pairwise", "ordinal" (Learn's ordinal scale) or "multinomial" (its nominal default, multinomial.go)
 	n, k      int
@@ -122,12 +127,16 @@ type partialSettings struct {
 
 // sparseSettings are the settings of the sparse edge test's parts that
 // the merge reads: the most spins of the full-model test (only tests
-// change it; the sparse test runs above it) and the engine's row split,
+// change it; the sparse test runs above it), the engine's row split,
 // which cuts the passes over the rows into chunks summed in order
-// (engine.Split; only tests change it too).
+// (engine.Split; only tests change it too), and the test's floor F
+// (selection.SparseFloorAt; SparseFloor in parts of format /3, written
+// before the floor rose with n), which the merge applies as the parts
+// did.
 type sparseSettings struct {
 	waldDense int
 	split     engine.Split
+	floor     float64
 }
 
 // partialNode is one node's share of a Partial.
@@ -343,7 +352,7 @@ func learnNodes(ctx context.Context, fn string, s *Samples, nodes []int, opts []
 		}
 	}
 	if r.sparseState != nil {
-		p.set.sparse = &sparseSettings{waldDense: r.cfg.waldDense, split: r.cfg.split}
+		p.set.sparse = &sparseSettings{waldDense: r.cfg.waldDense, split: r.cfg.split, floor: r.sparseState.floor}
 	}
 	return p, nil
 }
@@ -558,7 +567,7 @@ func MergePartialsContext(ctx context.Context, s *Samples, workers int, parts ..
 // result does not depend on the sharding.
 func (r *learnRun) mergeSparse(fn string, parts []*Partial, set *sparseSettings) error {
 	s := r.s
-	knobs := optionFunc(func(c *config) { c.waldDense, c.split = set.waldDense, set.split })
+	knobs := optionFunc(func(c *config) { c.waldDense, c.split, c.sparseFloor = set.waldDense, set.split, set.floor })
 	run, err := newRun(fn, s, []Option{WithWorkers(r.cfg.workers), knobs}, true)
 	if err != nil {
 		return err
@@ -567,14 +576,14 @@ func (r *learnRun) mergeSparse(fn string, parts []*Partial, set *sparseSettings)
 	// order on each caller, as after the fits of one process.
 	run.stop()
 	r.b, r.fitted, r.d = run.b, run.fitted, run.d
-	r.cfg.waldDense, r.cfg.split = set.waldDense, set.split
+	r.cfg.waldDense, r.cfg.split, r.cfg.sparseFloor = set.waldDense, set.split, set.floor
 	data := r.fitted.stages()
 	if !selection.SupportWald(data, set.waldDense) {
 		return fmt.Errorf("pairwise: %s: the partials ran the sparse edge test, which samples of %d spins do not take", fn, s.n)
 	}
 	n := s.n
 	sr := newSparseRun(n, sparseEnv{
-		s: s, data: data, workers: r.cfg.workers, each: r.eachNodeQuiet,
+		s: s, data: data, workers: r.cfg.workers, each: r.eachNodeQuiet, floor: set.floor,
 		driver: func() (*engine.Driver, func()) {
 			wk := r.pool.Get()
 			return r.driver(wk), func() { r.pool.Put(wk) }

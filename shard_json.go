@@ -27,11 +27,15 @@ import (
 // (sparse). /3 is /2 with the sparse edge test's first pass
 // (edgetest_sparse.go: "sparse_test" and each node's "sparse"), written
 // by the parts that ran it, so that a reader of /2 refuses them by their
-// format rather than by an unknown field; the others are still /2.
+// format rather than by an unknown field; the others are still /2. /4 is
+// /3 with the test's floor ("sparse_test"'s "stat_floor"), which rises with n
+// (selection.SparseFloorAt); /3 parts were kept at selection.SparseFloor
+// and are still read, and merged at that floor.
 const (
-	partialFormat       = "pairwise-partial/2"
-	partialFormatDense  = "pairwise-partial/1"
-	partialFormatSparse = "pairwise-partial/3"
+	partialFormat          = "pairwise-partial/2"
+	partialFormatDense     = "pairwise-partial/1"
+	partialFormatSparse    = "pairwise-partial/4"
+	partialFormatSparseOld = "pairwise-partial/3"
 )
 
 // The JSON form of a Partial. Every float64 is written in its shortest form
@@ -70,12 +74,13 @@ type partialJSON struct {
 }
 
 // sparseTestJSON is a sparseSettings: the most spins of the full-model
-// test and the engine's row split (the least rows split and the least
-// rows a chunk).
+// test, the engine's row split (the least rows split and the least rows a
+// chunk) and the test's floor (format /4; absent in /3).
 type sparseTestJSON struct {
-	WaldDense  int `json:"wald_dense"`
-	SplitMin   int `json:"split_min"`
-	SplitChunk int `json:"split_chunk"`
+	WaldDense  int         `json:"wald_dense"`
+	SplitMin   int         `json:"split_min"`
+	SplitChunk int         `json:"split_chunk"`
+	Floor      *shardFloat `json:"stat_floor,omitempty"`
 }
 
 // sideJSON is a sparseSide, what the first pass of the sparse edge test
@@ -544,7 +549,8 @@ func (p *Partial) MarshalJSON() ([]byte, error) {
 	}
 	if sp := set.sparse; sp != nil {
 		w.Format = partialFormatSparse
-		w.SparseTest = &sparseTestJSON{WaldDense: sp.waldDense, SplitMin: sp.split.Min, SplitChunk: sp.split.Chunk}
+		floor := shardFloat(sp.floor)
+		w.SparseTest = &sparseTestJSON{WaldDense: sp.waldDense, SplitMin: sp.split.Min, SplitChunk: sp.split.Chunk, Floor: &floor}
 	}
 	if c := p.check; c != nil {
 		w.ScaleCheck = shardFloats{c.association, c.linear, c.needed}
@@ -608,10 +614,10 @@ func (p *Partial) UnmarshalJSON(data []byte) error {
 	if err := dec.Decode(&w); err != nil {
 		return fmt.Errorf("pairwise: Partial: %w", err)
 	}
-	if w.Format != partialFormat && w.Format != partialFormatDense && w.Format != partialFormatSparse {
+	if w.Format != partialFormat && w.Format != partialFormatDense && w.Format != partialFormatSparse && w.Format != partialFormatSparseOld {
 		return fmt.Errorf("pairwise: Partial: format %q, want %q, or %q for a part of the sparse edge test", w.Format, partialFormat, partialFormatSparse)
 	}
-	sparseTest := w.Format == partialFormatSparse
+	sparseTest := w.Format == partialFormatSparse || w.Format == partialFormatSparseOld
 	if sparseTest != (w.SparseTest != nil) {
 		return fmt.Errorf("pairwise: Partial: sparse_test in format %q", w.Format)
 	}
@@ -622,6 +628,14 @@ func (p *Partial) UnmarshalJSON(data []byte) error {
 		}
 		if st.WaldDense < 0 || st.SplitMin < 1 || st.SplitChunk < 1 {
 			return fmt.Errorf("pairwise: Partial: sparse_test %+v out of range", *st)
+		}
+		switch {
+		case w.Format == partialFormatSparseOld && st.Floor != nil:
+			return fmt.Errorf("pairwise: Partial: a floor in format %q", w.Format)
+		case w.Format == partialFormatSparse && st.Floor == nil:
+			return fmt.Errorf("pairwise: Partial: no floor in sparse_test of format %q", w.Format)
+		case w.Format == partialFormatSparse && (!(float64(*st.Floor) >= selection.SparseFloor) || math.IsInf(float64(*st.Floor), 1)):
+			return fmt.Errorf("pairwise: Partial: the sparse edge test's floor %v, want a finite number from %v", float64(*st.Floor), selection.SparseFloor)
 		}
 	}
 	if w.Algorithm != "ising" && w.Algorithm != "pairwise" && w.Algorithm != "ordinal" && w.Algorithm != "multinomial" {
@@ -654,7 +668,11 @@ func (p *Partial) UnmarshalJSON(data []byte) error {
 		nodes: make([]partialNode, len(w.Nodes)),
 	}
 	if st := w.SparseTest; st != nil {
-		q.set.sparse = &sparseSettings{waldDense: st.WaldDense, split: engine.Split{Min: st.SplitMin, Chunk: st.SplitChunk}}
+		floor := selection.SparseFloor // format /3
+		if st.Floor != nil {
+			floor = float64(*st.Floor)
+		}
+		q.set.sparse = &sparseSettings{waldDense: st.WaldDense, split: engine.Split{Min: st.SplitMin, Chunk: st.SplitChunk}, floor: floor}
 	}
 	switch len(w.ScaleCheck) {
 	case 0:

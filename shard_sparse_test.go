@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/mrfkit/pairwise/internal/selection"
 )
 
 // sparseShardSamples draws the samples of the sparse sharding tests: a
@@ -92,6 +94,9 @@ func TestShardedSparseIdentical(t *testing.T) {
 		{"n=40/gap", 40, 2000, 3, []Option{withWaldDense(4), WithEdgeMixture(false)}, []int{3}, false},
 		{"n=60/keep1", 60, 2000, 2.5, []Option{withWaldDense(4), withLowKeep(1)}, []int{2, 3}, true},
 		{"n=40/rowsplit", 40, 3000, 3, []Option{withWaldDense(4), withRowSplit(1000, 250)}, []int{2}, false},
+		// The floor as selection.SparseFloorAt raises it at n = 10,000:
+		// the parts carry it (format /4) and the merge applies it.
+		{"n=60/floor", 60, 2000, 2.5, []Option{withWaldDense(4), withSparseFloor(3.23)}, []int{2, 3}, false},
 	}
 	for x, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -205,8 +210,12 @@ func TestShardedSparseParts(t *testing.T) {
 		repl []string // from, to, ...: each replaced once
 		want string
 	}{
-		{[]string{`"format":"pairwise-partial/3"`, `"format":"pairwise-partial/2"`}, "sparse_test in format"},
-		{[]string{`"format":"pairwise-partial/3"`, `"format":"pairwise-partial/9"`}, "pairwise-partial/3"},
+		{[]string{`"format":"pairwise-partial/4"`, `"format":"pairwise-partial/2"`}, "sparse_test in format"},
+		{[]string{`"format":"pairwise-partial/4"`, `"format":"pairwise-partial/9"`}, "pairwise-partial/4"},
+		{[]string{`"format":"pairwise-partial/4"`, `"format":"pairwise-partial/3"`}, "a floor in format"},
+		{[]string{`,"stat_floor":2.5`, ``}, "no floor in sparse_test"},
+		{[]string{`"stat_floor":2.5`, `"stat_floor":2`}, "want a finite number from 2.5"},
+		{[]string{`"stat_floor":2.5`, `"stat_floor":"+Inf"`}, "want a finite number from 2.5"},
 		{[]string{`"wald_dense":256`, `"wald_dense":-1`}, "out of range"},
 		{[]string{`"kept":[`, `"kept":[400,`}, "spins kept with"},
 		{[]string{`"kept":[`, `"kept":[400,`, `"a":[`, `"a":[0,`, `"se":[`, `"se":[0,`}, "kept: spin 400 out of range or order"},
@@ -227,6 +236,16 @@ func TestShardedSparseParts(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v, want an error with %q", c.repl, err, c.want)
 		}
+	}
+	// A part of format /3, written before the floor rose with n, has no
+	// floor and is merged at selection.SparseFloor, the floor it was
+	// kept at.
+	old := strings.Replace(strings.Replace(string(b), `"format":"pairwise-partial/4"`, `"format":"pairwise-partial/3"`, 1), `,"stat_floor":2.5`, ``, 1)
+	var q Partial
+	if err := json.Unmarshal([]byte(old), &q); err != nil {
+		t.Errorf("a part of format /3: %v", err)
+	} else if q.set.sparse == nil || q.set.sparse.floor != selection.SparseFloor {
+		t.Errorf("a part of format /3 reads with sparse settings %+v, want the floor %v", q.set.sparse, selection.SparseFloor)
 	}
 	// The bounds are float32 values at least 0, the floor too (+Inf
 	// allowed).

@@ -203,7 +203,7 @@ func TestMergeErrors(t *testing.T) {
 // 256 variables (the support-model test, which the learner takes past
 // MaxLearnEntries too, so this path is the one a file of n > 16,384
 // takes; the file is kept small for CI). Each shard writes its first
-// pass (format pairwise-partial/3), "merge -data" runs the global stage,
+// pass (format pairwise-partial/4), "merge -data" runs the global stage,
 // and the edges (JSON, with the test's statistics) and the model must be
 // byte for byte those of one "learn" process, for 2 and 3 shards, plain
 // and gzip-compressed parts.
@@ -238,7 +238,7 @@ func TestShardPipelineSparse(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if m == 2 && !bytes.Contains(head[:min(len(head), 80)], []byte(`"pairwise-partial/3"`)) {
+		if m == 2 && !bytes.Contains(head[:min(len(head), 80)], []byte(`"pairwise-partial/4"`)) {
 			t.Fatalf("the part is not the sparse test's format: %.80s", head)
 		}
 		runBinary(t, bin, append([]string{"merge", "-quiet", "-data", data, "-format", "json", "-o", at("got.json"), "-model-out", at("got.model.json")}, parts...)...)

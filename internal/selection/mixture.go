@@ -3,6 +3,8 @@ package selection
 import (
 	"math"
 	"sort"
+
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // Mixture is the fitted two-group model of EdgeMixture, whose fields it
@@ -76,14 +78,45 @@ func FitEdgeMixture(z []float64, init float64) (Mixture, bool) {
 	return FitEdgeMixtureFloor(z, init, 0, 0)
 }
 
-// SparseFloor is the statistic below which the sparse Ising edge test
-// (issue 33; package pairwise's edgetest_sparse.go) keeps no pair, and the
-// floor of the mixture's EM on the path where that test runs (the support
-// model's, more than WaldDenseMax complete spins), in the dense test too,
-// so that the two agree. It lies below the gap rule's z₁ and z*(α) there
+// SparseFloor is the least floor of the sparse Ising edge test (issue 33;
+// package pairwise's edgetest_sparse.go): the statistic below which that
+// test keeps no pair, and the floor of the mixture's EM on the path where
+// it runs (the support model's, more than WaldDenseMax complete spins), in
+// the dense test too, so that the two agree. SparseFloorAt raises it with
+// the number of spins. It lies below the gap rule's z₁ and z*(α) there
 // (z₁ is 4.0 at 257 spins, 5.3 at 3,000); about 1.2% of the null pairs
 // reach it.
 const SparseFloor = 2.5
+
+// SparseChance is the number of null spins a node keeps by chance in the
+// sparse edge test from about 1,000 spins on (SparseFloorAt): the spins
+// whose ratio |Â_ij|/SE reaches the floor under the null, (n − 1) times a
+// two-sided normal tail. At SparseFloor that is 1.24% of the others, 12.4
+// at n = 1,000.
+const SparseChance = 12.5
+
+// SparseFloorAt returns the sparse edge test's floor F at n spins:
+// SparseFloor, or the normal quantile above which SparseChance of the
+// n − 1 other spins lie under the null, z(1 − SparseChance/(2(n − 1))),
+// whichever is larger. It is SparseFloor up to about 1,000 spins, 2.87
+// at 3,000, 3.23 at 10,000, 3.84 at 100,000: a node keeps its neighbours
+// and about 12.5 spins by chance at every n, where the fixed floor kept
+// 1.2% of them (n²/80 entries in all, several GB at n = 100,000). A
+// floor that rises with n changes nothing that matters: the statistics
+// below it would need a posterior above 1/2 in a mixture where about
+// SparseChance·n/2 null pairs lie above it, and where the rules would
+// read one of them the test falls back to the dense arrays. For n < 2
+// it returns SparseFloor.
+func SparseFloorAt(n int) float64 {
+	if n < 2 {
+		return SparseFloor
+	}
+	tail := SparseChance / (2 * float64(n-1)) // one side's
+	if tail >= distuv.UnitNormal.Survival(SparseFloor) {
+		return SparseFloor
+	}
+	return -distuv.UnitNormal.Quantile(tail)
+}
 
 // FitEdgeMixtureFloor is FitEdgeMixture on the statistics of z at or above
 // floor (the others, finite and non-negative, count in the number of

@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // TestMixtureCutLeast checks the least cut: on statistics whose mixture
@@ -48,5 +50,37 @@ func TestMixtureCutLeast(t *testing.T) {
 	few := []float64{9, 8, 7, 6, 1, 0.5, 0.2}
 	if got, fit, ok := (MixtureCutSettings{Least: PairFloor}).Cut(critical, few, few); ok || fit != nil || got != critical {
 		t.Errorf("no mixture: threshold %g, decided %v, fit %v; want %g, false, nil", got, ok, fit, critical)
+	}
+}
+
+// TestSparseFloorAt checks the sparse edge test's floor against its
+// definition: SparseFloor while the null's two-sided tail there leaves
+// fewer than SparseChance of the n − 1 other spins above it, and above
+// that the point where exactly SparseChance are expected (the normal
+// survival function, an independent computation from the quantile it is
+// made with), increasing in n; the values quoted in its doc comment.
+func TestSparseFloorAt(t *testing.T) {
+	for _, n := range []int{-1, 0, 1, 2, 3, 12, 300, 1000, 1007} {
+		if got := SparseFloorAt(n); got != SparseFloor {
+			t.Errorf("n = %d: floor %v, want SparseFloor", n, got)
+		}
+	}
+	prev := SparseFloor
+	for _, c := range []struct {
+		n    int
+		near float64 // the doc comment's value, to 0.005
+	}{{2000, 2.734}, {3000, 2.87}, {10000, 3.23}, {100000, 3.84}, {1000000, 4.37}} {
+		f := SparseFloorAt(c.n)
+		chance := float64(c.n-1) * 2 * distuv.UnitNormal.Survival(f)
+		if math.Abs(chance-SparseChance) > 1e-9*SparseChance {
+			t.Errorf("n = %d: floor %v leaves %v spins above it by chance, want %v", c.n, f, chance, SparseChance)
+		}
+		if math.Abs(f-c.near) > 0.005 {
+			t.Errorf("n = %d: floor %v, the doc says %v", c.n, f, c.near)
+		}
+		if !(f > prev) {
+			t.Errorf("n = %d: floor %v not above %v", c.n, f, prev)
+		}
+		prev = f
 	}
 }
