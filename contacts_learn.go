@@ -112,6 +112,25 @@ func WithAveragedBlocks(on bool) Option {
 	})
 }
 
+// WithGapInputs sets whether a gap (state 0) in column j is an input of
+// column i's softmax regression (WithSoftmax) in LearnContacts: when on (the
+// default), it is a state of column j's one-hot encoding like the others,
+// with its own coupling W_j(gap, ·) under the ridge; when off, those
+// couplings are held at zero, so that a gap at j contributes nothing to
+// column i's conditional, as plmc's -g has it, and each fit is certified
+// by the duality gap of that restricted problem. The gap's row and column
+// are left out of the scores either way (WithIgnoreGap). Other paths
+// ignore it.
+func WithGapInputs(on bool) Option {
+	return optionFunc(func(c *config) {
+		if on {
+			c.gapInputs = refPairsOn
+		} else {
+			c.gapInputs = refPairsOff
+		}
+	})
+}
+
 // WithFieldRidge sets ρ_h, the ridge (ρ_h/2)·‖h‖² on the fields of
 // LearnContacts' softmax regressions (WithSoftmax), in effective sequences;
 // DefaultSoftmaxFieldRidge unless given. ρ_h must be finite and positive
@@ -215,6 +234,9 @@ type ContactMap struct {
 	// constraint: the radius of WithSoftmaxRadius, or the factor of
 	// WithSoftmaxShrink; both 0 without a constraint (the default).
 	SoftmaxRadius, SoftmaxShrink float64
+	// NoGapInputs reports that the softmax regressions held the couplings
+	// of a gap in the other columns at zero (WithGapInputs(false)).
+	NoGapInputs bool
 }
 
 // LearnContacts is LearnContactsContext without cancellation.
@@ -434,6 +456,7 @@ func LearnContactsContext(ctx context.Context, s *Samples, opts ...Option) (*Con
 		Ridge: r.cfg.ridge, Width: width, Neff: s.total, IgnoreGap: ignoreGap,
 		Softmax: softmax, FieldRidge: r.cfg.fieldRidge,
 		SoftmaxRadius: smRadius, SoftmaxShrink: smShrink,
+		NoGapInputs: softmax && r.cfg.gapInputs == refPairsOff,
 	}, nil
 }
 
@@ -507,6 +530,9 @@ func contactNodeSoftmax(ctx context.Context, e *engine.Driver, i, n, k, first in
 	p := &engine.Softmax{Node: i, First: first, Ridge: cfg.ridge, FieldRidge: cfg.fieldRidge, Tol: e.Tol, MaxIter: defaultSoftmaxIter, Radius: cfg.softmaxRadius}
 	if p.Radius == 0 {
 		p.Shrink = cfg.softmaxShrink
+	}
+	if cfg.gapInputs == refPairsOff {
+		p.InputFirst = 1 // a gap at j is no input: W_j(0, ·) = 0
 	}
 	if e.MaxIter > 0 && e.MaxIter < p.MaxIter {
 		p.MaxIter = e.MaxIter

@@ -381,3 +381,74 @@ func TestLearnContactsSoftmaxRadius(t *testing.T) {
 		}
 	}
 }
+
+// TestLearnContactsGapInputs checks WithGapInputs(false), the gap of the
+// other columns held out of each softmax regression's inputs: on samples
+// without a gap it gives the default's scores bit for bit (a state never
+// seen has a zero gradient, so its couplings stay at zero either way); on
+// the synthetic family, whose gap is rare but present, it changes them,
+// reports itself, certifies every node and ranks the true pairs as the
+// default's bound asks (0.8). The engine's tests check the restricted fit
+// against a dense Newton minimiser.
+func TestLearnContactsGapInputs(t *testing.T) {
+	const n, count = 12, 2000
+	m, truth := contactFamily(t, n, 3)
+	g, err := NewGibbsSampler(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := g.Sample(rand.NewPCG(5, 8), count)
+	if err != nil {
+		t.Fatal(err)
+	}
+	def, err := LearnContacts(s, WithWorkers(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	off, err := LearnContacts(s, WithWorkers(2), WithGapInputs(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if def.NoGapInputs || !off.NoGapInputs {
+		t.Errorf("NoGapInputs %v by default and %v with WithGapInputs(false)", def.NoGapInputs, off.NoGapInputs)
+	}
+	if mat.Equal(def.Raw, off.Raw) {
+		t.Error("holding the gap's couplings at zero left the scores as they were")
+	}
+	for _, nf := range off.Nodes {
+		if !nf.Converged || !(nf.Gap <= DefaultSoftmaxTolerance) {
+			t.Errorf("node %d: %+v, want a fit certified to %g", nf.Node, nf, DefaultSoftmaxTolerance)
+		}
+	}
+	if p := topPrecision(off.Scores, len(truth), truth); p < 0.8 {
+		t.Errorf("top-%d precision %.2f, want at least 0.8", len(truth), p)
+	}
+	// The same rows with every gap read as state 1: no gap left.
+	rows := s.Rows()
+	for _, r := range rows {
+		for j, v := range r {
+			if v == 0 {
+				r[j] = 1
+			}
+		}
+	}
+	ng, err := NewSamples(s.k, rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := LearnContacts(ng, WithWorkers(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := LearnContacts(ng, WithWorkers(2), WithGapInputs(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mat.Equal(a.Raw, b.Raw) {
+		t.Error("without a gap in the samples, WithGapInputs(false) changed the scores")
+	}
+	// The value-pair path ignores it.
+	if vp, err := LearnContacts(s, WithWorkers(2), WithSoftmax(false), WithGapInputs(false)); err != nil || vp.NoGapInputs {
+		t.Errorf("value pairs: NoGapInputs %v, %v", vp != nil && vp.NoGapInputs, err)
+	}
+}

@@ -70,6 +70,7 @@ type config struct {
 	refPairs   int     // contacts_learn.go: WithReferencePairs
 	softmax    int     // contacts_learn.go: WithSoftmax
 	avgBlocks  int     // contacts_learn.go: WithAveragedBlocks
+	gapInputs  int     // contacts_learn.go: WithGapInputs
 	fieldRidge float64 // contacts_learn.go: WithFieldRidge; 0 when not given
 	// contacts_learn.go: WithSoftmaxRadius and WithSoftmaxShrink; 0 when
 	// not given (no l2,1 constraint).

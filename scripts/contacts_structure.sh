@@ -15,7 +15,10 @@
 #   choice: the families on which the defaults of LearnContacts are chosen;
 #   report: families only measured once the defaults are frozen.
 # VARIANTS: default (pairwise contacts, the softmax), vp (-softmax=false, the
-# value pairs, the default before issue 32), plmc, or NAME=FLAGS. The table
+# value pairs, the default before issue 32), plmc, or NAME=FLAGS. A variant
+# whose NAME starts with dropx (dropx alone: the default's flags) reads the
+# alignment without the sequences holding a letter outside the amino acids
+# and the gap (study structprec dropx), as plmc drops them. The table
 # of docs/contacts: python3 scripts/contacts_structure_table.py WORK/results.tsv
 #
 # The data are third-party and are not in this repository, and this script
@@ -169,25 +172,33 @@ for f in $FAMILIES; do
     default) timed "$f.default" "$work/pairwise" contacts -quiet -workers 2 -o "$f.default.csv" "$aln"; files+=("$f.default.csv") ;;
     # The value-pair estimator, the default before issue 32.
     vp) timed "$f.vp" "$work/pairwise" contacts -quiet -workers 2 -softmax=false -o "$f.vp.csv" "$aln"; files+=("$f.vp.csv") ;;
+    # The default on the alignment without the sequences plmc drops.
+    dropx) "$work/study" structprec dropx -o "$f.dropx.fasta" "$aln" 2>> "$work/dropx.log"
+           timed "$f.dropx" "$work/pairwise" contacts -quiet -workers 2 -o "$f.dropx.csv" "$f.dropx.fasta"; files+=("$f.dropx.csv") ;;
     # Any other variant NAME=FLAGS, e.g. "rho16=-ridge,16": commas become spaces.
     # "C@L" in FLAGS stands for C·(L − 1), L the family's number of
     # columns (e.g. "smL=-softmax,-ridge,0.2@L": CCMpred's scaling);
     # "C@N" for C·√Neff, Neff as pairwise contacts reweights the family
     # (study structprec neff; e.g. "sqrtN=-ridge,0.358@N": 16·√(Neff/2000)).
     *=*) name=${v%%=*}; flags=${v#*=}
+         valn=$aln
+         if [[ $name == dropx* ]]; then
+           "$work/study" structprec dropx -o "$f.dropx.fasta" "$aln" 2>> "$work/dropx.log"
+           valn=$f.dropx.fasta
+         fi
          L=$(awk '!/^>/{print length($0); exit}' "$aln")
          while [[ $flags =~ ([0-9.]+)@L ]]; do
            flags=${flags/"${BASH_REMATCH[0]}"/$(awk -v c="${BASH_REMATCH[1]}" -v L="$L" 'BEGIN{print c*(L-1)}')}
          done
          if [[ $flags =~ @N ]]; then
-           neff=$("$work/study" structprec neff "$aln" | awk '{print $3}')
+           neff=$("$work/study" structprec neff "$valn" | awk '{print $3}')
            while [[ $flags =~ ([0-9.]+)@N ]]; do
              flags=${flags/"${BASH_REMATCH[0]}"/$(awk -v c="${BASH_REMATCH[1]}" -v n="$neff" 'BEGIN{printf "%.2f", c*sqrt(n)}')}
            done
          fi
          echo "$f.$name: flags ${flags//,/ }" >> "$work/flags.log"
          # shellcheck disable=SC2086
-         timed "$f.$name" "$work/pairwise" contacts -quiet -workers 2 ${flags//,/ } -o "$f.$name.csv" "$aln"; files+=("$f.$name.csv") ;;
+         timed "$f.$name" "$work/pairwise" contacts -quiet -workers 2 ${flags//,/ } -o "$f.$name.csv" "$valn"; files+=("$f.$name.csv") ;;
     esac
   done
   echo "precision $f" >> "$results"

@@ -19,6 +19,7 @@ const structprecUsage = `Usage: go run . structprec prep [flags] ALIGNMENT      
        go run . structprec depth -n N [-seed S] [-o OUT] ALIGNMENT
        go run . structprec score [flags] SCORES...
        go run . structprec neff [-theta T] ALIGNMENT
+       go run . structprec dropx [-o OUT] ALIGNMENT
 
 Contact precision against a solved structure, for docs/contacts.
 
@@ -39,6 +40,11 @@ are. It assembles families as shallow as those on which plmc leads
 neff prints "N L Neff" of an alignment as pairwise contacts reads and
 reweights it (identity -theta, 0.8 by default): the effective number of
 sequences without the fit, for a ridge that follows Neff.
+
+dropx writes the alignment without the sequences, other than the first,
+that hold a letter outside the twenty amino acids and the gap ('-' or
+'.', either case), as plmc drops them; pairwise contacts reads such a
+letter (X, B, Z, ...) as a gap and keeps the sequence.
 
 score reads one or more score files of the prepared alignment's L columns
 (pairwise contacts CSV: i,j,score with names colN or residue numbers; or
@@ -64,7 +70,7 @@ Examples:
 func runStructprec(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, structprecUsage)
-		return errors.New("want prep, depth, neff or score")
+		return errors.New("want prep, depth, neff, dropx or score")
 	}
 	switch args[0] {
 	case "prep":
@@ -75,12 +81,14 @@ func runStructprec(args []string, stdout, stderr io.Writer) error {
 		return runStructprecDepth(args[1:], stdout, stderr)
 	case "neff":
 		return runStructprecNeff(args[1:], stdout, stderr)
+	case "dropx":
+		return runStructprecDropX(args[1:], stdout, stderr)
 	case "-h", "-help", "--help":
 		fmt.Fprint(stderr, structprecUsage) // help goes where every command's goes
 		return nil
 	}
 	fmt.Fprint(stderr, structprecUsage)
-	return fmt.Errorf("unknown structprec command %q: want prep, depth, neff or score", args[0])
+	return fmt.Errorf("unknown structprec command %q: want prep, depth, neff, dropx or score", args[0])
 }
 
 // seqRecord is one aligned sequence.
@@ -287,6 +295,61 @@ func runStructprecDepth(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stderr, "%d of %d sequences kept\n", len(keep), len(recs))
 	return nil
+}
+
+// runStructprecDropX is "structprec dropx".
+func runStructprecDropX(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("structprec dropx", structprecUsage, stderr)
+	out := fs.String("o", "", "output FASTA (standard output when empty)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return fmt.Errorf("want one ALIGNMENT, got %d arguments", fs.NArg())
+	}
+	recs, err := readAlignmentFile(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	keep := inAlphabetRows(recs)
+	w, closeOut, err := outputFile(*out, stdout)
+	if err != nil {
+		return err
+	}
+	defer closeOut()
+	bw := bufio.NewWriter(w)
+	for _, i := range keep {
+		name := recs[i].name
+		if name == "" {
+			name = "seq" + strconv.Itoa(i+1)
+		}
+		fmt.Fprintf(bw, ">%s\n%s\n", name, recs[i].seq)
+	}
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "%d of %d sequences kept (the others hold a letter outside the amino acids and the gap)\n", len(keep), len(recs))
+	return nil
+}
+
+// inAlphabetRows returns the rows of recs whose letters are all among the
+// twenty amino acids and the gap ('-', '.'), in either case, and row 0
+// (the focus) whatever it holds: the sequences plmc keeps.
+func inAlphabetRows(recs []seqRecord) []int {
+	var keep []int
+	for i, r := range recs {
+		ok := true
+		for _, c := range []byte(r.seq) {
+			if c != '-' && c != '.' && !strings.ContainsRune("ACDEFGHIKLMNPQRSTVWY", rune(c&^0x20)) {
+				ok = false
+				break
+			}
+		}
+		if ok || i == 0 {
+			keep = append(keep, i)
+		}
+	}
+	return keep
 }
 
 // readAlignmentFile reads the aligned sequences of the file at path

@@ -217,3 +217,21 @@ func TestStructprecNeff(t *testing.T) {
 		t.Error("neff without an alignment: no error")
 	}
 }
+
+// TestInAlphabetRows checks structprec dropx's rule: a sequence holding a
+// letter outside the twenty amino acids and the gap is dropped (X, B, Z,
+// a digit), lowercase residues and '.' are kept, and the first row is kept
+// whatever it holds.
+func TestInAlphabetRows(t *testing.T) {
+	recs := []seqRecord{{"focus", "ACX-"}, {"a", "AC-D"}, {"b", "ACXD"}, {"c", "ac.d"}, {"d", "BZ--"}, {"e", "WY1-"}, {"f", "wyvk"}}
+	got := inAlphabetRows(recs)
+	want := []int{0, 1, 3, 6}
+	if len(got) != len(want) {
+		t.Fatalf("kept %v, want %v", got, want)
+	}
+	for x := range want {
+		if got[x] != want[x] {
+			t.Fatalf("kept %v, want %v", got, want)
+		}
+	}
+}

@@ -72,6 +72,7 @@ func runContacts(args []string, stdout, stderr io.Writer) error {
 	allPairs := fs.Bool("all-pairs", false, "fit value pairs (not the softmax), every value pair of a column, as Algorithm 2 does ((k-1)(k-2)/2 regressions), instead of its most frequent value against each other (k-2)")
 	softmax := fs.Bool("softmax", true, "fit each column by one multinomial (softmax) regression over its states on every sequence; false for value-pair regressions")
 	avgBlocks := fs.Bool("avg-blocks", false, "with -softmax, score a pair by the norm of the mean of its two columns' coupling blocks instead of the mean of their norms")
+	gapInputs := fs.Bool("gap-inputs", true, "with -softmax, a gap in another column is an input with its own coupling; false holds those couplings at zero (a gap contributes nothing, as plmc -g)")
 	fieldRidge := fs.Float64("field-ridge", pairwise.DefaultSoftmaxFieldRidge, "ridge ρ_h of the fields of the softmax regressions, in effective sequences")
 	tol := fs.Float64("tol", pairwise.DefaultContactTolerance, "certified optimality gap of every regression (with -softmax, pairwise.DefaultSoftmaxTolerance unless given)")
 	smRadius := fs.Float64("softmax-radius", 0, "with -softmax, the l2,1 constraint Σ_j ‖W_ij‖_F ≤ `R` on each column's couplings beside the ridge (0: none)")
@@ -141,6 +142,7 @@ func runContacts(args []string, stdout, stderr io.Writer) error {
 		})
 		lopts := []pairwise.Option{
 			pairwise.WithWidth(*lambda), pairwise.WithSoftmax(useSoftmax), pairwise.WithFieldRidge(*fieldRidge), pairwise.WithAveragedBlocks(*avgBlocks),
+			pairwise.WithGapInputs(*gapInputs),
 			pairwise.WithIgnoreGap(*ignoreGap), pairwise.WithProgress(progress),
 			pairwise.WithReferencePairs(!*allPairs),
 		}

@@ -62,6 +62,38 @@ func TestContactsCommand(t *testing.T) {
 	}
 }
 
+// TestContactsGapInputs checks -gap-inputs=false on the toy alignment with
+// a gap in a tenth of its cells: the scores differ from the default's (a
+// gap is then no input of the other columns' regressions) and the coupled
+// pairs are still ranked first.
+func TestContactsGapInputs(t *testing.T) {
+	dir := t.TempDir()
+	r := rand.New(rand.NewPCG(4, 5))
+	b := []byte(contactsFASTA(400, 8, 2))
+	for x, line := 0, 0; x < len(b); x++ {
+		switch {
+		case b[x] == '\n':
+			line++
+		case line%2 == 1 && r.Float64() < 0.1:
+			b[x] = '-'
+		}
+	}
+	aln := writeFile(t, dir, "gappy.fasta", string(b))
+	def := runOK(t, "contacts", "-quiet", "-alphabet", "-ACGU", aln)
+	off := runOK(t, "contacts", "-quiet", "-alphabet", "-ACGU", "-gap-inputs=false", aln)
+	if def == off {
+		t.Error("-gap-inputs=false wrote the default's scores")
+	}
+	lines := strings.Split(strings.TrimSpace(off), "\n")
+	want := map[string]bool{"col1,col2": true, "col3,col4": true, "col5,col6": true, "col7,col8": true}
+	for _, ln := range lines[1:5] {
+		f := strings.Split(ln, ",")
+		if !want[f[0]+","+f[1]] {
+			t.Errorf("ranked pair %s is not one of the coupled pairs", ln)
+		}
+	}
+}
+
 // TestContactsErrors checks that bad alignments and flags exit 1 with one
 // line naming the file and, inside it, the line.
 func TestContactsErrors(t *testing.T) {

@@ -62,6 +62,13 @@ type Softmax struct {
 	// to Shrink times ‖W‖_{2,1} of the unconstrained fit (which the
 	// constrained one starts from); 0 for none, other values are errors.
 	Shrink float64
+	// InputFirst is the first state of the other variables that is an
+	// input: the couplings W_j(a, ·), j ≠ i, of the states a < InputFirst
+	// are held at zero (a gap at j then contributes nothing to node i's
+	// margins, as plmc's -g has it), and F, its gradient and the duality
+	// gap are those of the problem restricted to the other coefficients.
+	// 0 (the default) for every state; at most k.
+	InputFirst int
 }
 
 // SoftmaxStats reports how a softmax fit ended.
@@ -198,6 +205,9 @@ func (e *Driver) FitSoftmax(ctx context.Context, p *Softmax, w []float64) (Softm
 	}
 	gc := d.gc
 	n, k := gc.n, gc.k
+	if p.InputFirst < 0 || p.InputFirst > k {
+		return SoftmaxStats{}, errors.New("pairwise: the softmax regression's first input state must be in [0, k]")
+	}
 	i, first := p.Node, p.First
 	K := k - first
 	if i < 0 || i >= n || first < 0 || K < 2 {
@@ -229,6 +239,14 @@ func (e *Driver) FitSoftmax(ctx context.Context, p *Softmax, w []float64) (Softm
 	st := SoftmaxStats{Rows: len(ws.rows), Weight: C}
 	for a := 1; a < k; a++ {
 		clear(w[(i*k+a)*K : (i*k+a+1)*K])
+	}
+	// The states that are not inputs: zero, and kept there by their zero
+	// gradient (softmaxFinish), since every step of the solvers is a
+	// combination of gradients and of differences of iterates.
+	for j := 0; j < n; j++ {
+		if j != i {
+			clear(w[j*k*K : (j*k+p.InputFirst)*K])
+		}
 	}
 	if len(ws.rows) == 0 {
 		clear(w)
@@ -675,7 +693,11 @@ func (e *Driver) softmaxSparse(p *Softmax, sp *sparseRows, w []float64, ws *soft
 }
 
 // softmaxFinish adds the ridges to the loss gradient grad and sets g = ∇F;
-// it returns F and the duality gap.
+// it returns F and the duality gap. The couplings of the states below
+// p.InputFirst are not parameters: their entries of grad and g are set to
+// zero and left out of the gap's ‖G_W‖², so that it certifies the
+// restricted problem (the conjugate of the ridge on a subspace is the
+// norm of the gradient's projection onto it).
 func softmaxFinish(p *Softmax, w, g, grad []float64, loss, ent, C float64, n, k int) (float64, float64) {
 	i := p.Node
 	K := k - p.First
@@ -691,6 +713,9 @@ func softmaxFinish(p *Softmax, w, g, grad []float64, loss, ent, C float64, n, k 
 			}
 			r = rhoH
 			gh2 += v * v
+		} else if x/K%k < p.InputFirst {
+			grad[x], g[x] = 0, 0
+			continue
 		} else {
 			gw2 += v * v
 		}

@@ -64,7 +64,7 @@ func projectGroupsRef(w []float64, n, gs, i int, radius float64) {
 func ballRef(s *Rows, p *Softmax, iters int) ([]float64, float64) {
 	n, k := s.N, s.K
 	K := k - p.First
-	par := softmaxParams(n, k, p.Node, p.First)
+	par := softmaxParamsIn(n, k, p.Node, p.First, p.InputFirst)
 	d := len(par)
 	dim := SoftmaxDim(n, k, p.First)
 	w := make([]float64, dim)
@@ -117,17 +117,23 @@ func ballRef(s *Rows, p *Softmax, iters int) ([]float64, float64) {
 // μ-strongly convex with μ = min(ρ, ρ_h)/C ≥ 0.018 here (100 rows), so a
 // difference of a few ulp of F moves the coefficients by at most
 // √(2·1e-15/μ) ≈ 3e-7; they agreed to 7e-8 or better when written. A group size of k·K' = 420 (k = 21, the sparse rows) and of
-// 12 and 9 (the dense codes) are covered. Seconds of single-goroutine
-// reference iterations: skipped under the race detector.
+// 12 and 9 (the dense codes) are covered, and a case with the gap's
+// couplings held at zero (InputFirst = 1, the reference restricted to the
+// other coordinates: the certificate's conjugate then reads only theirs).
+// Seconds of single-goroutine reference iterations: skipped under the
+// race detector.
 func TestSoftmaxBallMatchesReference(t *testing.T) {
 	skipUnderRace(t)
 	for _, tc := range []struct {
 		n, k, first, i int
 		rho            float64
-		iters          int
-	}{{3, 4, 1, 1, 2, 20000}, {4, 4, 1, 0, 4, 20000}, {4, 3, 0, 2, 2, 20000}, {3, 21, 1, 0, 4, 5000}} {
+		iters, in      int
+	}{{3, 4, 1, 1, 2, 20000, 0}, {4, 4, 1, 0, 4, 20000, 0}, {4, 3, 0, 2, 2, 20000, 0}, {3, 21, 1, 0, 4, 5000, 0}, {4, 4, 1, 2, 2, 20000, 1}} {
 		s := weightedChain(tc.n, tc.k, 100, 11)
-		p := &Softmax{Node: tc.i, First: tc.first, Ridge: tc.rho, FieldRidge: 2, Tol: 1e-15, MaxIter: 20000}
+		if tc.in > 0 {
+			s = gappyChain(tc.n, tc.k, 100, 11)
+		}
+		p := &Softmax{Node: tc.i, First: tc.first, Ridge: tc.rho, FieldRidge: 2, Tol: 1e-15, MaxIter: 20000, InputFirst: tc.in}
 		e := testEngine(s, false, p.Tol, new(Work))
 		free := make([]float64, SoftmaxDim(tc.n, tc.k, tc.first))
 		if _, err := e.FitSoftmax(context.Background(), p, free); err != nil {
@@ -145,7 +151,7 @@ func TestSoftmaxBallMatchesReference(t *testing.T) {
 			if got := SoftmaxGroupNorm(w, tc.n, tc.k, tc.first, tc.i); got > p.Radius*(1+1e-12) {
 				t.Errorf("%+v at %g: ‖W‖_{2,1} = %v outside the radius %v", tc, frac, got, p.Radius)
 			}
-			par := softmaxParams(tc.n, tc.k, tc.i, tc.first)
+			par := softmaxParamsIn(tc.n, tc.k, tc.i, tc.first, tc.in)
 			f := softmaxRef(s, p, w, par, make([]float64, len(w)), nil)
 			if f-fRef > st.Gap+1e-12 {
 				t.Errorf("%+v at %g: F(ŵ) − F(reference) = %.3g exceeds the certificate %.3g", tc, frac, f-fRef, st.Gap)
