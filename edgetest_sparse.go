@@ -6,6 +6,7 @@ import (
 	"math/bits"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mrfkit/pairwise/internal/engine"
 	"github.com/mrfkit/pairwise/internal/selection"
@@ -630,7 +631,7 @@ func (t WaldTest) runSparse(ctx context.Context, sr *sparseRun, res *Result, tun
 	}
 	tun.GlobalP = math.NaN()
 	if t.ebicStage(tun) && n > 1 {
-		p, _ := sparseIndependenceP(s, counts, total)
+		p, _ := sparseIndependenceP(s, counts, total, sr.env.workers)
 		tun.GlobalP = p
 		if p < alpha/2 {
 			constant := func(i, j int) bool { return nodes[i].Constant || nodes[j].Constant }
@@ -877,11 +878,12 @@ func (t WaldTest) sparseFallback(ctx context.Context, sr *sparseRun, res *Result
 
 // sparseIndependenceP is selection.IndependenceP without its n × n array
 // on complete samples whose rows all weigh 1 (unweighted, or the distinct
-// rows of a file without repeats, as the command reads it: the table
+// rows of a file without repeats, as the command reads it): the table
 // counts of spin i's pairs made from the packed bits by AND and popcount,
-// a row at a time, the same numbers in the same order, so the same bits);
-// with other weights or missing values it calls IndependenceP.
-func sparseIndependenceP(s *Samples, counts [][]float64, total float64) (float64, int) {
+// the same numbers in the same order, so the same bits; with other
+// weights or missing values it calls IndependenceP. The counts are made
+// indepTile spins at a time (indepCounts), on workers goroutines.
+func sparseIndependenceP(s *Samples, counts [][]float64, total float64, workers int) (float64, int) {
 	if s.incomplete || !unitWeights(s.weights) {
 		return selection.IndependenceP(s.stages(), counts, total)
 	}
@@ -890,21 +892,124 @@ func sparseIndependenceP(s *Samples, counts [][]float64, total float64) (float64
 	if blocks == nil {
 		blocks = engine.PackBits(&engine.Rows{N: n, K: s.k, Count: s.rows, States: s.states8()})
 	}
+	ic := newIndepCounts(blocks, n, workers)
+	return selection.IndependencePRows(n, counts, total, ic.ones)
+}
+
+// indepTile is the number of spins whose pair counts indepCounts makes in
+// one pass over the bits: each word of spin j is loaded once for the
+// tile's 32 spins, where a spin at a time loaded all of the bits for
+// every spin (at N = 10⁶ rows × 1,000 spins, 62 MB a spin from memory).
+const indepTile = 32
+
+// indepChunk is the number of spins j a worker counts against a tile at a
+// time: 32 × 512 counters of 4 bytes, 64 KB, within a core's second-level
+// cache.
+const indepChunk = 512
+
+// indepSteps is the number of blocks of 64 rows whose words of a chunk's
+// spins indepCounts reads for every spin of a tile before it goes on.
+const indepSteps = 64
+
+// indepCounts makes, for the global test of independence, the number of
+// rows where spins i and j are both 1, for every pair j > i, from packed
+// bits (64 rows a word, block x of spin j at blocks[x·n + j]), a tile of
+// indepTile spins i at a time. The counts are integers, exact in any
+// order, so the workers share a tile's spins j in chunks and the result
+// does not depend on them.
+type indepCounts struct {
+	blocks  []uint64
+	n, nb   int
+	workers int
+	lo, hi  int      // the tile: spins lo..hi−1
+	words   []uint64 // the tile's bits, block-major: words[x·indepTile + t]
+	tile    []int32  // tile[t·n + j], j > lo
+}
+
+func newIndepCounts(blocks []uint64, n, workers int) *indepCounts {
 	nb := len(blocks) / max(n, 1)
-	cnt := make([]int32, n)
-	return selection.IndependencePRows(n, counts, total, func(i int, dst []float64) {
-		clear(cnt)
-		for x := 0; x < nb; x++ {
-			blk := blocks[x*n : (x+1)*n]
-			wi := blk[i]
-			for j := i + 1; j < n; j++ {
-				cnt[j] += int32(bits.OnesCount64(wi & blk[j]))
+	return &indepCounts{blocks: blocks, n: n, nb: nb, workers: max(workers, 1),
+		words: make([]uint64, nb*indepTile), tile: make([]int32, indepTile*n)}
+}
+
+// ones sets dst[j], j > i, to the number of rows with z_i = z_j = 1,
+// making the tile from i when i is not in the current one
+// (selection.IndependencePRows asks in increasing order).
+func (c *indepCounts) ones(i int, dst []float64) {
+	if i < c.lo || i >= c.hi {
+		c.fill(i)
+	}
+	row := c.tile[(i-c.lo)*c.n : (i-c.lo+1)*c.n]
+	for j := i + 1; j < c.n; j++ {
+		dst[j] = float64(row[j])
+	}
+}
+
+// fill makes the tile of spins from..from+indepTile−1 (fewer at the end):
+// every count of a tile spin t with a spin j > from (those with
+// from < j ≤ t too, which ones does not read).
+func (c *indepCounts) fill(from int) {
+	n, nb := c.n, c.nb
+	c.lo, c.hi = from, min(from+indepTile, n)
+	T := c.hi - c.lo
+	for x := 0; x < nb; x++ {
+		copy(c.words[x*indepTile:x*indepTile+T], c.blocks[x*n+c.lo:x*n+c.hi])
+	}
+	first := c.lo + 1
+	chunks := (n - first + indepChunk - 1) / indepChunk
+	if chunks <= 0 {
+		return
+	}
+	count := func(ch int, acc []int32) {
+		j0 := first + ch*indepChunk
+		j1 := min(j0+indepChunk, n)
+		w := j1 - j0
+		clear(acc[:T*w])
+		// indepSteps blocks at a time (64 × 512 words, 256 KB, stay in
+		// the second-level cache for the tile's spins), spin by spin.
+		for x0 := 0; x0 < nb; x0 += indepSteps {
+			x1 := min(x0+indepSteps, nb)
+			for t := 0; t < T; t++ {
+				a := acc[t*w : (t+1)*w]
+				for x := x0; x < x1; x++ {
+					wt := c.words[x*indepTile+t]
+					blk := c.blocks[x*n+j0 : x*n+j1]
+					a := a[:len(blk)]
+					for jj, b := range blk {
+						a[jj] += int32(bits.OnesCount64(wt & b))
+					}
+				}
 			}
 		}
-		for j := i + 1; j < n; j++ {
-			dst[j] = float64(cnt[j])
+		for t := 0; t < T; t++ {
+			copy(c.tile[t*n+j0:t*n+j1], acc[t*w:(t+1)*w])
 		}
-	})
+	}
+	workers := min(c.workers, chunks)
+	if workers == 1 {
+		acc := make([]int32, indepTile*indepChunk)
+		for ch := 0; ch < chunks; ch++ {
+			count(ch, acc)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			acc := make([]int32, indepTile*indepChunk)
+			for {
+				ch := int(next.Add(1)) - 1
+				if ch >= chunks {
+					return
+				}
+				count(ch, acc)
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // unitWeights reports whether every row weighs 1 (nil weights, or the

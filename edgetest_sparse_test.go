@@ -307,18 +307,50 @@ func TestSparseEdgeTestRowSplit(t *testing.T) {
 // weights (the command reads a file as its distinct rows): the bits'
 // popcounts give the same p-value, to the bit, as the weighted sums of
 // selection.IndependenceP, on a dependent model (p near 0) and on
-// independent spins (p of order 1); with a weight of 2 the weighted sums
-// are used, and they differ.
+// independent spins (p of order 1), with 1 to 3 workers sharing the
+// counts; with a weight of 2 the weighted sums are used, and they differ.
+// At n = 1,100 the counts take 35 tiles of indepTile spins and up to
+// three chunks of indepChunk spins a tile, the last ones short.
 func TestSparseIndependenceUnitWeights(t *testing.T) {
-	for _, coupling := range []float64{0.3, 0} {
-		m := randomModel(t, 40, 2, coupling, coupling, rand.New(rand.NewPCG(5, 8)))
-		es, err := NewExactSampler(m)
-		if err != nil {
-			t.Fatal(err)
+	for _, c := range []struct {
+		n        int
+		coupling float64
+	}{{40, 0.3}, {40, 0}, {1100, 0}} {
+		if c.n > 40 && testing.Short() {
+			continue
 		}
-		plain, err := es.Sample(rand.NewPCG(9, 9), 700)
-		if err != nil {
-			t.Fatal(err)
+		n, coupling := c.n, c.coupling
+		var plain *Samples
+		if n <= 40 {
+			m := randomModel(t, n, 2, coupling, coupling, rand.New(rand.NewPCG(5, 8)))
+			es, err := NewExactSampler(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if plain, err = es.Sample(rand.NewPCG(9, 9), 700); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			// Independent spins with random marginals: a p-value of
+			// order 1, which the counts' last bits would move.
+			r := rand.New(rand.NewPCG(5, 9))
+			pr := make([]float64, n)
+			for j := range pr {
+				pr[j] = 0.2 + 0.6*r.Float64()
+			}
+			data := make([][]int, 700)
+			for m := range data {
+				data[m] = make([]int, n)
+				for j := range data[m] {
+					if r.Float64() < pr[j] {
+						data[m][j] = 1
+					}
+				}
+			}
+			var err error
+			if plain, err = NewSamples(2, data); err != nil {
+				t.Fatal(err)
+			}
 		}
 		rows := make([][]int, plain.Len())
 		ones := make([]float64, plain.Len())
@@ -334,19 +366,23 @@ func TestSparseIndependenceUnitWeights(t *testing.T) {
 			t.Fatal(err)
 		}
 		counts := valueWeights(unit)
-		got, gotPairs := sparseIndependenceP(unit, counts, unit.TotalWeight())
 		want, wantPairs := selection.IndependenceP(unit.stages(), counts, unit.TotalWeight())
-		if got != want || gotPairs != wantPairs {
-			t.Errorf("coupling %g: p %v over %d pairs, want IndependenceP's %v over %d", coupling, got, gotPairs, want, wantPairs)
+		var got float64
+		var gotPairs int
+		for workers := 1; workers <= 3; workers++ {
+			got, gotPairs = sparseIndependenceP(unit, counts, unit.TotalWeight(), workers)
+			if got != want || gotPairs != wantPairs {
+				t.Errorf("n = %d, coupling %g, %d workers: p %v over %d pairs, want IndependenceP's %v over %d", n, coupling, workers, got, gotPairs, want, wantPairs)
+			}
 		}
-		t.Logf("coupling %g: p = %.3g over %d pairs", coupling, got, gotPairs)
+		t.Logf("n = %d, coupling %g: p = %.3g over %d pairs", n, coupling, got, gotPairs)
 		ones[0] = 2
 		heavy, err := NewWeightedSamples(2, rows, ones)
 		if err != nil {
 			t.Fatal(err)
 		}
 		hc := valueWeights(heavy)
-		if p, _ := sparseIndependenceP(heavy, hc, heavy.TotalWeight()); p == got && coupling == 0 {
+		if p, _ := sparseIndependenceP(heavy, hc, heavy.TotalWeight(), 2); p == got && coupling == 0 {
 			t.Errorf("a row of weight 2 left the p-value unchanged (%v): the weights were not read", p)
 		}
 	}
