@@ -105,3 +105,22 @@ func BenchmarkMergeFile(b *testing.B) {
 		b.ReportMetric(float64(len(res.Edges)), "edges")
 	}
 }
+
+// BenchmarkIndependenceFile times the global test of independence of the
+// tuning-free default's EBIC graph stage on the file PAIRWISE_BENCH_FILE
+// (read as the command reads it, its distinct rows, so unit weights) with
+// PAIRWISE_BENCH_WORKERS workers: the pair counts of every two spins from
+// the packed bits (sparseIndependenceP), O(N·n²/64) popcounts. Reading is
+// outside the timing. It reports the p-value's pairs.
+func BenchmarkIndependenceFile(b *testing.B) {
+	path := os.Getenv("PAIRWISE_BENCH_FILE")
+	if path == "" {
+		b.Skip("PAIRWISE_BENCH_FILE not set")
+	}
+	s := readBenchFile(b, path, CSVOptions{Compact: true})
+	counts := valueWeights(s)
+	for b.Loop() {
+		_, pairs := sparseIndependenceP(s, counts, s.TotalWeight(), benchWorkers())
+		b.ReportMetric(float64(pairs), "pairs")
+	}
+}
