@@ -158,7 +158,7 @@ func TestLearnBitsNoUnpack(t *testing.T) {
 	}
 	r := rand.New(rand.NewPCG(33, 9))
 	m := sparseModel(t, 300, 2, 0.6, 0.9, r)
-	s := drawExact(t, m, 1500, rand.NewPCG(33, 10))
+	s := drawExact(t, m, 1000, rand.NewPCG(33, 10))
 	var buf bytes.Buffer
 	if err := s.WriteCSV(&buf); err != nil {
 		t.Fatal(err)
