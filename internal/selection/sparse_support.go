@@ -235,7 +235,10 @@ func SupportMargins(s *Data, i int, w, u []float64) {
 // subset of the columns gives the same bits (TestSupportSubsetExact): all
 // n columns (the first pass) go through russianAll, a subset column by
 // column here. The states must be 0 or 1 (complete Ising samples, as the
-// support model's).
+// support model's). Bit samples are read as row-major bits
+// (Data.RowBits: a group's eight bytes of states come from 8×8
+// transposes of the rows' words, groupBits), never unpacked into bytes:
+// the same indexes, so the same sums (TestSupportSubsetBits).
 func russianChunk(s *Data, task *engine.Task, cols, all []int, u []float64, total float64, lo, hi int) supportMoments {
 	n, i, p, L := s.N, task.Bias, len(cols), len(all)
 	sr := s.spinRows()
