@@ -72,7 +72,9 @@ import (
 // the sides after it and the result are one process's, bit for bit
 // (TestShardedSparseIdentical). The dense test's mixture applies the same
 // floor on this path, so a shard with another backend, which keeps the
-// dense test, agrees too. Its memory is O(n·d) on top of the samples, so
+// dense test, agrees too. Its memory is O(n·d) on top of the samples
+// (bit samples are read as bits, with one row-major copy of them,
+// never unpacked into bytes: TestLearnBitsNoUnpack), so
 // Learn and the shards take it past MaxLearnEntries.
 // TestSparseEdgeTestMatchesDense, TestSparseEdgeTestRowSplit and
 // TestSparseMinEdgeWeightBound hold the two tests to the same bits.

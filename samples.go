@@ -182,10 +182,13 @@ func newSamples(fn string, k int, rows [][]int, weights []float64) (*Samples, er
 // N = 6711 rows, n = 1000 from N = 33,555.
 var bitMinValues = 1 << 25
 
-// lazyBytes holds the bytes unpacked from bit samples, once.
+// lazyBytes holds the bytes unpacked from bit samples, once, and the
+// bits transposed into rows (rowBits), once.
 type lazyBytes struct {
 	once sync.Once
 	b8   []uint8
+	rows sync.Once
+	rb   []uint64
 }
 
 // states8 returns the states one byte a value, row-major: s.b8, or for bit
@@ -207,9 +210,56 @@ func (s *Samples) states8() []uint8 {
 
 // stages returns the samples as the stages below the learners read them
 // (internal/selection), sharing s's storage; bit samples are unpacked into
-// bytes only if a stage reads the states.
+// bytes only if a stage reads the states whole (Data.States), and the
+// stages that can read bits do (Data.Bits, Data.RowBits: issue 33).
 func (s *Samples) stages() *selection.Data {
-	return &selection.Data{N: s.n, K: s.k, Count: s.rows, Weights: s.weights, Total: s.total, Incomplete: s.incomplete, Bytes: s.b8, Unpack: s.states8}
+	d := &selection.Data{N: s.n, K: s.k, Count: s.rows, Weights: s.weights, Total: s.total, Incomplete: s.incomplete, Bytes: s.b8, Unpack: s.states8}
+	if s.b8 == nil && s.bits != nil {
+		d.Bits, d.RowBits = s.bits, s.rowBits
+	}
+	return d
+}
+
+// rowBits returns bit samples as row-major bits, made on the first call
+// (kept, and shared by copies of s): row m at words [m·W, (m+1)·W), W =
+// ⌈n/64⌉, the state of variable j at bit j%64 of word m·W + j/64 (0
+// past n). They take the room of the bits, n·N/8 bytes, where the bytes
+// (states8) take eight times it; the sparse edge test's passes read rows
+// so (selection.Data.RowBits).
+func (s *Samples) rowBits() []uint64 {
+	s.lazy.rows.Do(func() {
+		n, w := s.n, (s.n+63)/64
+		rb := make([]uint64, s.rows*w)
+		var blk [64]uint64
+		for x := 0; 64*x < s.rows; x++ {
+			src := s.bits[x*n : (x+1)*n]
+			nr := min(64, s.rows-64*x)
+			for c := 0; c < w; c++ {
+				clear(blk[:])
+				copy(blk[:], src[64*c:min(64*c+64, n)])
+				transpose64(&blk)
+				for r := 0; r < nr; r++ {
+					rb[(64*x+r)*w+c] = blk[r]
+				}
+			}
+		}
+		s.lazy.rb = rb
+	})
+	return s.lazy.rb
+}
+
+// transpose64 transposes the 64×64 bit matrix whose row i is a[i] (bit j
+// its column j): bit j of a[i] moves to bit i of a[j], by swapping ever
+// smaller blocks (Hacker's Delight, section 7-3).
+func transpose64(a *[64]uint64) {
+	m := uint64(0x00000000ffffffff)
+	for j := 32; j != 0; j, m = j>>1, m^(m<<(j>>1)) {
+		for k := 0; k < 64; k = (k + j + 1) &^ j {
+			t := (a[k]>>j ^ a[k+j]) & m
+			a[k] ^= t << j
+			a[k+j] ^= t
+		}
+	}
 }
 
 // bitRow sets dst (length n) to row m of bit samples, one byte a value.

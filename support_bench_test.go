@@ -13,10 +13,20 @@ import (
 // (selection.SupportSubset over all n spins) by n, on random spins with
 // N = 10⁴ rows and a support of 9 spins beside the bias (two groups of
 // eight columns, as most nodes of the 4-regular models at the default's
-// widths have).
+// widths have). The bits/ lines read the same rows as bit samples
+// (selection.Data.RowBits, made before the timing: issue 33's pass
+// without the unpacked bytes).
 func BenchmarkSupportAll(b *testing.B) {
-	for _, n := range []int{1000, 3000} {
-		b.Run("n="+strconv.Itoa(n), func(b *testing.B) {
+	for _, tc := range []struct {
+		n    int
+		bits bool
+	}{{1000, false}, {3000, false}, {1000, true}, {3000, true}} {
+		n := tc.n
+		name := "n=" + strconv.Itoa(n)
+		if tc.bits {
+			name = "bits/" + name
+		}
+		b.Run(name, func(b *testing.B) {
 			r := rand.New(rand.NewPCG(33, 2))
 			const rows = 10000
 			s := randomSamples(b, rows, n, 2, r)
@@ -32,6 +42,13 @@ func BenchmarkSupportAll(b *testing.B) {
 				task.C[m] = 1
 			}
 			data := s.stages()
+			if tc.bits {
+				c := *s
+				c.bits = engine.PackBits(&engine.Rows{N: n, K: 2, Count: rows, States: s.b8})
+				c.b8, c.lazy = nil, new(lazyBytes)
+				data = c.stages()
+				data.RowBits()
+			}
 			selection.SupportMargins(data, 0, w, u)
 			total := float64(rows)
 			b.ReportAllocs()

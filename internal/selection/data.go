@@ -16,6 +16,65 @@ type Data struct {
 	// never hold them as bytes.
 	Bytes  []uint8
 	Unpack func() []uint8
+	// Bits holds bit samples as the engine reads them (engine.Rows.Bits:
+	// 64-row blocks of N words, bit r of word x·N + j the state of
+	// variable j in row 64x + r), nil otherwise. RowBits returns them
+	// row-major (row m at words [m·W, (m+1)·W), W = ⌈N/64⌉, variable j
+	// at bit j%64 of word m·W + j/64), made on its first call: the room
+	// of the bits, an eighth of Unpack's. The stages of the Ising edge
+	// test past WaldDenseMax spins (SupportMargins, SupportSubset, Row)
+	// read these, so that on bit samples they never unpack the Count×N
+	// bytes (issue 33: a gigabyte at 10⁶ rows of 1,000 spins).
+	Bits    []uint64
+	RowBits func() []uint64
+}
+
+// Row returns the states of row m, one byte a value: a slice of Bytes,
+// or for bit samples the row unpacked into dst (of length N), without
+// unpacking the others.
+func (s *Data) Row(dst []uint8, m int) []uint8 {
+	n := s.N
+	if s.Bytes == nil && s.Bits != nil {
+		blk, sh := s.Bits[(m/64)*n:(m/64+1)*n], uint(m%64)
+		for j, w := range blk {
+			dst[j] = uint8(w >> sh & 1)
+		}
+		return dst[:n]
+	}
+	return s.States()[m*n : (m+1)*n]
+}
+
+// At returns the state of variable j in row m: a byte of Bytes, or for
+// bit samples a bit of Bits, without unpacking the rows.
+func (s *Data) At(m, j int) uint8 {
+	if s.Bytes == nil && s.Bits != nil {
+		return uint8(s.Bits[(m/64)*s.N+j] >> uint(m%64) & 1)
+	}
+	return s.States()[m*s.N+j]
+}
+
+// spinRows reads the rows of complete Ising samples (every state 0 or
+// 1): the bytes, or for bit samples their row-major bits (Data.RowBits).
+type spinRows struct {
+	n, w  int
+	bytes []uint8
+	rb    []uint64
+}
+
+// spinRows returns s's rows for the support model's passes.
+func (s *Data) spinRows() spinRows {
+	if s.Bytes == nil && s.RowBits != nil {
+		return spinRows{n: s.N, w: (s.N + 63) / 64, rb: s.RowBits()}
+	}
+	return spinRows{n: s.N, bytes: s.States()}
+}
+
+// at returns the state (0 or 1) of variable j in row m.
+func (r *spinRows) at(m, j int) int {
+	if r.rb != nil {
+		return int(r.rb[m*r.w+j>>6] >> uint(j&63) & 1)
+	}
+	return int(r.bytes[m*r.n+j] & 1)
 }
 
 // States returns the Count×N states, row-major. It is a field read for

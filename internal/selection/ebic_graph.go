@@ -106,13 +106,14 @@ func IndependenceStat(s *Data, counts [][]float64, total float64) (stat, mean, v
 	// ones[i*n+j], i < j: the weight of the rows with z_i = z_j = 1.
 	ones := make([]float64, n*n)
 	idx := make([]int, 0, n)
+	buf := make([]uint8, n)
 	for m := 0; m < s.Count; m++ {
 		c := s.Weight(m)
 		if c == 0 {
 			continue
 		}
 		idx = idx[:0]
-		for i, z := range s.States()[m*n : (m+1)*n] {
+		for i, z := range s.Row(buf, m) {
 			if z == 1 {
 				idx = append(idx, i)
 			}

@@ -172,7 +172,7 @@ const MaxRefitTable = 15
 // With missing values in s, only the rows that observe i and every variable
 // of need enter (need holds nb).
 func newRefitData(s *Data, i int, nb, need []int, maxTable int) *refitData {
-	n, p := s.N, len(nb)+1
+	p := len(nb) + 1
 	d := &refitData{s: s, i: i, nb: nb, x: make([]float64, p)}
 	if s.Incomplete {
 		d.need = append([]int{i}, need...)
@@ -197,10 +197,9 @@ func newRefitData(s *Data, i int, nb, need []int, maxTable int) *refitData {
 		if c == 0 {
 			continue
 		}
-		b := s.States()[m*n : (m+1)*n]
 		key := uint32(0)
 		for a, j := range nb {
-			key |= uint32(b[j]) << a
+			key |= uint32(s.At(m, j)) << a
 		}
 		at := table[key]
 		if at < 0 {
@@ -208,7 +207,7 @@ func newRefitData(s *Data, i int, nb, need []int, maxTable int) *refitData {
 			table[key] = at
 			d.keys, d.cs = append(d.keys, key), append(d.cs, 0, 0)
 		}
-		d.cs[2*int(at)+int(b[i])] += c
+		d.cs[2*int(at)+int(s.At(m, i))] += c
 	}
 	// Each pattern's design row, once: every Newton pass reads them
 	// (each), where building them from the keys a pass was 4% of a
@@ -258,6 +257,18 @@ func (d *refitData) each(f func(x []float64, cNeg, cPos float64)) {
 	for m := 0; m < d.s.Count; m++ {
 		c := d.weight(m)
 		if c == 0 {
+			continue
+		}
+		if d.s.Bytes == nil && d.s.Bits != nil {
+			// Bit samples (complete): the columns of nb and i alone.
+			for a, j := range d.nb {
+				x[a+1] = engine.SpinValue(d.s.At(m, j))
+			}
+			if d.s.At(m, d.i) == 1 {
+				f(x, 0, c)
+			} else {
+				f(x, c, 0)
+			}
 			continue
 		}
 		b := d.s.States()[m*n : (m+1)*n]

@@ -198,22 +198,20 @@ func SupportNode(s *Data, task *engine.Task, w, u []float64, js []int) (a, sd []
 // both take their margins here, so the dense and the sparse tests read the
 // same bits.
 func SupportMargins(s *Data, i int, w, u []float64) {
-	n := s.N
 	var cols []int
 	for c, v := range w {
 		if v != 0 {
 			cols = append(cols, c)
 		}
 	}
-	states := s.States()
+	sr := s.spinRows()
 	for m := range u {
-		row := states[m*n : (m+1)*n]
 		t := 0.0
 		for _, c := range cols {
 			if c == i {
 				t += w[c]
 			} else {
-				t += w[c] * float64(2*int(row[c]&1)-1)
+				t += w[c] * float64(2*sr.at(m, c)-1)
 			}
 		}
 		u[m] = t
@@ -237,12 +235,21 @@ func SupportMargins(s *Data, i int, w, u []float64) {
 // subset of the columns gives the same bits (TestSupportSubsetExact): all
 // n columns (the first pass) go through russianAll, a subset column by
 // column here. The states must be 0 or 1 (complete Ising samples, as the
-// support model's).
+// support model's). Bit samples are read as row-major bits
+// (Data.RowBits: a group's eight bytes of states come from 8×8
+// transposes of the rows' words, groupBits), never unpacked into bytes:
+// the same indexes, so the same sums (TestSupportSubsetBits).
 func russianChunk(s *Data, task *engine.Task, cols, all []int, u []float64, total float64, lo, hi int) supportMoments {
 	n, i, p, L := s.N, task.Bias, len(cols), len(all)
-	states := s.States()
+	sr := s.spinRows()
 	sm := supportMoments{H: make([]float64, p*L), J: make([]float64, p*L), G: make([]float64, L)}
-	var rws0 []rowW
+	// The rows of weight and, per group, the same rows sorted by code
+	// (a stable counting sort: rows in order within a code, as appends
+	// code by code would give): pooled, as they are O(N) a call, 50 MB
+	// of garbage a node at 10⁵ rows (issue 33).
+	sc := russianScratchPool.Get().(*russianScratch)
+	defer russianScratchPool.Put(sc)
+	rws0 := sc.rows[:0]
 	for m := lo; m < hi; m++ {
 		ch, sg, alpha, beta := WaldRow(task, u, total, m)
 		if ch == 0 {
@@ -252,6 +259,12 @@ func russianChunk(s *Data, task *engine.Task, cols, all []int, u []float64, tota
 		sm.Hd += alpha
 		sm.Jd += beta
 	}
+	sc.rows = rws0
+	if cap(sc.sorted) < len(rws0) {
+		sc.sorted = make([]rowW, len(rws0))
+		sc.codes = make([]uint8, len(rws0))
+	}
+	sorted, codeOf := sc.sorted[:len(rws0)], sc.codes[:len(rws0)]
 	zero := make([]uint8, n)
 	contiguous := L == n // all is 0..n-1
 	bias, hasBias := slices.BinarySearch(all, i)
@@ -266,18 +279,28 @@ func russianChunk(s *Data, task *engine.Task, cols, all []int, u []float64, tota
 		size := len(gcols)
 		codes := 1 << size
 		withG := gr == 0 // g once, with the first group
-		byCode := make([][]rowW, codes)
-		for _, rw := range rws0 {
-			row := states[int(rw.m)*n : (int(rw.m)+1)*n]
+		var start [257]int
+		for x, rw := range rws0 {
 			code := 0
 			for t, c := range gcols {
-				b := int(row[c] & 1)
+				b := sr.at(int(rw.m), c)
 				if c == i {
 					b = 1
 				}
 				code |= b << t
 			}
-			byCode[code] = append(byCode[code], rw)
+			codeOf[x] = uint8(code)
+			start[code+1]++
+		}
+		for c := 0; c < codes; c++ {
+			start[c+1] += start[c]
+		}
+		byCode := make([][]rowW, codes)
+		for c := range byCode {
+			byCode[c] = sorted[start[c]:start[c]:start[c+1]]
+		}
+		for x, rw := range rws0 {
+			byCode[codeOf[x]] = append(byCode[codeOf[x]], rw)
 		}
 		// S_c[j] of α, then of β, made V_c[j] in place below (the
 		// layout of SupportChunk's table); pooled, as a node's tables
@@ -294,26 +317,32 @@ func russianChunk(s *Data, task *engine.Task, cols, all []int, u []float64, tota
 		sumG := 0.0
 		var ta, tb, tg [256]float64
 		var rws [8][]uint8
+		var ms [8]int32
 		if contiguous {
 			var g []float64
 			if withG {
 				g = sm.G
 			}
-			sumG += russianAll(states, n, byCode, sa, sb, g, sumA, sumB, bt)
+			sumG += russianAll(&sr, byCode, sa, sb, g, sumA, sumB, bt)
 		} else {
 			for c, rs := range byCode {
 				dA, dB := sa[c*L:(c+1)*L], sb[c*L:(c+1)*L]
 				for g0 := 0; g0 < len(rs); g0 += 8 {
 					grp := rs[g0:min(g0+8, len(rs))]
-					russianTables(grp, states, n, zero, &rws, &ta, &tb, &tg)
+					russianTables(grp, &sr, zero, &rws, &ms, &ta, &tb, &tg)
 					sumA[c] += ta[255]
 					sumB[c] += tb[255]
 					sumG += tg[255]
 					// Column by column (russianAll takes all n at once).
 					for t := 0; t < L; t++ {
 						col := all[t]
-						idx := rws[0][col] | rws[1][col]<<1 | rws[2][col]<<2 | rws[3][col]<<3 |
-							rws[4][col]<<4 | rws[5][col]<<5 | rws[6][col]<<6 | rws[7][col]<<7
+						var idx uint8
+						if sr.rb == nil {
+							idx = rws[0][col] | rws[1][col]<<1 | rws[2][col]<<2 | rws[3][col]<<3 |
+								rws[4][col]<<4 | rws[5][col]<<5 | rws[6][col]<<6 | rws[7][col]<<7
+						} else {
+							idx = sr.groupAt(&ms, col)
+						}
 						dA[t] += ta[idx]
 						dB[t] += tb[idx]
 						if withG {
@@ -354,6 +383,15 @@ func russianChunk(s *Data, task *engine.Task, cols, all []int, u []float64, tota
 	return sm
 }
 
+// russianScratch is russianChunk's O(N) scratch: the rows of weight,
+// those rows sorted by code and their codes.
+type russianScratch struct {
+	rows, sorted []rowW
+	codes        []uint8
+}
+
+var russianScratchPool = sync.Pool{New: func() any { return new(russianScratch) }}
+
 // rowW is a row of weight and its weights in the support model's sums.
 type rowW struct {
 	m               int32
@@ -370,6 +408,7 @@ const russianRows = 8
 type russianBatch struct {
 	ta, tb, tg [russianRows][256]float64
 	rows       [russianRows][8][]uint8
+	ms         [russianRows][8]int32
 	xs         [russianRows][]uint64
 }
 
@@ -388,7 +427,8 @@ var russianBatchPool = sync.Pool{New: func() any { return new(russianBatch) }}
 // every group: a node's moments over all spins (BenchmarkSupportAll,
 // n = 3,000, N = 10⁴, 10 spins in the support) took 0.32 G instructions
 // against 0.43 G (cachegrind), the sparse edge test's first pass.
-func russianAll(states []uint8, n int, byCode [][]rowW, sa, sb, g, sumA, sumB []float64, bt *russianBatch) float64 {
+func russianAll(sr *spinRows, byCode [][]rowW, sa, sb, g, sumA, sumB []float64, bt *russianBatch) float64 {
+	n := sr.n
 	zero := make([]uint8, n) // the rows that a last group lacks
 	sumG := 0.0
 	var xs [russianRows]uint64
@@ -399,7 +439,7 @@ func russianAll(states []uint8, n int, byCode [][]rowW, sa, sb, g, sumA, sumB []
 			for g0 := b0; g0 < min(b0+8*russianRows, len(rs)); g0 += 8 {
 				grp := rs[g0:min(g0+8, len(rs))]
 				ta, tb, tg := &bt.ta[nq], &bt.tb[nq], &bt.tg[nq]
-				russianTables(grp, states, n, zero, &bt.rows[nq], ta, tb, tg)
+				russianTables(grp, sr, zero, &bt.rows[nq], &bt.ms[nq], ta, tb, tg)
 				sumA[c] += ta[255]
 				sumB[c] += tb[255]
 				sumG += tg[255]
@@ -412,7 +452,11 @@ func russianAll(states []uint8, n int, byCode [][]rowW, sa, sb, g, sumA, sumB []
 				if cap(bt.xs[q]) < blocks {
 					bt.xs[q] = make([]uint64, blocks)
 				}
-				russianBytes(bt.xs[q][:blocks], &bt.rows[q])
+				if sr.rb == nil {
+					russianBytes(bt.xs[q][:blocks], &bt.rows[q])
+				} else {
+					sr.groupBits(bt.xs[q][:blocks], &bt.ms[q])
+				}
 			}
 			t := 0
 			for ; t+8 <= n; t += 8 {
@@ -466,9 +510,14 @@ func russianAll(states []uint8, n int, byCode [][]rowW, sa, sb, g, sumA, sumB []
 			}
 			for ; t < n; t++ {
 				for q := 0; q < nq; q++ {
-					rw := &bt.rows[q]
-					idx := rw[0][t] | rw[1][t]<<1 | rw[2][t]<<2 | rw[3][t]<<3 |
-						rw[4][t]<<4 | rw[5][t]<<5 | rw[6][t]<<6 | rw[7][t]<<7
+					var idx uint8
+					if sr.rb == nil {
+						rw := &bt.rows[q]
+						idx = rw[0][t] | rw[1][t]<<1 | rw[2][t]<<2 | rw[3][t]<<3 |
+							rw[4][t]<<4 | rw[5][t]<<5 | rw[6][t]<<6 | rw[7][t]<<7
+					} else {
+						idx = sr.groupAt(&bt.ms[q], t)
+					}
 					dA[t] += bt.ta[q][idx]
 					dB[t] += bt.tb[q][idx]
 					if g != nil {
@@ -500,16 +549,21 @@ var russianPool = sync.Pool{New: func() any { return new([]float64) }}
 // russianTables fills the tables of a group of at most eight rows (rowW,
 // their weights): ta[x], tb[x] and tg[x] the sums of alpha, beta and gs
 // over the rows whose bits x sets (ta[0] = 0), and rows[r] the states of
-// row r of the group (zero past its end, whose weights count 0).
-func russianTables(grp []rowW, states []uint8, n int, zero []uint8, rows *[8][]uint8, ta, tb, tg *[256]float64) {
+// row r of the group (zero past its end, whose weights count 0) on byte
+// samples, ms[r] its index on bit samples (−1 past the end).
+func russianTables(grp []rowW, sr *spinRows, zero []uint8, rows *[8][]uint8, ms *[8]int32, ta, tb, tg *[256]float64) {
 	ta[0], tb[0], tg[0] = 0, 0, 0
+	n := sr.n
 	for r := 0; r < 8; r++ {
 		var wa, wb, wg float64
-		rows[r] = zero
+		rows[r], ms[r] = zero, -1
 		if r < len(grp) {
 			wa, wb, wg = grp[r].alpha, grp[r].beta, grp[r].gs
 			m := int(grp[r].m)
-			rows[r] = states[m*n : (m+1)*n]
+			if sr.rb == nil {
+				rows[r] = sr.bytes[m*n : (m+1)*n]
+			}
+			ms[r] = int32(m)
 		}
 		h := 1 << r
 		for x := 0; x < h; x++ {
@@ -518,4 +572,70 @@ func russianTables(grp []rowW, states []uint8, n int, zero []uint8, rows *[8][]u
 			tg[h+x] = tg[x] + wg
 		}
 	}
+}
+
+// groupAt returns the states of variable j in the rows ms (row r in bit
+// r, 0 for r past the group's end: ms[r] < 0) from row-major bits.
+func (r *spinRows) groupAt(ms *[8]int32, j int) uint8 {
+	var idx uint8
+	for q, m := range ms {
+		if m >= 0 {
+			idx |= uint8(r.rb[int(m)*r.w+j>>6]>>uint(j&63)&1) << q
+		}
+	}
+	return idx
+}
+
+// groupBits is russianBytes on row-major bits: xs[b] the states of
+// variables 8b..8b+7 in the rows ms (variable 8b+k in byte k, row r in
+// bit r, 0 for r past the group's end: ms[r] < 0). Each word of the
+// eight rows (64 variables) is cut into its bytes across the rows (a
+// transpose of 8×8 bytes), then each byte block transposed as bits.
+func (r *spinRows) groupBits(xs []uint64, ms *[8]int32) {
+	var rows [8][]uint64
+	for q, m := range ms {
+		if m >= 0 {
+			rows[q] = r.rb[int(m)*r.w : (int(m)+1)*r.w]
+		}
+	}
+	var a [8]uint64
+	for c := 0; 8*c < len(xs); c++ {
+		for q := range a {
+			a[q] = 0
+			if rows[q] != nil {
+				a[q] = rows[q][c]
+			}
+		}
+		// a[q] byte k → a[k] byte q.
+		for q := 0; q < 4; q++ {
+			t := (a[q]>>32 ^ a[q+4]) & 0x00000000ffffffff
+			a[q] ^= t << 32
+			a[q+4] ^= t
+		}
+		for _, q := range [4]int{0, 1, 4, 5} {
+			t := (a[q]>>16 ^ a[q+2]) & 0x0000ffff0000ffff
+			a[q] ^= t << 16
+			a[q+2] ^= t
+		}
+		for q := 0; q < 8; q += 2 {
+			t := (a[q]>>8 ^ a[q+1]) & 0x00ff00ff00ff00ff
+			a[q] ^= t << 8
+			a[q+1] ^= t
+		}
+		for k := 0; k < 8 && 8*c+k < len(xs); k++ {
+			xs[8*c+k] = transpose8(a[k])
+		}
+	}
+}
+
+// transpose8 transposes the 8×8 bit matrix whose row i is byte i of x
+// (bit j its column j): bit j of byte i moves to bit i of byte j (Hacker's
+// Delight, section 7-3).
+func transpose8(x uint64) uint64 {
+	t := (x ^ (x >> 7)) & 0x00aa00aa00aa00aa
+	x ^= t ^ (t << 7)
+	t = (x ^ (x >> 14)) & 0x0000cccc0000cccc
+	x ^= t ^ (t << 14)
+	t = (x ^ (x >> 28)) & 0x00000000f0f0f0f0
+	return x ^ t ^ (t << 28)
 }
