@@ -277,7 +277,18 @@ func runStructprecDepth(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%s: %d sequences, fewer than -n %d", fs.Arg(0), len(recs), *n)
 	}
 	keep := shallowRows(len(recs), *n, *seed)
-	w, closeOut, err := outputFile(*out, stdout)
+	if err := writeFastaRows(*out, stdout, recs, keep); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "%d of %d sequences kept\n", len(keep), len(recs))
+	return nil
+}
+
+// writeFastaRows writes the rows keep of recs as FASTA to the file out,
+// or to stdout when out is empty; a record without a name is named
+// seqI, I its place in recs counting from 1.
+func writeFastaRows(out string, stdout io.Writer, recs []seqRecord, keep []int) error {
+	w, closeOut, err := outputFile(out, stdout)
 	if err != nil {
 		return err
 	}
@@ -290,11 +301,7 @@ func runStructprecDepth(args []string, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintf(bw, ">%s\n%s\n", name, recs[i].seq)
 	}
-	if err := bw.Flush(); err != nil {
-		return err
-	}
-	fmt.Fprintf(stderr, "%d of %d sequences kept\n", len(keep), len(recs))
-	return nil
+	return bw.Flush()
 }
 
 // runStructprecDropX is "structprec dropx".
@@ -312,20 +319,7 @@ func runStructprecDropX(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	keep := inAlphabetRows(recs)
-	w, closeOut, err := outputFile(*out, stdout)
-	if err != nil {
-		return err
-	}
-	defer closeOut()
-	bw := bufio.NewWriter(w)
-	for _, i := range keep {
-		name := recs[i].name
-		if name == "" {
-			name = "seq" + strconv.Itoa(i+1)
-		}
-		fmt.Fprintf(bw, ">%s\n%s\n", name, recs[i].seq)
-	}
-	if err := bw.Flush(); err != nil {
+	if err := writeFastaRows(*out, stdout, recs, keep); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "%d of %d sequences kept (the others hold a letter outside the amino acids and the gap)\n", len(keep), len(recs))

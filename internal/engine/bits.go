@@ -228,8 +228,8 @@ func blockCodes(ws []uint64) [8]uint64 {
 	w2, w3 = w2&m1|(w3&m1)<<8, (w2>>8)&m1|w3&^m1
 	w4, w5 = w4&m1|(w5&m1)<<8, (w4>>8)&m1|w5&^m1
 	w6, w7 = w6&m1|(w7&m1)<<8, (w6>>8)&m1|w7&^m1
-	return [8]uint64{transpose8(w0), transpose8(w1), transpose8(w2), transpose8(w3),
-		transpose8(w4), transpose8(w5), transpose8(w6), transpose8(w7)}
+	return [8]uint64{Transpose8(w0), Transpose8(w1), Transpose8(w2), Transpose8(w3),
+		Transpose8(w4), Transpose8(w5), Transpose8(w6), Transpose8(w7)}
 }
 
 // blockSums adds to s[j] the sum of r_m over the rows m in lo..hi−1 whose

@@ -543,10 +543,11 @@ func putCodes8(out []uint8, stride int, v uint64, rows int) {
 	}
 }
 
-// transpose8 transposes the 8×8 bit matrix whose row i is byte i of x
+// Transpose8 transposes the 8×8 bit matrix whose row i is byte i of x
 // (bit j its column j): bit j of byte i moves to bit i of byte j (Hacker's
-// Delight, section 7-3).
-func transpose8(x uint64) uint64 {
+// Delight, section 7-3). The engine's byte codes and the edge test's
+// support moments (internal/selection) read bits through it.
+func Transpose8(x uint64) uint64 {
 	t := (x ^ (x >> 7)) & 0x00aa00aa00aa00aa
 	x ^= t ^ (t << 7)
 	t = (x ^ (x >> 14)) & 0x0000cccc0000cccc

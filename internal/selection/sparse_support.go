@@ -623,19 +623,7 @@ func (r *spinRows) groupBits(xs []uint64, ms *[8]int32) {
 			a[q+1] ^= t
 		}
 		for k := 0; k < 8 && 8*c+k < len(xs); k++ {
-			xs[8*c+k] = transpose8(a[k])
+			xs[8*c+k] = engine.Transpose8(a[k])
 		}
 	}
-}
-
-// transpose8 transposes the 8×8 bit matrix whose row i is byte i of x
-// (bit j its column j): bit j of byte i moves to bit i of byte j (Hacker's
-// Delight, section 7-3).
-func transpose8(x uint64) uint64 {
-	t := (x ^ (x >> 7)) & 0x00aa00aa00aa00aa
-	x ^= t ^ (t << 7)
-	t = (x ^ (x >> 14)) & 0x0000cccc0000cccc
-	x ^= t ^ (t << 14)
-	t = (x ^ (x >> 28)) & 0x00000000f0f0f0f0
-	return x ^ t ^ (t << 28)
 }
