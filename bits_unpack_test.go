@@ -150,45 +150,63 @@ func TestSupportSubsetBits(t *testing.T) {
 // that the result is that of the same rows as bytes, to the bit, and
 // that no stage unpacked the bits (Samples.states8 keeps what it makes
 // in lazy.b8): at 10⁶ rows of 1,000 spins those bytes were a gigabyte,
-// eight times the samples (issue 33).
+// eight times the samples (issue 33). The second model is weak enough
+// that the EBIC graph stage chooses the graph, so that its refits and the
+// test of independence read the bits too.
 func TestLearnBitsNoUnpack(t *testing.T) {
 	skipUnderRace(t) // 300 spins' fits and edge test: seconds under -race
 	if testing.Short() {
 		t.Skip("300 spins with the default: a few seconds")
 	}
-	r := rand.New(rand.NewPCG(33, 9))
-	m := sparseModel(t, 300, 2, 0.6, 0.9, r)
-	s := drawExact(t, m, 1000, rand.NewPCG(33, 10))
-	var buf bytes.Buffer
-	if err := s.WriteCSV(&buf); err != nil {
-		t.Fatal(err)
-	}
-	bits, byts := readBoth(t, buf.String(), CSVOptions{}, true, true)
-	opts := []Option{WithWorkers(2)}
-	want, err := LearnIsing(byts, opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := LearnIsing(bits, opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkSameResult(t, want, got)
-	if len(want.Edges) == 0 {
-		t.Fatal("no edge learned: the comparison is empty")
-	}
-	parts := make([]*Partial, 2)
-	for i := range parts {
-		if parts[i], err = LearnShard(bits, i, len(parts), opts...); err != nil {
+	for _, c := range []struct {
+		seed      uint64
+		lo, hi    float64 // the couplings' magnitudes
+		rows      int
+		ebicGraph bool // the EBIC graph stage chooses the graph
+	}{
+		{33, 0.6, 0.9, 1000, false},
+		// Weak couplings, few rows: the global test of independence
+		// rejects and the EBIC graph stage (its refits on the rows)
+		// chooses the graph.
+		{1, 0.15, 0.25, 300, true},
+	} {
+		r := rand.New(rand.NewPCG(c.seed, 9))
+		m := sparseModel(t, 300, 2, c.lo, c.hi, r)
+		s := drawExact(t, m, c.rows, rand.NewPCG(c.seed, 10))
+		var buf bytes.Buffer
+		if err := s.WriteCSV(&buf); err != nil {
 			t.Fatal(err)
 		}
-	}
-	merged, err := MergePartialsContext(context.Background(), bits, 2, parts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkSameResult(t, want, merged)
-	if bits.lazy.b8 != nil {
-		t.Fatal("the learner unpacked the bit samples into bytes")
+		bits, byts := readBoth(t, buf.String(), CSVOptions{}, true, true)
+		opts := []Option{WithWorkers(2)}
+		want, err := LearnIsing(byts, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := LearnIsing(bits, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkSameResult(t, want, got)
+		if len(want.Edges) == 0 {
+			t.Fatal("no edge learned: the comparison is empty")
+		}
+		if want.Tuning.EBICGraph != c.ebicGraph {
+			t.Fatalf("seed %d: the EBIC graph stage chose the graph: %v, want %v (the case does not test what it says)", c.seed, want.Tuning.EBICGraph, c.ebicGraph)
+		}
+		parts := make([]*Partial, 2)
+		for i := range parts {
+			if parts[i], err = LearnShard(bits, i, len(parts), opts...); err != nil {
+				t.Fatal(err)
+			}
+		}
+		merged, err := MergePartialsContext(context.Background(), bits, 2, parts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkSameResult(t, want, merged)
+		if bits.lazy.b8 != nil {
+			t.Fatalf("seed %d: the learner unpacked the bit samples into bytes", c.seed)
+		}
 	}
 }
