@@ -99,13 +99,7 @@ func TestSupportSubsetBits(t *testing.T) {
 	for _, support := range []int{0, 3, 8, 11} {
 		for _, bias := range []int{0, 40, n - 1} {
 			t.Run(fmt.Sprintf("support=%d/bias=%d", support, bias), func(t *testing.T) {
-				w := make([]float64, n)
-				w[bias] = r.Float64() - 0.5
-				for _, c := range r.Perm(n)[:support+1] {
-					if c != bias && support > 0 {
-						w[c] = r.Float64() - 0.5
-					}
-				}
+				w := randomSupport(r, n, bias, support)
 				task := &engine.Task{Bias: bias, Y: make([]float64, rows), C: make([]float64, rows)}
 				for m := range rows {
 					task.Y[m] = float64(2*int(byts.b8[m*n+bias]) - 1)

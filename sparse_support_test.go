@@ -28,13 +28,7 @@ func TestSupportSubsetExact(t *testing.T) {
 		for _, bias := range []int{0, 7, n - 1} {
 			t.Run(fmt.Sprintf("support=%d/bias=%d", support, bias), func(t *testing.T) {
 				s := randomSamples(t, rows, n, 2, r)
-				w := make([]float64, n)
-				w[bias] = r.Float64() - 0.5
-				for _, c := range r.Perm(n)[:support+1] {
-					if c != bias && support > 0 {
-						w[c] = r.Float64() - 0.5
-					}
-				}
+				w := randomSupport(r, n, bias, support)
 				task := &engine.Task{Bias: bias, Y: make([]float64, rows), C: make([]float64, rows)}
 				u := make([]float64, rows)
 				for m := range u {
@@ -78,4 +72,18 @@ func TestSupportSubsetExact(t *testing.T) {
 			})
 		}
 	}
+}
+
+// randomSupport returns node bias's coefficients for the support tests:
+// its own in ±0.5, and up to support+1 others drawn at random (none when
+// support is 0), each in ±0.5.
+func randomSupport(r *rand.Rand, n, bias, support int) []float64 {
+	w := make([]float64, n)
+	w[bias] = r.Float64() - 0.5
+	for _, c := range r.Perm(n)[:support+1] {
+		if c != bias && support > 0 {
+			w[c] = r.Float64() - 0.5
+		}
+	}
+	return w
 }
