@@ -52,6 +52,22 @@ func contactFamily(t *testing.T, n int, seed uint64) (*Model, map[[2]int]bool) {
 	return m, truth
 }
 
+// contactSamples draws count Gibbs samples of contactFamily(t, n, seed)
+// from the source PCG(s1, s2) and returns them with the true pairs.
+func contactSamples(t *testing.T, n int, seed uint64, count int, s1, s2 uint64) (*Samples, map[[2]int]bool) {
+	t.Helper()
+	m, truth := contactFamily(t, n, seed)
+	g, err := NewGibbsSampler(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := g.Sample(rand.NewPCG(s1, s2), count)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, truth
+}
+
 // topPrecision returns the fraction of the top pairs i < j, ranked by
 // decreasing score with ties in (i, j) order, that are in truth: what
 // protein.ContactPrecision of protein.RankContacts(scores, 1) gives, which
@@ -85,15 +101,7 @@ func topPrecision(scores mat.Symmetric, top int, truth map[[2]int]bool) float64 
 // for the sampler's noise, and far above chance (T of n(n−1)/2 pairs, 0.07).
 func TestLearnContactsRanksTruePairs(t *testing.T) {
 	const n, count = 16, 3000
-	m, truth := contactFamily(t, n, 3)
-	g, err := NewGibbsSampler(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := g.Sample(rand.NewPCG(5, 6), count)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, truth := contactSamples(t, n, 3, count, 5, 6)
 	cm, err := LearnContacts(s, WithWorkers(2), WithReferencePairs(true))
 	if err != nil {
 		t.Fatal(err)
@@ -125,15 +133,7 @@ func TestLearnContactsRanksTruePairs(t *testing.T) {
 // of node i's Ŵ_ij and node j's Ŵ_ji.
 func TestLearnContactsMatchesLearnPairwise(t *testing.T) {
 	const n, count = 8, 800
-	m, _ := contactFamily(t, n, 4)
-	g, err := NewGibbsSampler(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := g.Sample(rand.NewPCG(7, 8), count)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, _ := contactSamples(t, n, 4, count, 7, 8)
 	opts := []Option{WithRidge(3), WithWidth(5), WithIgnoreGap(false), WithTolerance(1e-10), WithWorkers(1)}
 	cm, err := LearnContacts(s, append(opts, WithReferencePairs(false))...)
 	if err != nil {
@@ -179,12 +179,7 @@ func TestLearnContactsErrors(t *testing.T) {
 	}
 	// Cancellation: a family large enough to take a while returns
 	// promptly once the context is cancelled.
-	m, _ := contactFamily(t, 40, 9)
-	g, _ := NewGibbsSampler(m)
-	s, err := g.Sample(rand.NewPCG(1, 2), 4000)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, _ := contactSamples(t, 40, 9, 4000, 1, 2)
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { time.Sleep(50 * time.Millisecond); cancel() }()
 	start := time.Now()
@@ -207,15 +202,7 @@ func TestLearnContactsErrors(t *testing.T) {
 // the reference block rows 0 and −U, equal once centred.
 func TestLearnContactsReferencePairs(t *testing.T) {
 	const n, count = 16, 3000
-	m, truth := contactFamily(t, n, 3)
-	g, err := NewGibbsSampler(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := g.Sample(rand.NewPCG(5, 6), count)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, truth := contactSamples(t, n, 3, count, 5, 6)
 	cm, err := LearnContacts(s, WithWorkers(2), WithReferencePairs(false))
 	if err != nil {
 		t.Fatal(err)
@@ -279,15 +266,7 @@ func TestLearnContactsReferencePairs(t *testing.T) {
 // ridge is an error.
 func TestLearnContactsSoftmax(t *testing.T) {
 	const n, count = 16, 3000
-	m, truth := contactFamily(t, n, 3)
-	g, err := NewGibbsSampler(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := g.Sample(rand.NewPCG(5, 6), count)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, truth := contactSamples(t, n, 3, count, 5, 6)
 	cm, err := LearnContacts(s, WithWorkers(2)) // the softmax is the default
 	if err != nil {
 		t.Fatal(err)
@@ -334,15 +313,7 @@ func TestLearnContactsSoftmax(t *testing.T) {
 // factors outside (0, 1) are option errors.
 func TestLearnContactsSoftmaxRadius(t *testing.T) {
 	const n, count = 12, 2000
-	m, truth := contactFamily(t, n, 3)
-	g, err := NewGibbsSampler(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := g.Sample(rand.NewPCG(5, 7), count)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, truth := contactSamples(t, n, 3, count, 5, 7)
 	def, err := LearnContacts(s, WithWorkers(2))
 	if err != nil {
 		t.Fatal(err)
@@ -392,15 +363,7 @@ func TestLearnContactsSoftmaxRadius(t *testing.T) {
 // against a dense Newton minimiser.
 func TestLearnContactsGapInputs(t *testing.T) {
 	const n, count = 12, 2000
-	m, truth := contactFamily(t, n, 3)
-	g, err := NewGibbsSampler(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := g.Sample(rand.NewPCG(5, 8), count)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, truth := contactSamples(t, n, 3, count, 5, 8)
 	def, err := LearnContacts(s, WithWorkers(2))
 	if err != nil {
 		t.Fatal(err)
