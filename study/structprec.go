@@ -242,12 +242,11 @@ func runStructprecPrep(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	defer closeOut()
 	bw := bufio.NewWriter(w)
 	for _, r := range cols {
 		fmt.Fprintf(bw, ">%s\n%s\n", r.name, r.seq)
 	}
-	if err := bw.Flush(); err != nil {
+	if err := errors.Join(bw.Flush(), closeOut()); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "%d sequences, %d focus columns\n", len(cols), len(cols[0].seq))
@@ -292,7 +291,6 @@ func writeFastaRows(out string, stdout io.Writer, recs []seqRecord, keep []int) 
 	if err != nil {
 		return err
 	}
-	defer closeOut()
 	bw := bufio.NewWriter(w)
 	for _, i := range keep {
 		name := recs[i].name
@@ -301,7 +299,7 @@ func writeFastaRows(out string, stdout io.Writer, recs []seqRecord, keep []int) 
 		}
 		fmt.Fprintf(bw, ">%s\n%s\n", name, recs[i].seq)
 	}
-	return bw.Flush()
+	return errors.Join(bw.Flush(), closeOut())
 }
 
 // runStructprecDropX is "structprec dropx".
@@ -362,16 +360,17 @@ func readAlignmentFile(path string) ([]seqRecord, error) {
 }
 
 // outputFile returns the file named by -o (created), or stdout when the
-// name is empty or "-", and a function that closes it.
-func outputFile(name string, stdout io.Writer) (io.Writer, func(), error) {
+// name is empty or "-", and a function that closes it and returns the
+// close's error (a full disk may only show there).
+func outputFile(name string, stdout io.Writer) (io.Writer, func() error, error) {
 	if name == "" || name == "-" {
-		return stdout, func() {}, nil
+		return stdout, func() error { return nil }, nil
 	}
 	f, err := os.Create(name)
 	if err != nil {
 		return nil, nil, err
 	}
-	return f, func() { f.Close() }, nil
+	return f, f.Close, nil
 }
 
 // shallowRows returns row 0 and n − 1 of rows 1..total−1 drawn uniformly
