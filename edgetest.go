@@ -28,7 +28,7 @@ import (
 // counts n(n−1)/2 tests; without them it has the largest |Ŵ/SE| of its k²
 // entries and counts k² tests a pair. ordScores are the ordinal model's
 // scores s_j(a) (n×k) on the ordinal scale, nil otherwise.
-func (t WaldTest) run(ctx context.Context, s *Samples, res *Result, tun *Tuning, debias, stdErrs, dfs, covs [][]float64, ordScores []float64, workers int) error {
+func (t waldRun) run(ctx context.Context, s *Samples, res *Result, tun *Tuning, debias, stdErrs, dfs, covs [][]float64, ordScores []float64, workers int) error {
 	n, k := tun.n, tun.k
 	alpha := t.rate()
 	tun.FalseEdgeRate = alpha

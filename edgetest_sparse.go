@@ -445,7 +445,7 @@ func (s *sparseSide) sideDF() []float64 {
 // pairScorer returns the dense test's score of a pair (i, j) of the Ising
 // path from the entries of both sides: its statistic, smallest standard
 // error and that entry's degrees of freedom (WaldTest.run's score).
-func (t WaldTest) pairScorer(nodes []NodeFit, counts [][]float64, total float64) func(di, si, fi, dj, sj, fj []float64, i, j int) (float64, float64, float64) {
+func (t waldRun) pairScorer(nodes []NodeFit, counts [][]float64, total float64) func(di, si, fi, dj, sj, fj []float64, i, j int) (float64, float64, float64) {
 	return func(di, si, fi, dj, sj, fj []float64, i, j int) (float64, float64, float64) {
 		if nodes[i].Constant || nodes[j].Constant || !selection.CochranOK(counts[i], counts[j], total) {
 			return 0, math.Inf(1), math.Inf(1)
@@ -518,7 +518,7 @@ func (st *sparseStore) pairScore(i, j int) float64 {
 // runSparse is WaldTest.run for the Ising path on the sparse store of the
 // learner call r (see above): the same edges, threshold, MinEdgeWeight and
 // statistics as the dense test, with O(n·d) memory.
-func (t WaldTest) runSparse(ctx context.Context, sr *sparseRun, res *Result, tun *Tuning) error {
+func (t waldRun) runSparse(ctx context.Context, sr *sparseRun, res *Result, tun *Tuning) error {
 	s := sr.env.s
 	n := tun.n
 	alpha := t.rate()
@@ -670,7 +670,7 @@ func (t WaldTest) runSparse(ctx context.Context, sr *sparseRun, res *Result, tun
 //
 // A pair left out has its bound, so its exact value, at least best: the
 // minimum is the dense test's.
-func (t WaldTest) sparseMinThreshold(ctx context.Context, sr *sparseRun, tun *Tuning, keys []int64, minSEs, seDFs []float64, scoreOf func(i, j int) (float64, float64, float64), excluded func(i, j int) bool, constant []bool) (float64, error) {
+func (t waldRun) sparseMinThreshold(ctx context.Context, sr *sparseRun, tun *Tuning, keys []int64, minSEs, seDFs []float64, scoreOf func(i, j int) (float64, float64, float64), excluded func(i, j int) bool, constant []bool) (float64, error) {
 	n := sr.n
 	quantiles := make(map[float64]float64)
 	q := func(df float64) float64 {
@@ -855,7 +855,7 @@ func (sr *sparseRun) store(nodes []NodeFit, score func(di, si, fi, dj, sj, fj []
 // sparseFallback rebuilds the dense test's arrays (every node's n entries,
 // a third pass) and runs the dense test: for the rare model where a rule
 // reads statistics below the floor.
-func (t WaldTest) sparseFallback(ctx context.Context, sr *sparseRun, res *Result, tun *Tuning) error {
+func (t waldRun) sparseFallback(ctx context.Context, sr *sparseRun, res *Result, tun *Tuning) error {
 	n := sr.n
 	debias, stdErrs, dfs := make([][]float64, n), make([][]float64, n), make([][]float64, n)
 	data := sr.env.data

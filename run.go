@@ -459,10 +459,7 @@ func (r *learnRun) assemble(ctx context.Context, k int, est []*estimates.Node, f
 		for i, ns := range r.nodes {
 			debias[i], stdErrs[i], dfs[i], covs[i] = ns.d, ns.se, ns.df, ns.cov
 		}
-		test := r.cfg.test
-		test.sym = r.cfg.symmetric
-		test.dense = r.cfg.waldDense
-		test.floor = r.cfg.floorAt(n)
+		test := waldRun{WaldTest: r.cfg.test, sym: r.cfg.symmetric, dense: r.cfg.waldDense, floor: r.cfg.floorAt(n)}
 		if r.sparseState != nil {
 			if err := test.runSparse(ctx, r.sparseState, res, tun); err != nil {
 				return nil, err

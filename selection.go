@@ -617,10 +617,16 @@ type WaldTest struct {
 	// NoEBICGraph turns the EBIC graph stage off (small samples; Ising
 	// data with the widths chosen by EBIC).
 	NoEBICGraph bool
+}
 
-	sym   Symmetrization // the learner's rule, set when the test runs
-	dense int            // the learner's waldDense, set when the test runs
-	floor float64        // the learner's floorAt(n), set when the test runs
+// waldRun is a WaldTest as one learner runs it: the caller's settings
+// and what the learner fixes, kept apart so that WaldTest stays the
+// caller's choices only.
+type waldRun struct {
+	WaldTest
+	sym   Symmetrization // the learner's rule
+	dense int            // the learner's waldDense
+	floor float64        // the learner's floorAt(n)
 }
 
 // rate returns α.
