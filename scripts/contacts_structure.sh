@@ -10,12 +10,15 @@
 #   FAMILIES="1guu PF00014" VARIANTS="default ref" DATA=... bash scripts/contacts_structure.sh
 #   DEPTH=500 SEED=1 DATA=... bash scripts/contacts_structure.sh       # shallow versions of the families
 #   SET=long DATA=... bash scripts/contacts_structure.sh                # long shallow families (longA, longB: its halves)
+#   VARIANTS="r8=-ridge,8 default r32=-ridge,32 ens:erho=r8+default+r32" DATA=... bash scripts/contacts_structure.sh
 #
 # Issue 32's benchmark has two sets of families (docs/contacts):
 #   choice: the families on which the defaults of LearnContacts are chosen;
 #   report: families only measured once the defaults are frozen.
 # VARIANTS: default (pairwise contacts, the softmax), vp (-softmax=false, the
-# value pairs, the default before issue 32), plmc, or NAME=FLAGS. A variant
+# value pairs, the default before issue 32), plmc, NAME=FLAGS, or an
+# ensemble of other variants' scores, ens:NAME=V1+V2+V3 (ensrank: by ranks;
+# see the case below and scripts/contacts_ensemble.py). A variant
 # whose NAME starts with dropx (dropx alone: the default's flags) reads the
 # alignment without the sequences holding a letter outside the amino acids
 # and the gap (study structprec dropx), as plmc drops them. The table
@@ -175,6 +178,18 @@ for f in $FAMILIES; do
     # The default on the alignment without the sequences plmc drops.
     dropx) "$work/study" structprec dropx -o "$f.dropx.fasta" "$aln" 2>> "$work/dropx.log"
            timed "$f.dropx" "$work/pairwise" contacts -quiet -workers 2 -o "$f.dropx.csv" "$f.dropx.fasta"; files+=("$f.dropx.csv") ;;
+    # An ensemble of variants of the same work folder: ens:NAME=V1+V2+V3
+    # combines the score files F.V1.csv, F.V2.csv, ... (made earlier in this
+    # run, or left in $WORK by an earlier run) by the mean of their z-scores
+    # at separation >= 6, ensrank:NAME=V1+V2 by the mean of their ranks
+    # (scripts/contacts_ensemble.py); no fit, no time line.
+    ens:*=*|ensrank:*=*)
+         rule=z; [[ $v == ensrank:* ]] && rule=rank
+         name=${v#*:}; name=${name%%=*}; parts=${v#*=}
+         inputs=()
+         for p in ${parts//+/ }; do inputs+=("$f.$p.csv"); done
+         python3 "$repo/scripts/contacts_ensemble.py" -rule "$rule" -o "$f.$name.csv" "${inputs[@]}"
+         files+=("$f.$name.csv") ;;
     # Any other variant NAME=FLAGS, e.g. "rho16=-ridge,16": commas become spaces.
     # "C@L" in FLAGS stands for C·(L − 1), L the family's number of
     # columns (e.g. "smL=-softmax,-ridge,0.2@L": CCMpred's scaling);
