@@ -16,7 +16,8 @@
 #   choice: the families on which the defaults of LearnContacts are chosen;
 #   report: families only measured once the defaults are frozen.
 # VARIANTS: default (pairwise contacts, the softmax), vp (-softmax=false, the
-# value pairs, the default before issue 32), plmc, NAME=FLAGS, or an
+# value pairs, the default before issue 32), plmc, plmc:NAME=FLAGS (plmc
+# with other flags, e.g. plmc:m500=-m,500), NAME=FLAGS, or an
 # ensemble of other variants' scores, ens:NAME=V1+V2+V3 (ensrank: by ranks;
 # see the case below and scripts/contacts_ensemble.py). A variant
 # whose NAME starts with dropx (dropx alone: the default's flags) reads the
@@ -172,6 +173,24 @@ for f in $FAMILIES; do
   for v in $VARIANTS; do
     case $v in
     plmc) timed "$f.plmc" "$plmc" -c "$f.plmc.ec" -le 16.0 -lh 0.01 -m 100 -t 0.2 -g -n 2 "$aln"; files+=("$f.plmc.ec") ;;
+    # plmc with other flags, plmc:NAME=FLAGS (commas become spaces), given
+    # after the issue's flags, so that they override them (plmc reads its
+    # options left to right, the last wins): e.g. "plmc:m500=-m,500", the
+    # issue's run with 500 L-BFGS iterations at most (-m 0: no bound). How
+    # L-BFGS stopped goes to $work/plmc_stop.log: "Minimization success" when
+    # ||g||/max(1, ||x||) <= 10^-3 (plmc's own criterion), MAXIMUMITERATION
+    # at the bound; then the last iteration's line (iter, time, ||g||/||x||,
+    # objective, -log pseudo-likelihood, ||h||, ||e||) and, for the runs of
+    # 101 iterations or more, the line 100 iterations before it.
+    plmc:*=*)
+         name=${v#plmc:}; name=${name%%=*}; flags=${v#*=}
+         # shellcheck disable=SC2086
+         timed "$f.$name" "$plmc" -c "$f.$name.ec" -le 16.0 -lh 0.01 -m 100 -t 0.2 -g -n 2 ${flags//,/ } "$aln"
+         awk -v tag="$f.$name" '/^[0-9]+\t/ { last = $0; it[$1] = $0; k = $1 }
+           /^Gradient optimization/ { stop = $0 }
+           END { printf "%s: %s; last: %s", tag, stop, last; if (k > 100) printf "; 100 before: %s", it[k - 100]; print "" }' \
+           "$f.$name.time" >> "$work/plmc_stop.log"
+         files+=("$f.$name.ec") ;;
     default) timed "$f.default" "$work/pairwise" contacts -quiet -workers 2 -o "$f.default.csv" "$aln"; files+=("$f.default.csv") ;;
     # The value-pair estimator, the default before issue 32.
     vp) timed "$f.vp" "$work/pairwise" contacts -quiet -workers 2 -softmax=false -o "$f.vp.csv" "$aln"; files+=("$f.vp.csv") ;;
