@@ -260,6 +260,15 @@ func russianChunk(s *Data, task *engine.Task, cols, all []int, u []float64, tota
 		sm.Jd += beta
 	}
 	sc.rows = rws0
+	sc.wordList = sc.wordList[:0]
+	if L < n && sr.rb != nil {
+		// The words (64 spins each) that hold the columns asked for.
+		for _, c := range all {
+			if wd := int32(c >> 6); len(sc.wordList) == 0 || sc.wordList[len(sc.wordList)-1] != wd {
+				sc.wordList = append(sc.wordList, wd)
+			}
+		}
+	}
 	if cap(sc.sorted) < len(rws0) {
 		sc.sorted = make([]rowW, len(rws0))
 		sc.codes = make([]uint8, len(rws0))
@@ -318,6 +327,20 @@ func russianChunk(s *Data, task *engine.Task, cols, all []int, u []float64, tota
 		var ta, tb, tg [256]float64
 		var rws [8][]uint8
 		var ms [8]int32
+		// On bit samples a group's bytes of states come from the
+		// transposes of the words that hold the columns asked for
+		// (groupWords), as russianAll's do from all of them: the same
+		// indexes as one bit at a time, for a transpose a word where
+		// gathering cost eight loads a column (issue 33: the merge's
+		// second pass at 10⁶ rows).
+		// A word's transposes cost about four columns' gathers
+		// (BenchmarkSupportSubset: 133 spins in A and 150 asked for
+		// among 1,000 took 0.46 of the gathers' time, 10 and 20 took 1.27
+		// of it), so they are used from four columns a word.
+		var xs []uint64
+		if !contiguous && sr.rb != nil && L >= 4*len(sc.wordList) {
+			xs = sc.words(sr.w)
+		}
 		if contiguous {
 			var g []float64
 			if withG {
@@ -333,14 +356,20 @@ func russianChunk(s *Data, task *engine.Task, cols, all []int, u []float64, tota
 					sumA[c] += ta[255]
 					sumB[c] += tb[255]
 					sumG += tg[255]
+					if xs != nil {
+						sr.groupWords(xs, &ms, sc.wordList)
+					}
 					// Column by column (russianAll takes all n at once).
 					for t := 0; t < L; t++ {
 						col := all[t]
 						var idx uint8
-						if sr.rb == nil {
+						switch {
+						case sr.rb == nil:
 							idx = rws[0][col] | rws[1][col]<<1 | rws[2][col]<<2 | rws[3][col]<<3 |
 								rws[4][col]<<4 | rws[5][col]<<5 | rws[6][col]<<6 | rws[7][col]<<7
-						} else {
+						case xs != nil:
+							idx = uint8(xs[col>>3] >> (8 * uint(col&7)))
+						default:
 							idx = sr.groupAt(&ms, col)
 						}
 						dA[t] += ta[idx]
@@ -388,6 +417,18 @@ func russianChunk(s *Data, task *engine.Task, cols, all []int, u []float64, tota
 type russianScratch struct {
 	rows, sorted []rowW
 	codes        []uint8
+	// wordList holds the words of a subset's columns (increasing), xs
+	// their bytes of states in a group of eight rows (groupWords).
+	wordList []int32
+	xs       []uint64
+}
+
+// words returns the scratch of groupWords for rows of w words.
+func (sc *russianScratch) words(w int) []uint64 {
+	if cap(sc.xs) < 8*w {
+		sc.xs = make([]uint64, 8*w)
+	}
+	return sc.xs[:8*w]
 }
 
 var russianScratchPool = sync.Pool{New: func() any { return new(russianScratch) }}
@@ -626,4 +667,53 @@ func (r *spinRows) groupBits(xs []uint64, ms *[8]int32) {
 			xs[8*c+k] = engine.Transpose8(a[k])
 		}
 	}
+}
+
+// groupWords is groupBits for the words of the rows listed in words
+// (increasing): xs[8c+k], for each listed word c, the states of variables
+// 8(8c+k)..8(8c+k)+7 in the rows ms; xs holds eight words a word of a
+// row, and the others are left as they are. Each listed word's bytes are
+// groupBits', to the bit, so a subset of the columns reads the same
+// indexes as all of them (TestSupportSubsetBits).
+func (r *spinRows) groupWords(xs []uint64, ms *[8]int32, words []int32) {
+	var rows [8][]uint64
+	for q, m := range ms {
+		if m >= 0 {
+			rows[q] = r.rb[int(m)*r.w : (int(m)+1)*r.w]
+		}
+	}
+	for _, c := range words {
+		a := transposeBytes(&rows, int(c))
+		for k := range a {
+			xs[8*int(c)+k] = engine.Transpose8(a[k])
+		}
+	}
+}
+
+// transposeBytes returns word c of the eight rows (nil rows read 0) cut
+// into its bytes across the rows: byte q of the result's word k is byte k
+// of row q's word (a transpose of 8×8 bytes), for Transpose8 to finish.
+func transposeBytes(rows *[8][]uint64, c int) [8]uint64 {
+	var a [8]uint64
+	for q := range a {
+		if rows[q] != nil {
+			a[q] = rows[q][c]
+		}
+	}
+	for q := 0; q < 4; q++ {
+		t := (a[q]>>32 ^ a[q+4]) & 0x00000000ffffffff
+		a[q] ^= t << 32
+		a[q+4] ^= t
+	}
+	for _, q := range [4]int{0, 1, 4, 5} {
+		t := (a[q]>>16 ^ a[q+2]) & 0x0000ffff0000ffff
+		a[q] ^= t << 16
+		a[q+2] ^= t
+	}
+	for q := 0; q < 8; q += 2 {
+		t := (a[q]>>8 ^ a[q+1]) & 0x00ff00ff00ff00ff
+		a[q] ^= t << 8
+		a[q+1] ^= t
+	}
+	return a
 }
