@@ -37,7 +37,12 @@ import (
 //   - A kept side's partner entry (node j's entry of i) is computed in a
 //     second pass with the columns asked for only (selection.SupportSubset,
 //     the same bits as the first pass's), so every candidate pair's
-//     statistic is exact.
+//     statistic is exact. From 128 distinct rows a spin (sparseKeepsAll:
+//     the 16·n² bytes at most the packed samples' size) each node keeps
+//     all n entries its first pass computes anyway, and the second pass,
+//     the passes below and Tuning's accessors read them instead: at 10⁶
+//     rows a pass over the rows costs seconds a node, as much as the
+//     first.
 //   - The stages after the statistics need no pair below F. The gap
 //     rule's floor z₁ and z*(α) lie above 4 from 257 spins on; the mixture
 //     cut's EM leaves the pairs below F out of its sums (counting them;
@@ -68,7 +73,9 @@ import (
 // carries their sides and F (shard.go, format pairwise-partial/4); the merge
 // rebuilds the engine's data from the samples and runs runSparse, whose
 // second pass fetches the partner entries that no shard kept (a shard
-// leaves no request for another shard's nodes, sparseRun.elsewhere), so
+// leaves no request for another shard's nodes, sparseRun.elsewhere;
+// where the shards kept every node's n entries, sparseKeepsAll, the parts
+// carry them and the merge reads them), so
 // the sides after it and the result are one process's, bit for bit
 // (TestShardedSparseIdentical). The dense test's mixture applies the same
 // floor on this path, so a shard with another backend, which keeps the
@@ -102,6 +109,10 @@ type sparseSide struct {
 	lowJs []int32
 	lowB  []float32
 	low   float32
+	// allA and allSd hold the node's n entries (overflow dropped, its own
+	// 0) when the first pass kept them all (sparseRun.all), nil
+	// otherwise: fetch reads them instead of computing them again.
+	allA, allSd []float64
 }
 
 // sparseLowKeep is the number of least standard errors a node keeps for
@@ -196,6 +207,7 @@ func (s *sparseSide) clone() *sparseSide {
 	c.js, c.a, c.sd = slices.Clone(s.js), slices.Clone(s.a), slices.Clone(s.sd)
 	c.wIdx, c.wVal = slices.Clone(s.wIdx), slices.Clone(s.wVal)
 	c.lowJs, c.lowB = slices.Clone(s.lowJs), slices.Clone(s.lowB)
+	c.allA, c.allSd = slices.Clone(s.allA), slices.Clone(s.allSd)
 	return &c
 }
 
@@ -263,7 +275,9 @@ type sparseRun struct {
 	// floor is the test's floor F (selection.SparseFloorAt), keep the
 	// ratio from which a node keeps a spin (sparseKeep).
 	floor, keep float64
-	env         sparseEnv
+	// all is set when each node keeps its n entries (sparseKeepsAll).
+	all bool
+	env sparseEnv
 	// stats counts the work of MinEdgeWeight's bound, for the tests.
 	stats sparseStats
 	// The partner entries asked for during the first pass: a node that
@@ -291,6 +305,28 @@ type sparseEnv struct {
 	lowKeep int
 	// floor is the test's floor F (selection.SparseFloorAt(n) when 0).
 	floor float64
+	// all decides whether a node keeps its n entries: sparseKeepsAll
+	// when 0, always when > 0, never when < 0 (tests).
+	all int
+}
+
+// sparseAllRows is the least number of rows a spin from which the first
+// pass keeps every node's n entries (sparseKeepsAll).
+const sparseAllRows = 128
+
+// sparseKeepsAll reports whether the first pass keeps each node's n
+// entries on n spins and rows (distinct) rows: when their 16·n² bytes
+// are at most the packed samples' rows·n/8, so that they at most double
+// the samples' memory (16 MB at n = 1,000, against 125 MB of bits at 10⁶
+// rows). The entries of a pair that no side kept are then read, not
+// computed again over all rows: the second pass, MinEdgeWeight's
+// streamed pass, the fallback and Tuning's accessors cost no pass over
+// the rows, and the parts of the sharded pipeline carry them so that the
+// merge needs none either (issue 33: at 10⁶ rows × 1,000 spins that pass
+// was the merge). Below that many rows a pass is cheap beside the fits,
+// and the test keeps its O(n·d) memory.
+func sparseKeepsAll(n, rows int) bool {
+	return rows >= sparseAllRows*n
 }
 
 // sparseStats counts what sparseMinThreshold did: the nodes recomputed
@@ -310,7 +346,11 @@ func newSparseRun(n int, env sparseEnv) *sparseRun {
 	if !(env.floor > 0) {
 		env.floor = selection.SparseFloorAt(n)
 	}
-	return &sparseRun{n: n, sides: make([]sparseSide, n), env: env,
+	all := env.all > 0
+	if env.all == 0 && env.data != nil {
+		all = sparseKeepsAll(n, env.data.Count)
+	}
+	return &sparseRun{n: n, sides: make([]sparseSide, n), env: env, all: all,
 		floor: env.floor, keep: sparseKeep(env.floor),
 		done: make([]bool, n), asked: make([][]int32, n)}
 }
@@ -361,6 +401,12 @@ func (sr *sparseRun) first(data *selection.Data, e *engine.Driver, i int, task *
 		}
 	}
 	side.setLow(&h, keep)
+	if sr.all {
+		side.allA, side.allSd = make([]float64, len(a)), make([]float64, len(a))
+		for j := range a {
+			side.allA[j], side.allSd[j] = dropOverflow(a[j], sd[j])
+		}
+	}
 	// The partner entries: ask the nodes not done for theirs of the kept
 	// spins, and keep this node's entries of the spins that asked.
 	sr.mu.Lock()
@@ -387,7 +433,10 @@ func (sr *sparseRun) first(data *selection.Data, e *engine.Driver, i int, task *
 }
 
 // fetch returns node i's exact entries of spins js (all n when js is nil)
-// on the worker's driver e, overflow dropped as in the first pass.
+// on the worker's driver e, overflow dropped as in the first pass: read
+// from the entries the first pass kept when it kept them all (the arrays
+// themselves when js is nil: a caller must not write them), else
+// computed over the rows.
 func (sr *sparseRun) fetch(data *selection.Data, e *engine.Driver, i int, js []int) (a, sd []float64) {
 	side := &sr.sides[i]
 	m := len(js)
@@ -396,6 +445,16 @@ func (sr *sparseRun) fetch(data *selection.Data, e *engine.Driver, i int, js []i
 	}
 	if side.zero {
 		return make([]float64, m), make([]float64, m)
+	}
+	if side.allA != nil {
+		if js == nil {
+			return side.allA, side.allSd
+		}
+		a, sd = make([]float64, m), make([]float64, m)
+		for x, j := range js {
+			a[x], sd[x] = side.allA[j], side.allSd[j]
+		}
+		return a, sd
 	}
 	task := e.SpinTask(i)
 	a, sd, _ = selection.SupportNode(data, &task, side.dense(sr.n), e.Work.RowScratch(len(task.Y)), js)

@@ -25,6 +25,13 @@ func withSparseFloor(f float64) Option {
 	return optionFunc(func(c *config) { c.sparseFloor = f })
 }
 
+// withSparseAll makes the sparse test's first pass keep each node's n
+// entries (v > 0) or not (v < 0) whatever sparseKeepsAll says, so that
+// the tests run both the reads and the passes over the rows.
+func withSparseAll(v int) Option {
+	return optionFunc(func(c *config) { c.sparseAll = v })
+}
+
 // sparseModel returns an Ising model on n spins whose couplings are a
 // random graph of the given average degree, weights ±[lo, hi], fields
 // uniform in ±0.3.
@@ -105,28 +112,37 @@ func TestSparseEdgeTestMatchesDense(t *testing.T) {
 				t.Fatal(err)
 			}
 			opts := append([]Option{withWaldDense(4), WithWorkers(2)}, c.opts...)
-			sp, err := Learn(s, opts...)
-			if err != nil {
-				t.Fatal(err)
-			}
 			de, err := Learn(s, append(opts, withDenseTest())...)
 			if err != nil {
 				t.Fatal(err)
 			}
-			ts, td := sp.Tuning, de.Tuning
-			if ts.sparse == nil && ts.scores != nil {
-				fallbacks++
-			} else if ts.sparse == nil {
-				t.Fatal("the sparse test did not run")
-			}
+			td := de.Tuning
 			if td.sparse != nil {
 				t.Fatal("the dense test ran the sparse one")
 			}
-			checkSameEdgeTest(t, sp, de, c.n)
+			// The sparse test with the entries no side kept computed over
+			// the rows, and read from every node's n entries kept.
+			var sp *Result
+			for _, all := range []int{-1, 1} {
+				sp, err = Learn(s, append(opts, withSparseAll(all))...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ts := sp.Tuning
+				if ts.sparse == nil && ts.scores != nil {
+					fallbacks++
+				} else if ts.sparse == nil {
+					t.Fatal("the sparse test did not run")
+				} else if st := ts.sparse.(*sparseStore); (st.sides[0].allA != nil) != (all > 0) && !st.sides[0].zero {
+					t.Fatalf("all = %d: node 0 keeps its n entries: %v", all, st.sides[0].allA != nil)
+				}
+				checkSameEdgeTest(t, sp, de, c.n)
+			}
+			ts := sp.Tuning
 			t.Logf("%d edges, threshold %.3f (z1 %.3f), mixture %v, EBIC graph %v, sparse store %v", len(sp.Edges), ts.Threshold, ts.Lowest, ts.Mixture != nil, ts.EBICGraph, ts.sparse != nil)
 		})
 	}
-	t.Logf("%d of %d cases took the fallback", fallbacks, len(cases))
+	t.Logf("%d of %d runs took the fallback", fallbacks, 2*len(cases))
 	if fallbacks == 0 {
 		t.Error("no case took the fallback to the dense arrays")
 	}

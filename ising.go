@@ -33,7 +33,7 @@ func fitIsing(ctx context.Context, fn string, s *Samples, opts []Option, only []
 	nodes := make([]NodeFit, n)
 	if r.useSparse() {
 		r.sparseState = newSparseRun(n, sparseEnv{
-			s: s, data: r.fitted.stages(), workers: r.cfg.workers, each: r.eachNodeQuiet, lowKeep: r.cfg.lowKeep, floor: r.cfg.floorAt(n),
+			s: s, data: r.fitted.stages(), workers: r.cfg.workers, each: r.eachNodeQuiet, lowKeep: r.cfg.lowKeep, floor: r.cfg.floorAt(n), all: r.cfg.sparseAll,
 			driver: func() (*engine.Driver, func()) {
 				wk := r.pool.Get()
 				return r.driver(wk), func() { r.pool.Put(wk) }

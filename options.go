@@ -62,7 +62,11 @@ type config struct {
 	// model's path (edgetest_sparse.go); 0 for selection.SparseFloorAt(n).
 	// Tests raise it; the merge of sparse parts sets the parts' floor.
 	sparseFloor float64
-	missing     MissingRule // missing.go: WithMissing
+	// sparseAll: the sparse test's first pass keeps each node's n
+	// entries always (> 0), never (< 0), or by sparseKeepsAll (0; tests
+	// set it).
+	sparseAll int
+	missing   MissingRule // missing.go: WithMissing
 	// missingSet: WithMissing was given (else the rule depends on k).
 	missingSet bool
 	ridge      float64 // ρ of WithRidge; 0 for none

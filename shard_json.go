@@ -89,7 +89,13 @@ type sparseTestJSON struct {
 // statistics, zero), the node's solution (its nonzero coefficients, the
 // bias among them, and where they are), the spins of its least standard
 // errors with their lower bounds and the floor of the others (float32
-// values, exact in a float64; the floor +Inf when every spin is listed).
+// values, exact in a float64; the floor +Inf when every spin is listed),
+// and, when the first pass kept them all (sparseKeepsAll: from 128 rows a
+// spin), the node's n entries and standard errors ("all_a", "all_se"), so
+// that the merge reads its partner entries instead of computing them
+// over the rows. They are optional within format /4: a part without them
+// (as written before) is merged by computing them, a reader that does
+// not know them ignores them, and the result is the same bits either way.
 type sideJSON struct {
 	Kept  []int32     `json:"kept"`
 	A     shardFloats `json:"a"`
@@ -101,6 +107,8 @@ type sideJSON struct {
 	LowAt []int32     `json:"low_at"`
 	Low   shardFloats `json:"low_se"`
 	Floor shardFloat  `json:"floor"`
+	AllA  shardFloats `json:"all_a,omitempty"`
+	AllSE shardFloats `json:"all_se,omitempty"`
 }
 
 // packSide writes s.
@@ -110,7 +118,8 @@ func packSide(s *sparseSide) *sideJSON {
 		low[x] = float64(v)
 	}
 	return &sideJSON{Kept: s.js, A: s.a, SE: s.sd, DF: shardFloat(s.dof), Zero: s.zero,
-		WAt: s.wIdx, W: s.wVal, LowAt: s.lowJs, Low: low, Floor: shardFloat(s.low)}
+		WAt: s.wIdx, W: s.wVal, LowAt: s.lowJs, Low: low, Floor: shardFloat(s.low),
+		AllA: s.allA, AllSE: s.allSd}
 }
 
 // unpack returns node i's side among n spins that j stands for, or an
@@ -136,6 +145,15 @@ func (j *sideJSON) unpack(i, n int) (*sparseSide, error) {
 		return nil, fmt.Errorf("%d coefficients at %d places", len(j.W), len(j.WAt))
 	case len(j.Low) != len(j.LowAt):
 		return nil, fmt.Errorf("%d bounds for %d spins", len(j.Low), len(j.LowAt))
+	case (j.AllA != nil || j.AllSE != nil) && (len(j.AllA) != n || len(j.AllSE) != n):
+		return nil, fmt.Errorf("%d entries and %d standard errors of all spins, want %d each", len(j.AllA), len(j.AllSE), n)
+	}
+	for x := range j.AllA {
+		// The first pass drops an overflow to 0: finite entries, standard
+		// errors at least 0.
+		if a, se := float64(j.AllA[x]), float64(j.AllSE[x]); math.IsNaN(a) || math.IsInf(a, 0) || !(se >= 0) || math.IsInf(se, 1) {
+			return nil, fmt.Errorf("entry %v with standard error %v of spin %d: want finite, the standard error at least 0", a, se, x)
+		}
 	}
 	for _, e := range []error{spins("kept", j.Kept, false), spins("w_at", j.WAt, true), spins("low_at", j.LowAt, false)} {
 		if e != nil {
@@ -143,7 +161,7 @@ func (j *sideJSON) unpack(i, n int) (*sparseSide, error) {
 		}
 	}
 	s := &sparseSide{js: j.Kept, a: j.A, sd: j.SE, dof: float64(j.DF), zero: j.Zero, wIdx: j.WAt, wVal: j.W, lowJs: j.LowAt,
-		lowB: make([]float32, len(j.Low))}
+		lowB: make([]float32, len(j.Low)), allA: j.AllA, allSd: j.AllSE}
 	for x, v := range j.Low {
 		f, ok := bound(v)
 		if !ok {

@@ -97,6 +97,11 @@ func TestShardedSparseIdentical(t *testing.T) {
 		// The floor as selection.SparseFloorAt raises it at n = 10,000:
 		// the parts carry it (format /4) and the merge applies it.
 		{"n=60/floor", 60, 2000, 2.5, []Option{withWaldDense(4), withSparseFloor(3.23)}, []int{2, 3}, false},
+		// Every node's n entries kept (sparseKeepsAll, from 128 rows a
+		// spin): the parts carry them and the merge reads them, with
+		// the streamed pass and the fallback's arrays read too.
+		{"n=60/all", 60, 2000, 2.5, []Option{withWaldDense(4), withSparseAll(1)}, []int{2, 3}, false},
+		{"n=60/keep1/all", 60, 2000, 2.5, []Option{withWaldDense(4), withLowKeep(1), withSparseAll(1)}, []int{2}, true},
 	}
 	for x, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -127,6 +132,33 @@ func TestShardedSparseIdentical(t *testing.T) {
 					t.Fatalf("m = %d, again: %v", m, err)
 				}
 				checkSameResult(t, want, again)
+				if len(parts[0].nodes[0].side.allA) > 0 {
+					// The merge reads the parts' entries: doubled, a pair's
+					// entry that no side kept reads doubled through Tuning.
+					i, j := unkeptPair(t, parts)
+					before := got.Tuning.Debiased(i, j, 1, 1)
+					for _, p := range parts {
+						for _, pn := range p.nodes {
+							for y := range pn.side.allA {
+								pn.side.allA[y] *= 2
+							}
+						}
+					}
+					doubled, err := MergePartialsContext(context.Background(), s, 2, parts...)
+					if err != nil {
+						t.Fatalf("m = %d, doubled: %v", m, err)
+					}
+					if v := doubled.Tuning.Debiased(i, j, 1, 1); v != 2*before {
+						t.Errorf("m = %d: Debiased(%d, %d) of a pair no side kept reads %v from parts that hold twice %v", m, i, j, v, before)
+					}
+					for _, p := range parts {
+						for _, pn := range p.nodes {
+							for y := range pn.side.allA {
+								pn.side.allA[y] /= 2
+							}
+						}
+					}
+				}
 				if !c.perturbLow {
 					continue
 				}
@@ -155,6 +187,53 @@ func TestShardedSparseIdentical(t *testing.T) {
 			}
 			t.Logf("%d edges, threshold %.3f, MinEdgeWeight %.4g, mixture %v, %+v", len(want.Edges), want.Tuning.Threshold, want.MinEdgeWeight, want.Tuning.Mixture != nil, st.stats)
 		})
+	}
+}
+
+// unkeptPair returns a pair (i, j) whose entry of node i no side of the
+// parts kept and is not 0 among the n entries the part holds.
+func unkeptPair(t *testing.T, parts []*Partial) (int, int) {
+	t.Helper()
+	for _, p := range parts {
+		for _, pn := range p.nodes {
+			for j, a := range pn.side.allA {
+				if _, ok := pn.side.find(j); !ok && j != pn.node && a != 0 {
+					return pn.node, j
+				}
+			}
+		}
+	}
+	t.Fatal("no part holds an entry that its side did not keep")
+	return 0, 0
+}
+
+// TestSparseKeepsAllRule checks when the first pass keeps every node's n
+// entries by itself (sparseKeepsAll): from 128 distinct rows a spin, not
+// below. The learner counts identical rows once, so the rule is checked
+// at its edge by itself and on the learner with 30 spins at 3,000 rows
+// (below 3,840 whatever the repeats) and 6,000 (more than 3,840 distinct).
+func TestSparseKeepsAllRule(t *testing.T) {
+	if sparseKeepsAll(30, 3839) || !sparseKeepsAll(30, 3840) {
+		t.Errorf("sparseKeepsAll(30, 3839), (30, 3840) = %v, %v; want false, true", sparseKeepsAll(30, 3839), sparseKeepsAll(30, 3840))
+	}
+	for _, c := range []struct {
+		rows int
+		all  bool
+	}{{3000, false}, {6000, true}} {
+		s := sparseShardSamples(t, 30, c.rows, 2, 5)
+		res, err := Learn(s, withWaldDense(4), WithWorkers(2))
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, ok := res.Tuning.sparse.(*sparseStore)
+		if !ok {
+			t.Fatalf("N = %d: the sparse test's store is not kept (fallback?)", c.rows)
+		}
+		for i, side := range st.sides {
+			if !side.zero && (side.allA != nil) != c.all {
+				t.Errorf("N = %d, 30 spins: node %d keeps its n entries %v, want %v", c.rows, i, side.allA != nil, c.all)
+			}
+		}
 	}
 }
 
@@ -246,6 +325,32 @@ func TestShardedSparseParts(t *testing.T) {
 		t.Errorf("a part of format /3: %v", err)
 	} else if q.set.sparse == nil || q.set.sparse.floor != selection.SparseFloor {
 		t.Errorf("a part of format /3 reads with sparse settings %+v, want the floor %v", q.set.sparse, selection.SparseFloor)
+	}
+	// The n entries of all spins, when a part holds them: n of each,
+	// finite, standard errors at least 0.
+	all := func(a, se float64, m int) sideJSON {
+		j := sideJSON{AllA: make(shardFloats, m), AllSE: make(shardFloats, 300)}
+		j.AllA[m-1], j.AllSE[len(j.AllSE)-1] = a, se
+		return j
+	}
+	for _, c := range []struct {
+		side sideJSON
+		want string
+	}{
+		{all(0, 0, 299), "want 300 each"},
+		{sideJSON{AllA: make(shardFloats, 300)}, "want 300 each"},
+		{all(math.NaN(), 0, 300), "want finite"},
+		{all(math.Inf(1), 0, 300), "want finite"},
+		{all(0, -1, 300), "want finite"},
+		{all(0, math.Inf(1), 300), "want finite"},
+	} {
+		if _, err := c.side.unpack(0, 300); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%d entries and %d standard errors: %v, want an error with %q", len(c.side.AllA), len(c.side.AllSE), err, c.want)
+		}
+	}
+	good := all(0.5, 0.25, 300)
+	if _, err := good.unpack(0, 300); err != nil {
+		t.Errorf("n good entries of all spins refused: %v", err)
 	}
 	// The bounds are float32 values at least 0, the floor too (+Inf
 	// allowed).
