@@ -29,12 +29,17 @@ type Data struct {
 	RowBits func() []uint64
 }
 
+// bitsOnly reports whether s holds bit samples without their bytes: the
+// stages that can read bits then read Bits (Row, At, the refit's rows) or
+// RowBits (the support model's passes) and never call Unpack.
+func (s *Data) bitsOnly() bool { return s.Bytes == nil && s.Bits != nil }
+
 // Row returns the states of row m, one byte a value: a slice of Bytes,
 // or for bit samples the row unpacked into dst (of length N), without
 // unpacking the others.
 func (s *Data) Row(dst []uint8, m int) []uint8 {
 	n := s.N
-	if s.Bytes == nil && s.Bits != nil {
+	if s.bitsOnly() {
 		blk, sh := s.Bits[(m/64)*n:(m/64+1)*n], uint(m%64)
 		for j, w := range blk {
 			dst[j] = uint8(w >> sh & 1)
@@ -47,7 +52,7 @@ func (s *Data) Row(dst []uint8, m int) []uint8 {
 // At returns the state of variable j in row m: a byte of Bytes, or for
 // bit samples a bit of Bits, without unpacking the rows.
 func (s *Data) At(m, j int) uint8 {
-	if s.Bytes == nil && s.Bits != nil {
+	if s.bitsOnly() {
 		return uint8(s.Bits[(m/64)*s.N+j] >> uint(m%64) & 1)
 	}
 	return s.States()[m*s.N+j]
@@ -63,7 +68,7 @@ type spinRows struct {
 
 // spinRows returns s's rows for the support model's passes.
 func (s *Data) spinRows() spinRows {
-	if s.Bytes == nil && s.RowBits != nil {
+	if s.bitsOnly() && s.RowBits != nil {
 		return spinRows{n: s.N, w: (s.N + 63) / 64, rb: s.RowBits()}
 	}
 	return spinRows{n: s.N, bytes: s.States()}

@@ -254,12 +254,13 @@ func (d *refitData) each(f func(x []float64, cNeg, cPos float64)) {
 		return
 	}
 	n := d.s.N
+	bits := d.s.bitsOnly()
 	for m := 0; m < d.s.Count; m++ {
 		c := d.weight(m)
 		if c == 0 {
 			continue
 		}
-		if d.s.Bytes == nil && d.s.Bits != nil {
+		if bits {
 			// Bit samples (complete): the columns of nb and i alone.
 			for a, j := range d.nb {
 				x[a+1] = engine.SpinValue(d.s.At(m, j))
