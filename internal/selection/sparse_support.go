@@ -332,8 +332,8 @@ func russianChunk(s *Data, task *engine.Task, cols, all []int, u []float64, tota
 		// (groupWords), as russianAll's do from all of them: the same
 		// indexes as one bit at a time, for a transpose a word where
 		// gathering cost eight loads a column (issue 33: the merge's
-		// second pass at 10⁶ rows).
-		// A word's transposes cost about four columns' gathers
+		// second pass at 10⁶ rows). A word's transposes cost about four
+		// columns' gathers
 		// (BenchmarkSupportSubset: 133 spins in A and 150 asked for
 		// among 1,000 took 0.46 of the gathers' time, 10 and 20 took 1.27
 		// of it), so they are used from four columns a word.
