@@ -16,7 +16,8 @@
 #   choice: the families on which the defaults of LearnContacts are chosen;
 #   report: families only measured once the defaults are frozen.
 # VARIANTS: default (pairwise contacts, the softmax), vp (-softmax=false, the
-# value pairs, the default before issue 32), plmc, plmc:NAME=FLAGS (plmc
+# value pairs, the default before issue 32), mf (mean-field couplings, study
+# meanfield; mf:NAME=FLAGS with its flags), plmc, plmc:NAME=FLAGS (plmc
 # with other flags, e.g. plmc:m500=-m,500), NAME=FLAGS, or an
 # ensemble of other variants' scores, ens:NAME=V1+V2+V3 (ensrank: by ranks;
 # see the case below and scripts/contacts_ensemble.py). A variant
@@ -192,6 +193,15 @@ for f in $FAMILIES; do
            "$f.$name.time" >> "$work/plmc_stop.log"
          files+=("$f.$name.ec") ;;
     default) timed "$f.default" "$work/pairwise" contacts -quiet -workers 2 -o "$f.default.csv" "$aln"; files+=("$f.default.csv") ;;
+    # Mean-field (Gaussian) couplings, study meanfield (issue 32's second
+    # estimator class; docs/contacts, "A second estimator: mean-field
+    # couplings, measured"): mf with its defaults, mf:NAME=FLAGS with other
+    # flags, e.g. "mf:mf8=-pc,0.8" (commas become spaces).
+    mf|mf:*=*)
+         name=mf; flags=
+         if [[ $v == mf:* ]]; then name=${v#mf:}; name=${name%%=*}; flags=${v#*=}; fi
+         # shellcheck disable=SC2086
+         timed "$f.$name" "$work/study" meanfield -workers 2 ${flags//,/ } -o "$f.$name.csv" "$aln"; files+=("$f.$name.csv") ;;
     # The value-pair estimator, the default before issue 32.
     vp) timed "$f.vp" "$work/pairwise" contacts -quiet -workers 2 -softmax=false -o "$f.vp.csv" "$aln"; files+=("$f.vp.csv") ;;
     # The default on the alignment without the sequences plmc drops.
