@@ -70,7 +70,8 @@ import (
 // not (the passes after the fits cut the rows into the fits' chunks,
 // summed in the same order: engine.RunChunks), in one process or in
 // shards: a shard runs the first pass of its nodes and its Partial
-// carries their sides and F (shard.go, format pairwise-partial/4); the merge
+// carries their sides and F (shard.go, format pairwise-partial/4, or /5
+// with every node's n entries); the merge
 // rebuilds the engine's data from the samples and runs runSparse, whose
 // second pass fetches the partner entries that no shard kept (a shard
 // leaves no request for another shard's nodes, sparseRun.elsewhere;

@@ -61,8 +61,9 @@ import (
 // neighbours and the spins whose ratio reaches the floor by chance, about
 // 12.5 of them from about 1,000 spins on, as selection.SparseFloorAt
 // raises the floor with n, so a part grows as n·d/m; from 128 distinct
-// rows a spin, every node's n entries too, sparseKeepsAll, so that the
-// merge computes none over the rows), and the
+// rows a spin, every node's n entries too, sparseKeepsAll, format
+// pairwise-partial/5, so that the merge computes none over the rows), and
+// the
 // merge, which needs the samples, rebuilds the engine's data from them
 // and runs the global stage (the second pass over the samples for the
 // partner entries no shard kept, the statistics, the cut, MinEdgeWeight's

@@ -30,11 +30,16 @@ import (
 // format rather than by an unknown field; the others are still /2. /4 is
 // /3 with the test's floor ("sparse_test"'s "stat_floor"), which rises with n
 // (selection.SparseFloorAt); /3 parts were kept at selection.SparseFloor
-// and are still read, and merged at that floor.
+// and are still read, and merged at that floor. /5 is /4 where every node
+// with statistics also holds its n entries ("all_a", "all_se": the first
+// pass kept them all, sparseKeepsAll), written by the parts that did, so
+// that a reader of /4 refuses them by their format; the others are still
+// /4.
 const (
 	partialFormat          = "pairwise-partial/2"
 	partialFormatDense     = "pairwise-partial/1"
 	partialFormatSparse    = "pairwise-partial/4"
+	partialFormatSparseAll = "pairwise-partial/5"
 	partialFormatSparseOld = "pairwise-partial/3"
 )
 
@@ -90,12 +95,10 @@ type sparseTestJSON struct {
 // bias among them, and where they are), the spins of its least standard
 // errors with their lower bounds and the floor of the others (float32
 // values, exact in a float64; the floor +Inf when every spin is listed),
-// and, when the first pass kept them all (sparseKeepsAll: from 128 rows a
-// spin), the node's n entries and standard errors ("all_a", "all_se"), so
-// that the merge reads its partner entries instead of computing them
-// over the rows. They are optional within format /4: a part without them
-// (as written before) is merged by computing them, a reader that does
-// not know them ignores them, and the result is the same bits either way.
+// and, when the first pass kept them all (sparseKeepsAll: from 128
+// distinct rows a spin; format /5), the node's n entries and standard
+// errors ("all_a", "all_se"), so that the merge reads its partner entries
+// instead of computing them over the rows: the same bits.
 type sideJSON struct {
 	Kept  []int32     `json:"kept"`
 	A     shardFloats `json:"a"`
@@ -567,6 +570,11 @@ func (p *Partial) MarshalJSON() ([]byte, error) {
 	}
 	if sp := set.sparse; sp != nil {
 		w.Format = partialFormatSparse
+		for _, pn := range p.nodes {
+			if pn.side != nil && pn.side.allA != nil {
+				w.Format = partialFormatSparseAll
+			}
+		}
 		floor := shardFloat(sp.floor)
 		w.SparseTest = &sparseTestJSON{WaldDense: sp.waldDense, SplitMin: sp.split.Min, SplitChunk: sp.split.Chunk, Floor: &floor}
 	}
@@ -632,10 +640,13 @@ func (p *Partial) UnmarshalJSON(data []byte) error {
 	if err := dec.Decode(&w); err != nil {
 		return fmt.Errorf("pairwise: Partial: %w", err)
 	}
-	if w.Format != partialFormat && w.Format != partialFormatDense && w.Format != partialFormatSparse && w.Format != partialFormatSparseOld {
-		return fmt.Errorf("pairwise: Partial: format %q, want %q, or %q for a part of the sparse edge test", w.Format, partialFormat, partialFormatSparse)
+	switch w.Format {
+	case partialFormat, partialFormatDense, partialFormatSparse, partialFormatSparseAll, partialFormatSparseOld:
+	default:
+		return fmt.Errorf("pairwise: Partial: format %q, want %q, or %q or %q for a part of the sparse edge test", w.Format, partialFormat, partialFormatSparse, partialFormatSparseAll)
 	}
-	sparseTest := w.Format == partialFormatSparse || w.Format == partialFormatSparseOld
+	sparseTest := w.Format == partialFormatSparse || w.Format == partialFormatSparseAll || w.Format == partialFormatSparseOld
+	floored := w.Format == partialFormatSparse || w.Format == partialFormatSparseAll
 	if sparseTest != (w.SparseTest != nil) {
 		return fmt.Errorf("pairwise: Partial: sparse_test in format %q", w.Format)
 	}
@@ -650,9 +661,9 @@ func (p *Partial) UnmarshalJSON(data []byte) error {
 		switch {
 		case w.Format == partialFormatSparseOld && st.Floor != nil:
 			return fmt.Errorf("pairwise: Partial: a floor in format %q", w.Format)
-		case w.Format == partialFormatSparse && st.Floor == nil:
+		case floored && st.Floor == nil:
 			return fmt.Errorf("pairwise: Partial: no floor in sparse_test of format %q", w.Format)
-		case w.Format == partialFormatSparse && (!(float64(*st.Floor) >= selection.SparseFloor) || math.IsInf(float64(*st.Floor), 1)):
+		case floored && (!(float64(*st.Floor) >= selection.SparseFloor) || math.IsInf(float64(*st.Floor), 1)):
 			return fmt.Errorf("pairwise: Partial: the sparse edge test's floor %v, want a finite number from %v", float64(*st.Floor), selection.SparseFloor)
 		}
 	}
@@ -786,6 +797,9 @@ func (p *Partial) UnmarshalJSON(data []byte) error {
 			}
 			if pn.side, err = nj.Sparse.unpack(i, n); err != nil {
 				return fmt.Errorf("pairwise: Partial: node %d: sparse: %v", i, err)
+			}
+			if all := w.Format == partialFormatSparseAll; !pn.side.zero && (pn.side.allA != nil) != all {
+				return fmt.Errorf("pairwise: Partial: node %d: the entries of all spins go with format %q and every node of it with statistics", i, partialFormatSparseAll)
 			}
 		}
 		if nj.Mixed != nil {

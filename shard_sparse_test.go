@@ -47,8 +47,14 @@ func learnSparseShards(t *testing.T, s *Samples, m int, opts []Option) []*Partia
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !strings.Contains(string(b[:100]), partialFormatSparse) {
-			t.Fatalf("shard %d: the part is not written as %s: %.100s", i, partialFormatSparse, b)
+		// Parts whose nodes hold all their entries are format /5, the
+		// others /4.
+		format := partialFormatSparse
+		if p.nodes[0].side.allA != nil {
+			format = partialFormatSparseAll
+		}
+		if !strings.Contains(string(b[:100]), format) {
+			t.Fatalf("shard %d: the part is not written as %s: %.100s", i, format, b)
 		}
 		q := new(Partial)
 		if err := json.Unmarshal(b, q); err != nil {
@@ -325,6 +331,36 @@ func TestShardedSparseParts(t *testing.T) {
 		t.Errorf("a part of format /3: %v", err)
 	} else if q.set.sparse == nil || q.set.sparse.floor != selection.SparseFloor {
 		t.Errorf("a part of format /3 reads with sparse settings %+v, want the floor %v", q.set.sparse, selection.SparseFloor)
+	}
+	// A part whose nodes hold all their entries is format /5, and the
+	// entries go with it: refused in /4, and /5 without them refused.
+	pa, err := LearnShard(s, 0, 3, WithWorkers(2), withSparseAll(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ba, err := json.Marshal(pa)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(ba[:100]), `"format":"pairwise-partial/5"`) || !strings.Contains(string(ba), `"all_a":[`) {
+		t.Errorf("a part with every node's entries is not format /5 with all_a: %.100s", ba)
+	}
+	var qa Partial
+	if err := json.Unmarshal(ba, &qa); err != nil {
+		t.Errorf("a part of format /5: %v", err)
+	}
+	for _, c := range []struct {
+		from    string
+		to, old string
+	}{
+		{string(ba), `"format":"pairwise-partial/4"`, `"format":"pairwise-partial/5"`},
+		{string(b), `"format":"pairwise-partial/5"`, `"format":"pairwise-partial/4"`},
+	} {
+		var q Partial
+		err := json.Unmarshal([]byte(strings.Replace(c.from, c.old, c.to, 1)), &q)
+		if err == nil || !strings.Contains(err.Error(), "the entries of all spins go with format") {
+			t.Errorf("%s: %v, want the entries of all spins refused", c.to, err)
+		}
 	}
 	// The n entries of all spins, when a part holds them: n of each,
 	// finite, standard errors at least 0.
