@@ -103,7 +103,8 @@ func runEntropic(args []string, stdout, stderr io.Writer) error {
 	for _, v := range s {
 		lo, hi = math.Min(lo, v), math.Max(hi, v)
 	}
-	fmt.Fprintf(stderr, "entropic: %d columns, %d states, entropies %.3g to %.3g nats, alpha = %.6g\n", len(s), *states, lo, hi, alpha)
+	rEnt, rAPC := backgroundCorrelations(raw, s)
+	fmt.Fprintf(stderr, "entropic: %d columns, %d states, entropies %.3g to %.3g nats, alpha = %.6g; over the pairs, r(F, √(s_i s_j)) = %.3f, r(F, APC term) = %.3f\n", len(s), *states, lo, hi, alpha, rEnt, rAPC)
 	return writeContactCSV(*out, stdout, names, ec)
 }
 
@@ -237,4 +238,59 @@ func readPairCSV(r io.Reader, names []string) (*mat.SymDense, error) {
 		return nil, errors.New("not every pair: " + strconv.Itoa(pairs) + " of " + strconv.Itoa(want) + " (write it with -min-sep 1 and no -top)")
 	}
 	return out, nil
+}
+
+// backgroundCorrelations returns the Pearson correlations over the pairs
+// i < j of raw_ij with √(s_i s_j), the entropic term, and with the average
+// product correction's term m_i m_j / m (m_i the mean of raw over column
+// i's other columns, m over all pairs): how much of the raw scores each
+// background explains (a diagnostic on standard error; NaN when a term is
+// constant).
+func backgroundCorrelations(raw mat.Symmetric, s []float64) (float64, float64) {
+	l := raw.SymmetricDim()
+	m := make([]float64, l)
+	total := 0.0
+	for i := 0; i < l; i++ {
+		for j := i + 1; j < l; j++ {
+			v := raw.At(i, j)
+			m[i] += v
+			m[j] += v
+			total += v
+		}
+	}
+	pairs := float64(l * (l - 1) / 2)
+	all := total / pairs
+	for i := range m {
+		m[i] /= float64(l - 1)
+	}
+	var f, e, a []float64
+	for i := 0; i < l; i++ {
+		for j := i + 1; j < l; j++ {
+			f = append(f, raw.At(i, j))
+			e = append(e, math.Sqrt(s[i]*s[j]))
+			a = append(a, m[i]*m[j]/all)
+		}
+	}
+	return pearson(f, e), pearson(f, a)
+}
+
+// pearson returns the Pearson correlation of x and y (same length; NaN
+// when either is constant or empty).
+func pearson(x, y []float64) float64 {
+	n := float64(len(x))
+	mx, my := 0.0, 0.0
+	for k := range x {
+		mx += x[k]
+		my += y[k]
+	}
+	mx /= n
+	my /= n
+	sxy, sxx, syy := 0.0, 0.0, 0.0
+	for k := range x {
+		dx, dy := x[k]-mx, y[k]-my
+		sxy += dx * dy
+		sxx += dx * dx
+		syy += dy * dy
+	}
+	return sxy / math.Sqrt(sxx*syy)
 }

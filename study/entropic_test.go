@@ -238,3 +238,20 @@ func TestEntropicCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestPearson checks the diagnostic's correlation on closed cases: a
+// line (1), its reverse (-1), and a symmetric pair of points (0).
+func TestPearson(t *testing.T) {
+	x := []float64{1, 2, 3, 4}
+	for _, c := range []struct {
+		y    []float64
+		want float64
+	}{{[]float64{3, 5, 7, 9}, 1}, {[]float64{4, 3, 2, 1}, -1}, {[]float64{1, -1, -1, 1}, 0}} {
+		if got := pearson(x, c.y); math.Abs(got-c.want) > 1e-15 {
+			t.Errorf("pearson(%v, %v) = %v, want %v", x, c.y, got, c.want)
+		}
+	}
+	if got := pearson(x, []float64{2, 2, 2, 2}); !math.IsNaN(got) {
+		t.Errorf("constant y: %v, want NaN", got)
+	}
+}
