@@ -37,8 +37,8 @@ is read and reweighted as pairwise contacts reads it by default
            every column has zero entropy;
   EC_ij    = F_ij - α·√(s_i s_j).
 
-(Vorberg, Seemayer and Söding 2018, CCMgen's entropy correction, also used
-by Dietler, Lupo and Bitbol.) The log's base cancels: α absorbs it.
+(The form of Vorberg, Seemayer and Söding 2018, CCMgen's entropy
+correction.) The log's base cancels: α absorbs it.
 
 The output is pairwise contacts' CSV: i,j,score for every pair, the best
 first, columns named as RAW.csv names them, so that structprec score and
