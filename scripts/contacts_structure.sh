@@ -17,7 +17,8 @@
 #   report: families only measured once the defaults are frozen.
 # VARIANTS: default (pairwise contacts, the softmax), vp (-softmax=false, the
 # value pairs, the default before issue 32), mf (mean-field couplings, study
-# meanfield; mf:NAME=FLAGS with its flags), plmc, plmc:NAME=FLAGS (plmc
+# meanfield; mf:NAME=FLAGS with its flags), ec (the entropic correction
+# in place of APC, study entropic; ec:NAME=FLAGS), plmc, plmc:NAME=FLAGS (plmc
 # with other flags, e.g. plmc:m500=-m,500), NAME=FLAGS, or an
 # ensemble of other variants' scores, ens:NAME=V1+V2+V3 (ensrank: by ranks;
 # see the case below and scripts/contacts_ensemble.py). A variant
@@ -106,6 +107,7 @@ plmc=$work/plmc/bin/plmc
 cd "$work"
 results=$work/results.tsv
 : > "$results"
+rawdone=
 
 # timed TAG CMD... runs CMD under nice and /usr/bin/time -v and appends
 # TAG wall_s cpu_s peak_MB to $results.
@@ -202,6 +204,21 @@ for f in $FAMILIES; do
          if [[ $v == mf:* ]]; then name=${v#mf:}; name=${name%%=*}; flags=${v#*=}; fi
          # shellcheck disable=SC2086
          timed "$f.$name" "$work/study" meanfield -workers 2 ${flags//,/ } -o "$f.$name.csv" "$aln"; files+=("$f.$name.csv") ;;
+    # The entropic correction in place of APC (study entropic; docs/contacts,
+    # "The entropic correction, measured"): the default's scores without
+    # APC (pairwise contacts -apc=false, F.raw.csv, run once a family and
+    # scored too, as raw), then F_ij - alpha sqrt(s_i s_j): ec with its
+    # defaults (20-state entropies), ec:NAME=FLAGS with other flags, e.g.
+    # "ec:ec21=-states,21" (commas become spaces).
+    ec|ec:*=*)
+         name=ec; flags=
+         if [[ $v == ec:* ]]; then name=${v#ec:}; name=${name%%=*}; flags=${v#*=}; fi
+         if [ "$rawdone" != "$f" ]; then
+           timed "$f.raw" "$work/pairwise" contacts -quiet -workers 2 -apc=false -o "$f.raw.csv" "$aln"; files+=("$f.raw.csv")
+           rawdone=$f
+         fi
+         # shellcheck disable=SC2086
+         timed "$f.$name" "$work/study" entropic ${flags//,/ } -o "$f.$name.csv" "$aln" "$f.raw.csv"; files+=("$f.$name.csv") ;;
     # The value-pair estimator, the default before issue 32.
     vp) timed "$f.vp" "$work/pairwise" contacts -quiet -workers 2 -softmax=false -o "$f.vp.csv" "$aln"; files+=("$f.vp.csv") ;;
     # The default on the alignment without the sequences plmc drops.

@@ -14,6 +14,7 @@
 //	go run . scaling [flags]         fit and draw the learners' scaling from go test -bench output
 //	go run . structprec prep|score   contact precision against a solved structure (docs/contacts)
 //	go run . meanfield ALIGNMENT      mean-field DCA contact scores, as pairwise contacts -o writes them
+//	go run . entropic ALIGNMENT RAW   the entropic correction of pairwise contacts -apc=false's scores, in place of APC
 //	go run . psych [flags]           the default against the IsingFit preset on questionnaire-shaped networks
 //	go run . likert gen|learn|table  Likert questionnaires: truths, our learner, the table (docs/psych/likert.md)
 //	go run . regular [flags]         write samples of a random d-regular Ising model for the scaling study
@@ -42,6 +43,7 @@ var commands = []command{
 	{Name: "regular", Summary: "write Gibbs samples of a random d-regular Ising model and its truth, for glmnet and pairwise learn", Run: runRegular},
 	{Name: "structprec", Summary: "contact precision of score files against a solved structure (PDB) or a distance map; prepares focus alignments", Run: runStructprec},
 	{Name: "meanfield", Summary: "mean-field (Gaussian) DCA contact scores of an alignment, pairwise contacts' CSV (issue 32's second estimator)", Run: runMeanfield},
+	{Name: "entropic", Summary: "the entropic correction F_ij - α√(s_i s_j) of pairwise contacts -apc=false's scores, in place of APC (issue 32)", Run: runEntropic},
 	{Name: "psych", Summary: "the default against the IsingFit preset on questionnaire-shaped networks, N = 100 to 2500", Run: runPsych},
 	{Name: "likert", Summary: "structure recovery on Likert answers: truths from real questionnaires, our configurations, a table with the peers'", Run: runLikert},
 }
