@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/mrfkit/pairwise/internal/dca"
 	"github.com/mrfkit/pairwise/protein"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/lapack/lapack64"
@@ -248,6 +249,7 @@ func mfIdentityError(c, x *mat.SymDense) float64 {
 func mfScores(inv mat.Symmetric, l, q int) *mat.SymDense {
 	s := mat.NewSymDense(l, nil)
 	blk := make([]float64, q*q)
+	row, col := make([]float64, q), make([]float64, q)
 	for i := 0; i < l; i++ {
 		for j := i + 1; j < l; j++ {
 			for a := 0; a < q; a++ {
@@ -255,68 +257,11 @@ func mfScores(inv mat.Symmetric, l, q int) *mat.SymDense {
 					blk[a*q+b] = -inv.At(i*q+a, j*q+b)
 				}
 			}
-			s.SetSym(i, j, zeroSumFrobenius(blk, q))
+			s.SetSym(i, j, dca.ZeroSumNorm(blk, q, 0, row, col))
 		}
 	}
-	applyAPC(s)
+	dca.APC(s)
 	return s
-}
-
-// zeroSumFrobenius returns the Frobenius norm of the q×q block w (row-major)
-// after the zero-sum gauge w(a,b) - r_a - c_b + g (row, column and grand
-// means).
-func zeroSumFrobenius(w []float64, q int) float64 {
-	row := make([]float64, q)
-	col := make([]float64, q)
-	g := 0.0
-	for a := 0; a < q; a++ {
-		for b := 0; b < q; b++ {
-			row[a] += w[a*q+b]
-			col[b] += w[a*q+b]
-			g += w[a*q+b]
-		}
-	}
-	fq := float64(q)
-	g /= fq * fq
-	sum := 0.0
-	for a := 0; a < q; a++ {
-		for b := 0; b < q; b++ {
-			v := w[a*q+b] - row[a]/fq - col[b]/fq + g
-			sum += v * v
-		}
-	}
-	return math.Sqrt(sum)
-}
-
-// applyAPC applies the average product correction to the off-diagonal
-// entries of s in place; nothing when l < 3 or every score is zero.
-func applyAPC(s *mat.SymDense) {
-	l := s.SymmetricDim()
-	if l < 3 {
-		return
-	}
-	mean := make([]float64, l)
-	total := 0.0
-	for i := 0; i < l; i++ {
-		for j := i + 1; j < l; j++ {
-			v := s.At(i, j)
-			mean[i] += v
-			mean[j] += v
-			total += v
-		}
-	}
-	if total == 0 {
-		return
-	}
-	all := total / float64(l*(l-1)/2)
-	for i := range mean {
-		mean[i] /= float64(l - 1)
-	}
-	for i := 0; i < l; i++ {
-		for j := i + 1; j < l; j++ {
-			s.SetSym(i, j, s.At(i, j)-mean[i]*mean[j]/all)
-		}
-	}
 }
 
 // writeContactCSV writes every pair i < j of scores ranked as pairwise
