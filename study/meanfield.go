@@ -214,10 +214,10 @@ func mfInvertInPlace(c *mat.SymDense) error {
 	}
 	t, ok := lapack64.Potrf(raw)
 	if !ok {
-		return errors.New("C is not positive definite (Cholesky failed)")
+		return errors.New("the correlation matrix C is not positive definite (Cholesky failed)")
 	}
 	if _, ok := lapack64.Potri(t); !ok {
-		return errors.New("C is singular (Cholesky inverse failed)")
+		return errors.New("the correlation matrix C is singular (Cholesky inverse failed)")
 	}
 	return nil
 }
