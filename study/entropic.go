@@ -76,13 +76,9 @@ func runEntropic(args []string, stdout, stderr io.Writer) error {
 	if len(a.Alphabet()) != 21 {
 		return fmt.Errorf("%s: alphabet of %d states, want the gap and the 20 amino acids", fs.Arg(0), len(a.Alphabet()))
 	}
-	var weights []float64
-	if *theta > 0 {
-		w, err := protein.Reweight(a, protein.ReweightIdentity(*theta))
-		if err != nil {
-			return err
-		}
-		weights = w.Weights
+	weights, err := identityWeights(a, *theta)
+	if err != nil {
+		return err
 	}
 	s, err := columnEntropies(a, weights, *states == 21)
 	if err != nil {

@@ -85,13 +85,9 @@ func runMeanfield(args []string, stdout, stderr io.Writer) error {
 	if a.Vars() < 2 {
 		return fmt.Errorf("%s: %d column(s), need at least 2", fs.Arg(0), a.Vars())
 	}
-	var weights []float64
-	if *theta > 0 {
-		w, err := protein.Reweight(a, protein.ReweightIdentity(*theta))
-		if err != nil {
-			return err
-		}
-		weights = w.Weights
+	weights, err := identityWeights(a, *theta)
+	if err != nil {
+		return err
 	}
 	t0 := time.Now()
 	c, err := mfCovariance(a, weights, *pc)
@@ -282,4 +278,19 @@ func writeContactCSV(out string, stdout io.Writer, names []string, scores mat.Sy
 		return err
 	}
 	return done()
+}
+
+// identityWeights returns the weights of a's sequences as pairwise
+// contacts makes them: the inverse size of each sequence's neighbourhood
+// at identity theta (protein.Reweight), or nil (every sequence 1) when
+// theta is 0.
+func identityWeights(a *protein.Alignment, theta float64) ([]float64, error) {
+	if theta == 0 {
+		return nil, nil
+	}
+	w, err := protein.Reweight(a, protein.ReweightIdentity(theta))
+	if err != nil {
+		return nil, err
+	}
+	return w.Weights, nil
 }

@@ -627,18 +627,25 @@ func (r *spinRows) groupAt(ms *[8]int32, j int) uint8 {
 	return idx
 }
 
-// groupBits is russianBytes on row-major bits: xs[b] the states of
-// variables 8b..8b+7 in the rows ms (variable 8b+k in byte k, row r in
-// bit r, 0 for r past the group's end: ms[r] < 0). Each word of the
-// eight rows (64 variables) is cut into its bytes across the rows (a
-// transpose of 8×8 bytes), then each byte block transposed as bits.
-func (r *spinRows) groupBits(xs []uint64, ms *[8]int32) {
+// groupRows returns the row-major words of the rows ms (nil for r past
+// the group's end: ms[r] < 0).
+func (r *spinRows) groupRows(ms *[8]int32) [8][]uint64 {
 	var rows [8][]uint64
 	for q, m := range ms {
 		if m >= 0 {
 			rows[q] = r.rb[int(m)*r.w : (int(m)+1)*r.w]
 		}
 	}
+	return rows
+}
+
+// groupBits is russianBytes on row-major bits: xs[b] the states of
+// variables 8b..8b+7 in the rows ms (variable 8b+k in byte k, row r in
+// bit r, 0 for r past the group's end: ms[r] < 0). Each word of the
+// eight rows (64 variables) is cut into its bytes across the rows (a
+// transpose of 8×8 bytes), then each byte block transposed as bits.
+func (r *spinRows) groupBits(xs []uint64, ms *[8]int32) {
+	rows := r.groupRows(ms)
 	var a [8]uint64
 	for c := 0; 8*c < len(xs); c++ {
 		for q := range a {
@@ -676,12 +683,7 @@ func (r *spinRows) groupBits(xs []uint64, ms *[8]int32) {
 // groupBits', to the bit, so a subset of the columns reads the same
 // indexes as all of them (TestSupportSubsetBits).
 func (r *spinRows) groupWords(xs []uint64, ms *[8]int32, words []int32) {
-	var rows [8][]uint64
-	for q, m := range ms {
-		if m >= 0 {
-			rows[q] = r.rb[int(m)*r.w : (int(m)+1)*r.w]
-		}
-	}
+	rows := r.groupRows(ms)
 	for _, c := range words {
 		a := transposeBytes(&rows, int(c))
 		for k := range a {
