@@ -389,11 +389,18 @@ func (sr *sparseRun) first(data *selection.Data, e *engine.Driver, i int, task *
 	side.dof = dof
 	keep := sr.env.lowKeep
 	h := lowHeap{m: keep + 1, js: make([]int32, 0, keep+1), b: make([]float32, 0, keep+1)}
+	if sr.all {
+		// Every entry, i's own 0 (SupportNode's, and dropOverflow's of it).
+		side.allA, side.allSd = make([]float64, len(a)), make([]float64, len(a))
+	}
 	for j := range a {
 		if j == i {
 			continue
 		}
 		aj, sj := dropOverflow(a[j], sd[j])
+		if sr.all {
+			side.allA[j], side.allSd[j] = aj, sj
+		}
 		h.push(j, floorBound(sj))
 		if (sj == 0 && aj != 0) || (sj > 0 && math.Abs(aj) >= sr.keep*sj) {
 			side.js = append(side.js, int32(j))
@@ -402,12 +409,6 @@ func (sr *sparseRun) first(data *selection.Data, e *engine.Driver, i int, task *
 		}
 	}
 	side.setLow(&h, keep)
-	if sr.all {
-		side.allA, side.allSd = make([]float64, len(a)), make([]float64, len(a))
-		for j := range a {
-			side.allA[j], side.allSd[j] = dropOverflow(a[j], sd[j])
-		}
-	}
 	// The partner entries: ask the nodes not done for theirs of the kept
 	// spins, and keep this node's entries of the spins that asked.
 	sr.mu.Lock()
