@@ -226,7 +226,7 @@ func pathEBICGraph(ctx context.Context, s *Data, fit pathRefit, z [][]float64, k
 		ll, _, _, ok := fit(i, nb, nil, ordinalPathTol)
 		return -2 * s.Total * ll, ok
 	}
-	return chooseUnion(ctx, n, s.Total, keep, union, and, confirmed, dev, workers)
+	return chooseUnion(ctx, n, s.Total, keep, union, and, confirmed, dev, nil, workers)
 }
 
 // ebicNeighbours returns node i's neighbourhood chosen by EBIC on the
