@@ -340,3 +340,30 @@ func TestChooseUnionBound(t *testing.T) {
 		t.Errorf("the certificate decided %d cases, want at least the 4 chance-only cases at N = 20000", decided)
 	}
 }
+
+// BenchmarkRefitRows times node i's unconstrained refit on 40 spins read
+// from bit samples row by row (past MaxRefitTable, so without patterns),
+// 20,000 rows: the refits of step 4 when the certificate cannot decide,
+// and the edge test's refits of hubs.
+func BenchmarkRefitRows(b *testing.B) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	n, rows := 64, 20000
+	states := make([][]uint8, rows)
+	for m := range states {
+		states[m] = make([]uint8, n)
+		for j := range states[m] {
+			states[m][j] = uint8(rng.IntN(2))
+		}
+	}
+	s := bitData(states, nil)
+	nb := make([]int, 40)
+	for a := range nb {
+		nb[a] = a + 1
+	}
+	b.ResetTimer()
+	for range b.N {
+		if _, ok := refitDeviance(context.Background(), s, 0, nb, nb); !ok {
+			b.Fatal("no estimate")
+		}
+	}
+}

@@ -254,22 +254,36 @@ func (d *refitData) each(f func(x []float64, cNeg, cPos float64)) {
 		return
 	}
 	n := d.s.N
-	bits := d.s.bitsOnly()
+	if d.s.bitsOnly() && d.need == nil {
+		// Bit samples (complete): the words of nb and i, 64 rows at a
+		// time, in the order of the rows.
+		words := make([]uint64, len(d.nb))
+		for blk := 0; 64*blk < d.s.Count; blk++ {
+			ws := d.s.Bits[blk*n : (blk+1)*n]
+			for a, j := range d.nb {
+				words[a] = ws[j]
+			}
+			yw := ws[d.i]
+			for r := range min(64, d.s.Count-64*blk) {
+				c := d.weight(64*blk + r)
+				if c == 0 {
+					continue
+				}
+				for a, w := range words {
+					x[a+1] = float64(int(w>>r&1)*2 - 1)
+				}
+				if yw>>r&1 == 1 {
+					f(x, 0, c)
+				} else {
+					f(x, c, 0)
+				}
+			}
+		}
+		return
+	}
 	for m := 0; m < d.s.Count; m++ {
 		c := d.weight(m)
 		if c == 0 {
-			continue
-		}
-		if bits {
-			// Bit samples (complete): the columns of nb and i alone.
-			for a, j := range d.nb {
-				x[a+1] = engine.SpinValue(d.s.At(m, j))
-			}
-			if d.s.At(m, d.i) == 1 {
-				f(x, 0, c)
-			} else {
-				f(x, c, 0)
-			}
 			continue
 		}
 		b := d.s.States()[m*n : (m+1)*n]
