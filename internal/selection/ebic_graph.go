@@ -292,9 +292,10 @@ func EBICGraph(ctx context.Context, s *Data, est []*estimates.Node, keep map[[2]
 //
 // bound, when not nil, returns an upper bound on node i's deviance
 // reduction devW − devU from nbW to nbU (reductionBound), ok false when it
-// has none. When every changed node has one and they add up to less than
-// the penalty of the extra pairs, G_W stands without the refits: they
-// would have kept it too (ebic_bound.go).
+// has none. The nodes without one are refitted; when their reductions and
+// the others' bounds add up to less than the penalty of the extra pairs,
+// G_W stands without the other refits, which would have kept it too
+// (ebic_bound.go). The graph is the one the refits alone give.
 func chooseUnion(ctx context.Context, n int, total float64, keep, union map[[2]int]bool, and, confirmed int, deviance func(ctx context.Context, i int, nb, need []int) (float64, bool), bound func(ctx context.Context, i int, nbW, nbU []int) (float64, bool), workers int) (map[[2]int]bool, bool, error) {
 	switch {
 	case len(union) == len(keep):
@@ -318,59 +319,84 @@ func chooseUnion(ctx context.Context, n int, total float64, keep, union map[[2]i
 	// BIC(G_U) − BIC(G_W): each added pair is a coefficient in both of its
 	// nodes' regressions.
 	penalty := 2 * float64(len(union)-len(keep)) * math.Log(total)
-	if bound != nil && boundsKeep(ctx, changed, nbW, nbU, penalty, bound, workers) {
-		return keep, false, nil
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, false, err
+	// The margin of 1e-9 of the penalty stands for the rounding of the
+	// bounds and of the refits' losses.
+	limit := penalty * (1 - 1e-9)
+	// The bounds first (ebic_bound.go): where every changed node has one
+	// and they add up to less than the penalty, G_W stands.
+	var bnd []float64
+	var hasB []bool
+	if bound != nil {
+		bnd, hasB = make([]float64, len(changed)), make([]bool, len(changed))
+		if err := eachIndex(ctx, workers, len(changed), func(x int) {
+			i := changed[x]
+			bnd[x], hasB[x] = bound(ctx, i, nbW[i], nbU[i])
+		}); err != nil {
+			return nil, false, err
+		}
 	}
 	devW, devU := make([]float64, n), make([]float64, n)
 	okW, okU := make([]bool, n), make([]bool, n)
-	err := eachIndex(ctx, workers, len(changed), func(x int) {
-		i := changed[x]
-		// Both on the rows that observe i and nbU[i] ⊇ nbW[i] when values
-		// are missing, so that they compare.
-		devW[i], okW[i] = deviance(ctx, i, nbW[i], nbU[i])
-		devU[i], okU[i] = deviance(ctx, i, nbU[i], nbU[i])
-	})
-	if err != nil {
-		return nil, false, err
+	refit := func(nodes []int) (bool, error) {
+		err := eachIndex(ctx, workers, len(nodes), func(x int) {
+			i := nodes[x]
+			// Both on the rows that observe i and nbU[i] ⊇ nbW[i] when
+			// values are missing, so that they compare.
+			devW[i], okW[i] = deviance(ctx, i, nbW[i], nbU[i])
+			devU[i], okU[i] = deviance(ctx, i, nbU[i], nbU[i])
+		})
+		for _, i := range nodes {
+			if err == nil && (!okU[i] || !okW[i]) {
+				// No finite estimate (separated labels): the likelihood
+				// is unbounded and the comparison meaningless; G_W stays.
+				return false, nil
+			}
+		}
+		return err == nil, err
+	}
+	// The refits of the nodes without a bound, then, unless those
+	// reductions and the others' bounds settle it, the rest.
+	var first, rest []int
+	for x, i := range changed {
+		if hasB != nil && hasB[x] {
+			rest = append(rest, i)
+		} else {
+			first = append(first, i)
+		}
+	}
+	if ok, err := refit(first); err != nil || !ok {
+		if err != nil {
+			return nil, false, err
+		}
+		return keep, false, nil
+	}
+	if len(rest) > 0 {
+		sum := 0.0
+		for x, i := range changed {
+			if hasB[x] {
+				sum += bnd[x]
+			} else {
+				sum += devW[i] - devU[i]
+			}
+		}
+		if sum < limit {
+			return keep, false, nil
+		}
+		if ok, err := refit(rest); err != nil || !ok {
+			if err != nil {
+				return nil, false, err
+			}
+			return keep, false, nil
+		}
 	}
 	diff := penalty
 	for _, i := range changed {
-		if !okU[i] || !okW[i] {
-			// No finite estimate (separated labels): the likelihood is
-			// unbounded and the comparison meaningless; G_W stays.
-			return keep, false, nil
-		}
 		diff += devU[i] - devW[i]
 	}
 	if diff < 0 {
 		return union, true, nil
 	}
 	return keep, false, nil
-}
-
-// boundsKeep reports whether the bounds on the changed nodes' deviance
-// reductions (bound) add up to less than penalty, so that BIC(G_U) −
-// BIC(G_W) ≥ 0 whatever the refits give. The margin of 1e-9 of the penalty
-// stands for the rounding of the bounds and of the refits' losses.
-func boundsKeep(ctx context.Context, changed []int, nbW, nbU [][]int, penalty float64, bound func(ctx context.Context, i int, nbW, nbU []int) (float64, bool), workers int) bool {
-	b, ok := make([]float64, len(changed)), make([]bool, len(changed))
-	if eachIndex(ctx, workers, len(changed), func(x int) {
-		i := changed[x]
-		b[x], ok[x] = bound(ctx, i, nbW[i], nbU[i])
-	}) != nil {
-		return false
-	}
-	sum := 0.0
-	for x := range changed {
-		if !ok[x] {
-			return false
-		}
-		sum += b[x]
-	}
-	return sum < penalty*(1-1e-9)
 }
 
 // Neighbours returns, for every node, its neighbours in the graph g (pairs
