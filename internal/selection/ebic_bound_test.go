@@ -381,3 +381,27 @@ func BenchmarkRefitRows(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRefitPatterns times node i's unconstrained refit on 4 spins of
+// bit samples, 100,000 rows, whose rows are gathered once into a table of
+// their patterns (newRefitData): the refits on G_W of the EBIC graph's
+// bounds, and the edge test's refits.
+func BenchmarkRefitPatterns(b *testing.B) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	n, rows := 64, 100000
+	states := make([][]uint8, rows)
+	for m := range states {
+		states[m] = make([]uint8, n)
+		for j := range states[m] {
+			states[m][j] = uint8(rng.IntN(2))
+		}
+	}
+	s := bitData(states, nil)
+	nb := []int{3, 17, 40, 63}
+	b.ResetTimer()
+	for range b.N {
+		if _, ok := refitDeviance(context.Background(), s, 0, nb, nb); !ok {
+			b.Fatal("no estimate")
+		}
+	}
+}

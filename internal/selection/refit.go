@@ -192,14 +192,10 @@ func newRefitData(s *Data, i int, nb, need []int, maxTable int) *refitData {
 		table[x] = -1
 	}
 	d.keys = []uint32{}
-	for m := 0; m < s.Count; m++ {
+	add := func(m int, key uint32, label int) {
 		c := d.weight(m)
 		if c == 0 {
-			continue
-		}
-		key := uint32(0)
-		for a, j := range nb {
-			key |= uint32(s.At(m, j)) << a
+			return
 		}
 		at := table[key]
 		if at < 0 {
@@ -207,7 +203,34 @@ func newRefitData(s *Data, i int, nb, need []int, maxTable int) *refitData {
 			table[key] = at
 			d.keys, d.cs = append(d.keys, key), append(d.cs, 0, 0)
 		}
-		d.cs[2*int(at)+int(s.At(m, i))] += c
+		d.cs[2*int(at)+label] += c
+	}
+	if s.bitsOnly() && d.need == nil {
+		// Bit samples (complete): the words of nb and i, 64 rows at a
+		// time, in the order of the rows (as each reads them).
+		words := make([]uint64, len(nb))
+		for blk := 0; 64*blk < s.Count; blk++ {
+			ws := s.Bits[blk*s.N : (blk+1)*s.N]
+			for a, j := range nb {
+				words[a] = ws[j]
+			}
+			yw := ws[i]
+			for r := range min(64, s.Count-64*blk) {
+				key := uint32(0)
+				for a, w := range words {
+					key |= uint32(w>>r&1) << a
+				}
+				add(64*blk+r, key, int(yw>>r&1))
+			}
+		}
+	} else {
+		for m := 0; m < s.Count; m++ {
+			key := uint32(0)
+			for a, j := range nb {
+				key |= uint32(s.At(m, j)) << a
+			}
+			add(m, key, int(s.At(m, i)))
+		}
 	}
 	// Each pattern's design row, once: every Newton pass reads them
 	// (each), where building them from the keys a pass was 4% of a
