@@ -34,6 +34,26 @@ type Data struct {
 // RowBits (the support model's passes) and never call Unpack.
 func (s *Data) bitsOnly() bool { return s.Bytes == nil && s.Bits != nil }
 
+// eachBitBlock calls f for every block of 64 rows of the bit samples of s
+// (Bits), in the order of the rows: m0 the block's first row, rows the
+// number of its 64 bits that are rows (fewer in the last block), words[a]
+// the block's word of spin nb[a] (bit r the state of row m0 + r) and y
+// that of spin i. words must hold len(nb) words; f reads them until it
+// returns. It stops and returns false as soon as f does.
+func (s *Data) eachBitBlock(i int, nb []int, words []uint64, f func(m0, rows int, y uint64) bool) bool {
+	n := s.N
+	for m0 := 0; m0 < s.Count; m0 += 64 {
+		blk := s.Bits[(m0/64)*n : (m0/64+1)*n]
+		for a, j := range nb {
+			words[a] = blk[j]
+		}
+		if !f(m0, min(64, s.Count-m0), blk[i]) {
+			return false
+		}
+	}
+	return true
+}
+
 // Row returns the states of row m, one byte a value: a slice of Bytes,
 // or for bit samples the row unpacked into dst (of length N), without
 // unpacking the others.

@@ -181,7 +181,7 @@ func scoreNorms(g []float64, h *mat.SymDense) (gamma2, kappa2 float64, ok bool) 
 // tables of subset sums (see above). Only the spins where w is nonzero (and
 // the intercept) enter u. ok is false once ctx is done.
 func bitDerivatives(ctx context.Context, s *Data, i int, nb []int, w []float64) (g []float64, h *mat.SymDense, ok bool) {
-	n, p := s.N, len(nb)+1
+	p := len(nb) + 1
 	var act []int // the coordinates of nb with w ≠ 0
 	for b := range nb {
 		if w[b+1] != 0 {
@@ -189,7 +189,8 @@ func bitDerivatives(ctx context.Context, s *Data, i int, nb []int, w []float64) 
 		}
 	}
 	g = make([]float64, p)
-	hs := make([]float64, p*p) // row-major, upper triangle
+	h = mat.NewSymDense(p, nil)
+	hs := h.RawSymmetric().Data // the upper triangle, stride p
 	words := make([]uint64, len(nb))
 	var av, rv [64]float64
 	var at, rt [8][256]float64
@@ -198,25 +199,16 @@ func bitDerivatives(ctx context.Context, s *Data, i int, nb []int, w []float64) 
 			t[4][x>>32&255] + t[5][x>>40&255] + t[6][x>>48&255] + t[7][x>>56]
 	}
 	total := s.Total
-	for x := 0; 64*x < s.Count; x++ {
-		if x%1024 == 0 && ctx.Err() != nil {
-			return nil, nil, false
+	ok = s.eachBitBlock(i, nb, words, func(m0, rows int, y uint64) bool {
+		if m0%(1<<16) == 0 && ctx.Err() != nil {
+			return false
 		}
-		blk := s.Bits[x*n : (x+1)*n]
-		for b, j := range nb {
-			words[b] = blk[j]
-		}
-		yw := blk[i]
-		rows := min(64, s.Count-64*x)
 		atot, rtot := 0.0, 0.0
-		for r := 0; r < 64; r++ {
-			av[r], rv[r] = 0, 0
-			if r >= rows {
-				continue
-			}
+		av, rv = [64]float64{}, [64]float64{} // 0 past the last row
+		for r := range rows {
 			c := 1.0
 			if s.Weights != nil {
-				c = s.Weights[64*x+r]
+				c = s.Weights[m0+r]
 			}
 			if c == 0 {
 				continue
@@ -229,10 +221,15 @@ func bitDerivatives(ctx context.Context, s *Data, i int, nb []int, w []float64) 
 					u -= w[b+1]
 				}
 			}
-			sp, sm := 1/(1+math.Exp(-u)), 1/(1+math.Exp(u)) // σ(u), σ(−u)
+			// σ(u) and σ(−u) from one exponential of −|u|.
+			e := math.Exp(-math.Abs(u))
+			sp, sm := 1/(1+e), e/(1+e)
+			if u < 0 {
+				sp, sm = sm, sp
+			}
 			cw := c / total
 			av[r] = cw * sp * sm
-			if yw>>r&1 == 1 {
+			if y>>r&1 == 1 {
 				rv[r] = -cw * sm
 			} else {
 				rv[r] = cw * sp
@@ -261,12 +258,10 @@ func bitDerivatives(ctx context.Context, s *Data, i int, nb []int, w []float64) 
 				row[c+1] += atot - 2*sum(&at, wb^words[c])
 			}
 		}
-	}
-	h = mat.NewSymDense(p, nil)
-	for r := 0; r < p; r++ {
-		for c := r; c < p; c++ {
-			h.SetSym(r, c, hs[r*p+c])
-		}
+		return true
+	})
+	if !ok {
+		return nil, nil, false
 	}
 	return g, h, true
 }

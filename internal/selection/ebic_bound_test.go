@@ -28,6 +28,18 @@ func bitData(states [][]uint8, weights []float64) *Data {
 	return d
 }
 
+// randomStates returns rows × n independent fair spins (0 or 1).
+func randomStates(rng *rand.Rand, n, rows int) [][]uint8 {
+	states := make([][]uint8, rows)
+	for m := range states {
+		states[m] = make([]uint8, n)
+		for j := range states[m] {
+			states[m][j] = uint8(rng.IntN(2))
+		}
+	}
+	return states
+}
+
 // isingSamples draws rows from the Ising model on n spins with couplings A
 // (A[j][l], j < l) and fields theta, P(x) ∝ exp(Σ θ_j x_j + Σ A_jl x_j x_l),
 // x = ±1, by exact enumeration (internal/brute).
@@ -95,13 +107,7 @@ func TestBitDerivatives(t *testing.T) {
 	for _, rows := range []int{1, 63, 64, 200, 1000} {
 		for _, weighted := range []bool{false, true} {
 			n := 9
-			states := make([][]uint8, rows)
-			for m := range states {
-				states[m] = make([]uint8, n)
-				for j := range states[m] {
-					states[m][j] = uint8(rng.IntN(2))
-				}
-			}
+			states := randomStates(rng, n, rows)
 			var weights []float64
 			if weighted {
 				weights = make([]float64, rows)
@@ -362,13 +368,7 @@ func TestChooseUnionBound(t *testing.T) {
 func BenchmarkRefitRows(b *testing.B) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	n, rows := 64, 20000
-	states := make([][]uint8, rows)
-	for m := range states {
-		states[m] = make([]uint8, n)
-		for j := range states[m] {
-			states[m][j] = uint8(rng.IntN(2))
-		}
-	}
+	states := randomStates(rng, n, rows)
 	s := bitData(states, nil)
 	nb := make([]int, 40)
 	for a := range nb {
@@ -389,13 +389,7 @@ func BenchmarkRefitRows(b *testing.B) {
 func BenchmarkRefitPatterns(b *testing.B) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	n, rows := 64, 100000
-	states := make([][]uint8, rows)
-	for m := range states {
-		states[m] = make([]uint8, n)
-		for j := range states[m] {
-			states[m][j] = uint8(rng.IntN(2))
-		}
-	}
+	states := randomStates(rng, n, rows)
 	s := bitData(states, nil)
 	nb := []int{3, 17, 40, 63}
 	b.ResetTimer()

@@ -335,25 +335,6 @@ func chooseUnion(ctx context.Context, n int, total float64, keep, union map[[2]i
 			return nil, false, err
 		}
 	}
-	devW, devU := make([]float64, n), make([]float64, n)
-	okW, okU := make([]bool, n), make([]bool, n)
-	refit := func(nodes []int) (bool, error) {
-		err := eachIndex(ctx, workers, len(nodes), func(x int) {
-			i := nodes[x]
-			// Both on the rows that observe i and nbU[i] ⊇ nbW[i] when
-			// values are missing, so that they compare.
-			devW[i], okW[i] = deviance(ctx, i, nbW[i], nbU[i])
-			devU[i], okU[i] = deviance(ctx, i, nbU[i], nbU[i])
-		})
-		for _, i := range nodes {
-			if err == nil && (!okU[i] || !okW[i]) {
-				// No finite estimate (separated labels): the likelihood
-				// is unbounded and the comparison meaningless; G_W stays.
-				return false, nil
-			}
-		}
-		return err == nil, err
-	}
 	// The refits of the nodes without a bound, then, unless those
 	// reductions and the others' bounds settle it, the rest.
 	var first, rest []int
@@ -364,29 +345,38 @@ func chooseUnion(ctx context.Context, n int, total float64, keep, union map[[2]i
 			first = append(first, i)
 		}
 	}
-	if ok, err := refit(first); err != nil || !ok {
+	devW, devU := make([]float64, n), make([]float64, n)
+	okW, okU := make([]bool, n), make([]bool, n)
+	for step, nodes := range [][]int{first, rest} {
+		if step == 1 && len(rest) > 0 {
+			sum := 0.0
+			for x, i := range changed {
+				if hasB[x] {
+					sum += bnd[x]
+				} else {
+					sum += devW[i] - devU[i]
+				}
+			}
+			if sum < limit {
+				return keep, false, nil
+			}
+		}
+		err := eachIndex(ctx, workers, len(nodes), func(x int) {
+			i := nodes[x]
+			// Both on the rows that observe i and nbU[i] ⊇ nbW[i] when
+			// values are missing, so that they compare.
+			devW[i], okW[i] = deviance(ctx, i, nbW[i], nbU[i])
+			devU[i], okU[i] = deviance(ctx, i, nbU[i], nbU[i])
+		})
 		if err != nil {
 			return nil, false, err
 		}
-		return keep, false, nil
-	}
-	if len(rest) > 0 {
-		sum := 0.0
-		for x, i := range changed {
-			if hasB[x] {
-				sum += bnd[x]
-			} else {
-				sum += devW[i] - devU[i]
+		for _, i := range nodes {
+			if !okU[i] || !okW[i] {
+				// No finite estimate (separated labels): the likelihood
+				// is unbounded and the comparison meaningless; G_W stays.
+				return keep, false, nil
 			}
-		}
-		if sum < limit {
-			return keep, false, nil
-		}
-		if ok, err := refit(rest); err != nil || !ok {
-			if err != nil {
-				return nil, false, err
-			}
-			return keep, false, nil
 		}
 	}
 	diff := penalty

@@ -209,20 +209,16 @@ func newRefitData(s *Data, i int, nb, need []int, maxTable int) *refitData {
 		// Bit samples (complete): the words of nb and i, 64 rows at a
 		// time, in the order of the rows (as each reads them).
 		words := make([]uint64, len(nb))
-		for blk := 0; 64*blk < s.Count; blk++ {
-			ws := s.Bits[blk*s.N : (blk+1)*s.N]
-			for a, j := range nb {
-				words[a] = ws[j]
-			}
-			yw := ws[i]
-			for r := range min(64, s.Count-64*blk) {
+		s.eachBitBlock(i, nb, words, func(m0, rows int, y uint64) bool {
+			for r := range rows {
 				key := uint32(0)
 				for a, w := range words {
 					key |= uint32(w>>r&1) << a
 				}
-				add(64*blk+r, key, int(yw>>r&1))
+				add(m0+r, key, int(y>>r&1))
 			}
-		}
+			return true
+		})
 	} else {
 		for m := 0; m < s.Count; m++ {
 			key := uint32(0)
@@ -281,27 +277,23 @@ func (d *refitData) each(f func(x []float64, cNeg, cPos float64)) {
 		// Bit samples (complete): the words of nb and i, 64 rows at a
 		// time, in the order of the rows.
 		words := make([]uint64, len(d.nb))
-		for blk := 0; 64*blk < d.s.Count; blk++ {
-			ws := d.s.Bits[blk*n : (blk+1)*n]
-			for a, j := range d.nb {
-				words[a] = ws[j]
-			}
-			yw := ws[d.i]
-			for r := range min(64, d.s.Count-64*blk) {
-				c := d.weight(64*blk + r)
+		d.s.eachBitBlock(d.i, d.nb, words, func(m0, rows int, y uint64) bool {
+			for r := range rows {
+				c := d.weight(m0 + r)
 				if c == 0 {
 					continue
 				}
 				for a, w := range words {
 					x[a+1] = float64(int(w>>r&1)*2 - 1)
 				}
-				if yw>>r&1 == 1 {
+				if y>>r&1 == 1 {
 					f(x, 0, c)
 				} else {
 					f(x, c, 0)
 				}
 			}
-		}
+			return true
+		})
 		return
 	}
 	for m := 0; m < d.s.Count; m++ {
