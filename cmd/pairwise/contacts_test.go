@@ -2,11 +2,15 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mrfkit/pairwise/protein"
+	"gonum.org/v1/gonum/mat"
 )
 
 // contactsFASTA returns an aligned FASTA of count RNA sequences of length
@@ -91,6 +95,55 @@ func TestContactsGapInputs(t *testing.T) {
 		if !want[f[0]+","+f[1]] {
 			t.Errorf("ranked pair %s is not one of the coupled pairs", ln)
 		}
+	}
+}
+
+// TestContactsSmooth checks -smooth against protein.SmoothScores applied
+// to the default's scores as the CSV prints them (six significant digits,
+// hence the tolerance), and that a negative -smooth is an error.
+func TestContactsSmooth(t *testing.T) {
+	dir := t.TempDir()
+	aln := writeFile(t, dir, "toy.fasta", contactsFASTA(400, 8, 3))
+	read := func(out string) map[[2]int]float64 {
+		m := map[[2]int]float64{}
+		for _, ln := range strings.Split(strings.TrimSpace(out), "\n")[1:] {
+			f := strings.Split(ln, ",")
+			var i, j int
+			var v float64
+			if _, err := fmt.Sscanf(f[0]+" "+f[1]+" "+f[2], "col%d col%d %g", &i, &j, &v); err != nil {
+				t.Fatalf("line %q: %v", ln, err)
+			}
+			m[[2]int{min(i, j) - 1, max(i, j) - 1}] = v
+		}
+		return m
+	}
+	def := read(runOK(t, "contacts", "-quiet", "-alphabet", "-ACGU", aln))
+	s := mat.NewSymDense(8, nil)
+	for p, v := range def {
+		s.SetSym(p[0], p[1], v)
+	}
+	want, err := protein.SmoothScores(s, 0.7, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := read(runOK(t, "contacts", "-quiet", "-alphabet", "-ACGU", "-smooth", "0.7", "-smooth-sep", "2", aln))
+	if len(got) != 28 {
+		t.Fatalf("%d pairs, want 28", len(got))
+	}
+	changed := 0
+	for p, v := range got {
+		if w := want.At(p[0], p[1]); math.Abs(v-w) > 1e-5*(1+math.Abs(w)) {
+			t.Errorf("pair %v: %v, want %v", p, v, w)
+		}
+		if v != def[p] {
+			changed++
+		}
+	}
+	if changed == 0 {
+		t.Error("-smooth 0.7 changed no score")
+	}
+	if code, _, stderr := runCmd(t, "contacts", "-quiet", "-alphabet", "-ACGU", "-smooth", "-1", aln); code != 1 || !strings.Contains(stderr, "-smooth") {
+		t.Errorf("-smooth -1: exit %d, stderr %q", code, stderr)
 	}
 }
 
