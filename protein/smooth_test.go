@@ -164,3 +164,24 @@ func TestSmoothScoresErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestAutoSmoothAlpha(t *testing.T) {
+	for _, c := range []struct {
+		neff    float64
+		columns int
+		want    float64
+	}{
+		{1000, 100, 1}, // 10 a column
+		{1999.9, 100, 1},
+		{2000, 100, 0}, // 20 a column: not below
+		{50000, 100, 0},
+		{math.NaN(), 100, 0},
+		{100, 0, 0},
+		{100, -3, 0},
+		{0, 10, 1},
+	} {
+		if got := AutoSmoothAlpha(c.neff, c.columns); got != c.want {
+			t.Errorf("AutoSmoothAlpha(%v, %d) = %v, want %v", c.neff, c.columns, got, c.want)
+		}
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
+	"strconv"
 	"strings"
 
 	"github.com/mrfkit/pairwise"
@@ -78,7 +80,7 @@ func runContacts(args []string, stdout, stderr io.Writer) error {
 	smRadius := fs.Float64("softmax-radius", 0, "with -softmax, the l2,1 constraint Σ_j ‖W_ij‖_F ≤ `R` on each column's couplings beside the ridge (0: none)")
 	smShrink := fs.Float64("softmax-shrink", 0, "with -softmax, the l2,1 constraint at `f` in (0, 1) times the norm of each column's fit without it (0: none)")
 	lambda := fs.Float64("lambda", pairwise.DefaultContactWidth, "width λ: l2,1 radius 2λ√k of every regression")
-	smooth := fs.Float64("smooth", 0, "raise each pair's score by `alpha` times the mean score of its neighbouring pairs (i±1, j±1), a spatial prior beyond direct coupling analysis: in docs/contacts 1 helped shallow families (Neff/L below about 20) and hurt deep ones (0: off)")
+	smooth := fs.String("smooth", "0", "raise each pair's score by `alpha` times the mean score of its neighbouring pairs (i±1, j±1), a spatial prior beyond direct coupling analysis (docs/contacts: 1 helped shallow families and hurt deep ones); auto: 1 when Neff per column is below protein.SmoothDepth, else 0; 0: off")
 	smoothSep := fs.Int("smooth-sep", protein.DefaultSmoothSeparation, "with -smooth, average only neighbouring pairs at least this far apart")
 	workers := fs.Int("workers", 0, "goroutines (0 for every core)")
 	quiet := fs.Bool("quiet", false, "no progress bar and no summary on standard error (warnings are still written: they change what the result means)")
@@ -99,6 +101,17 @@ func runContacts(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("-theta %v: want a number in [0, 1] (0 for no reweighting)", *theta)
 	case *workers < 0:
 		return fmt.Errorf("-workers %d: want 0 (every core) or more", *workers)
+	}
+	smoothAlpha := 0.0
+	if *smooth != "auto" {
+		v, err := strconv.ParseFloat(*smooth, 64)
+		if err != nil || !(v >= 0) || math.IsInf(v, 1) {
+			return fmt.Errorf("-smooth %q: want auto or a finite number ≥ 0 (0: off)", *smooth)
+		}
+		smoothAlpha = v
+	}
+	if *smoothSep < 1 {
+		return fmt.Errorf("-smooth-sep %d: want at least 1", *smoothSep)
 	}
 	letters, ok := alphabets[strings.ToLower(*alphabet)]
 	if !ok {
@@ -172,18 +185,22 @@ func runContacts(args []string, stdout, stderr io.Writer) error {
 	if !*apc {
 		scores = cm.Raw
 	}
-	if *smooth != 0 {
-		sm, err := protein.SmoothScores(scores, *smooth, *smoothSep)
+	alpha := smoothAlpha
+	if *smooth == "auto" {
+		alpha = protein.AutoSmoothAlpha(neff, a.Vars())
+	}
+	if alpha != 0 {
+		sm, err := protein.SmoothScores(scores, alpha, *smoothSep)
 		if err != nil {
-			return fmt.Errorf("-smooth %v -smooth-sep %d: %w", *smooth, *smoothSep, err)
+			return fmt.Errorf("-smooth %s -smooth-sep %d: %w", *smooth, *smoothSep, err)
 		}
 		scores = sm
 	}
 	names := a.VarNames()
 	if !*quiet {
 		fmt.Fprintf(stderr, "%s: %d sequences, %d columns, k = %d, Neff = %.1f\n", in.Name, a.Len(), a.Vars(), len(a.Alphabet()), neff)
-		if *smooth != 0 {
-			fmt.Fprintf(stderr, "%s: scores smoothed over neighbouring pairs at separation ≥ %d (-smooth %v), beyond direct coupling analysis\n", in.Name, *smoothSep, *smooth)
+		if alpha != 0 {
+			fmt.Fprintf(stderr, "%s: scores smoothed over neighbouring pairs at separation ≥ %d (-smooth %s: α = %g), beyond direct coupling analysis\n", in.Name, *smoothSep, *smooth, alpha)
 		}
 	}
 	ranked := protein.RankContacts(scores, *minSep)

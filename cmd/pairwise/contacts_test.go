@@ -142,8 +142,26 @@ func TestContactsSmooth(t *testing.T) {
 	if changed == 0 {
 		t.Error("-smooth 0.7 changed no score")
 	}
-	if code, _, stderr := runCmd(t, "contacts", "-quiet", "-alphabet", "-ACGU", "-smooth", "-1", aln); code != 1 || !strings.Contains(stderr, "-smooth") {
-		t.Errorf("-smooth -1: exit %d, stderr %q", code, stderr)
+	for _, bad := range [][]string{{"-smooth", "-1"}, {"-smooth", "NaN"}, {"-smooth", "yes"}, {"-smooth", "1", "-smooth-sep", "0"}} {
+		args := append([]string{"contacts", "-quiet", "-alphabet", "-ACGU"}, bad...)
+		if code, _, stderr := runCmd(t, append(args, aln)...); code != 1 || !strings.Contains(stderr, bad[len(bad)-2]) {
+			t.Errorf("%v: exit %d, stderr %q", bad, code, stderr)
+		}
+	}
+	// auto: the toy alignment has 400 sequences of 8 columns (Neff/L well
+	// above protein.SmoothDepth: no smoothing); 40 sequences without
+	// reweighting (-theta 0: Neff = 40, 5 a column) are below it: α = 1.
+	if auto := runOK(t, "contacts", "-quiet", "-alphabet", "-ACGU", "-smooth", "auto", aln); auto != runOK(t, "contacts", "-quiet", "-alphabet", "-ACGU", aln) {
+		t.Error("-smooth auto smoothed a deep alignment")
+	}
+	shallow := writeFile(t, dir, "shallow.fasta", contactsFASTA(40, 8, 3))
+	auto := runOK(t, "contacts", "-quiet", "-alphabet", "-ACGU", "-theta", "0", "-smooth", "auto", "-smooth-sep", "2", shallow)
+	one := runOK(t, "contacts", "-quiet", "-alphabet", "-ACGU", "-theta", "0", "-smooth", "1", "-smooth-sep", "2", shallow)
+	if auto != one {
+		t.Error("-smooth auto on a shallow alignment differs from -smooth 1")
+	}
+	if auto == runOK(t, "contacts", "-quiet", "-alphabet", "-ACGU", "-theta", "0", shallow) {
+		t.Error("-smooth auto did not smooth a shallow alignment")
 	}
 }
 
