@@ -84,6 +84,22 @@ REPORT="1atz PF00072 PF00582 PF00691 PF00486 PF00226 PF01627 PF00364"
 # and overlap in sequences: they are not six independent families.
 LONGA="PF13354-d800s1 PF13354-d600s3 PF13354-d437s5"
 LONGB="PF13354-d700s2 PF13354-d500s4 PF13354-d400s6"
+# fresh: 16 families from other public repositories, staged after every
+# family above had been seen with -smooth (docs/contacts, "A spatial prior
+# on the score map"), each in $DATA/NAME/ with a SOURCE line (repository @
+# commit, paths, chain). The first eight have a structure (NAME:ALIGNMENT:PDB:CHAIN,
+# "_" for a blank chain), the other eight a file of minimum inter-atomic
+# distances in alignment columns (NAME:ALIGNMENT:DISTANCES), read as
+# ArDCAData's are. 1a3aA, 16pkA0 and 1a0tP0 have the L and N of issue 32's
+# families D, F and G.
+FRESH_PDB="16pkA0:16pkA0.aln:16pkA0.pdb:_ 1a0tP0:1a0tP0.aln:1a0tP0.pdb:_ 1a3aA:1a3aA.a3m:1a3aA.pdb:A
+  CMGC_kinase_2PK9:CMGC_KinaseMSA.fasta:2PK9.pdb:A ADK_4AKE:ak_potts_alignment.fasta:4ake.pdb:A
+  HD_5Z2S:hd_potts_alignment.fasta:5z2s.pdb:A CM_5TS9:CM.fasta:5ts9.pdb:A PF00074_5EOP:PF00074_full.an.fasta:5eop.pdb:A"
+FRESH_DIST="PF00035:PF00035_full.fasta:Atomic_distances_PF00035.dat PF00131:PF00131.fasta:PF00131_struct_struct.dat
+  PF00200:PF00200.fasta:PF00200_struct_struct.dat PF00677:PF00677_full.fasta:Atomic_distances_PF00677.dat
+  PF00684:PF00684_full.fasta:Atomic_distances_PF00684.dat PF00763:PF00763_full.fasta:Atomic_distances_PF00763.dat
+  PF01774:PF01774.fasta:PF01774_struct_struct.dat PF02953:PF02953.fasta:PF02953_struct_struct.dat"
+FRESH=$(for e in $FRESH_PDB $FRESH_DIST; do printf '%s ' "${e%%:*}"; done)
 HELDOUT="PF00013 PF00018 PF00111 PF00168 PF00169 PF00179 PF00240 PF00249 PF00254 PF00313 PF00327 PF00355 PF00381 PF00439 PF00498 PF00542 PF00708 PF01029 PF01035 PF01451 PF01833 PF02823 PF04002 PF07679 PF07686 PF08666 PF12844"
 case ${SET:-choice} in
 choice) set_families=$CHOICE ;;
@@ -92,8 +108,9 @@ heldout) set_families=$HELDOUT ;;
 long) set_families="$LONGA $LONGB" ;;
 longA) set_families=$LONGA ;;
 longB) set_families=$LONGB ;;
+fresh) set_families=$FRESH ;;
 all) set_families="$CHOICE $REPORT" ;;
-*) echo "SET is choice, report, heldout, long, longA, longB or all" >&2; exit 1 ;;
+*) echo "SET is choice, report, heldout, long, longA, longB, fresh or all" >&2; exit 1 ;;
 esac
 FAMILIES=${FAMILIES:-$set_families}
 VARIANTS=${VARIANTS:-"default plmc"}
@@ -121,9 +138,12 @@ timed() {
     END { printf "%s\twall=%.1f\tcpu=%.1f\tpeakMB=%.0f\n", tag, w, u + s, m }' "$tag.time" >> "$results"
 }
 
-# pdbseq PDB CHAIN prints the one-letter sequence of the chain's Cα atoms.
+# pdbseq PDB CHAIN prints the one-letter sequence of the chain's Cα atoms
+# ("_": a blank chain letter).
 pdbseq() {
-  awk -v ch="$2" '/^ENDMDL/{exit} /^ATOM/ && substr($0,13,4)==" CA " && substr($0,22,1)==ch && (substr($0,17,1)==" "||substr($0,17,1)=="A") {print substr($0,18,3)}' "$1" |
+  local ch=$2
+  [ "$ch" = _ ] && ch=" "
+  awk -v ch="$ch" '/^ENDMDL/{exit} /^ATOM/ && substr($0,13,4)==" CA " && substr($0,22,1)==ch && (substr($0,17,1)==" "||substr($0,17,1)=="A") {print substr($0,18,3)}' "$1" |
     awk 'BEGIN{split("ALA A ARG R ASN N ASP D CYS C GLN Q GLU E GLY G HIS H HID H HIE H ILE I LEU L LYS K MET M MSE M PHE F PRO P SER S THR T TRP W TYR Y VAL V", a, " "); for (i = 1; i < length(a); i += 2) c[a[i]] = a[i+1]}
          {printf "%s", ($1 in c) ? c[$1] : "X"} END{print ""}'
 }
@@ -149,6 +169,21 @@ family() {
     gunzip -c "$gz" > "$1.fasta"
     aln=$1.fasta
     truth=(-dist "$DATA/$1_struct.dat" -L "$(awk '!/^>/{print length($0); exit}' "$1.fasta")") ;;
+  *)
+    local e
+    for e in $FRESH_PDB $FRESH_DIST; do
+      [ "${e%%:*}" = "$1" ] || continue
+      IFS=: read -r _ a b c <<< "$e"
+      if [ -n "$c" ]; then
+        "$work/study" structprec prep -match "$(pdbseq "$DATA/$1/$b" "$c")" -o "$1.fasta" "$DATA/$1/$a"
+        aln=$1.fasta; truth=(-pdb "$DATA/$1/$b" -chain "$c" -fasta "$1.fasta")
+      else
+        cp "$DATA/$1/$a" "$1.fasta"
+        aln=$1.fasta; truth=(-dist "$DATA/$1/$b" -L "$(awk '!/^>/{print length($0); exit}' "$1.fasta")")
+      fi
+      return
+    done
+    ;;&
   PF*)
     [ -f "$DATA/$1.kortemme.fasta" ] || { echo "unknown family $1" >&2; exit 1; }
     "$work/study" structprec prep -match "$(pdbseq "$DATA/$1.pdb" A)" -o "$1.fasta" "$DATA/$1.kortemme.fasta"

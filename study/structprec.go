@@ -592,11 +592,15 @@ func distTruth(r io.Reader, L int, cutoff float64) (truthMap, error) {
 		if len(f) == 0 || strings.HasPrefix(f[0], "#") {
 			continue
 		}
-		if len(f) < 4 {
-			return t, fmt.Errorf("line %d: want 4 fields, got %d", line, len(f))
+		if len(f) < 3 {
+			return t, fmt.Errorf("line %d: want 3 or 4 fields, got %d", line, len(f))
+		}
+		d := f[len(f)-1] // i j d, or ArDCAData's i j x d
+		if len(f) > 4 {
+			d = f[3]
 		}
 		var v [3]float64
-		for x, s := range []string{f[0], f[1], f[3]} {
+		for x, s := range []string{f[0], f[1], d} {
 			var err error
 			if v[x], err = strconv.ParseFloat(s, 64); err != nil {
 				return t, fmt.Errorf("line %d: %w", line, err)
@@ -714,7 +718,7 @@ func runStructprecScore(args []string, stdout, stderr io.Writer) error {
 	pdb := fs.String("pdb", "", "structure (PDB format)")
 	chain := fs.String("chain", "A", "chain of -pdb")
 	fasta := fs.String("fasta", "", "the prepared alignment (its first sequence is the focus); with -pdb")
-	dist := fs.String("dist", "", "precomputed distances: lines i j x d (instead of -pdb)")
+	dist := fs.String("dist", "", "precomputed distances in alignment columns from 1: lines i j d, or i j x d (the last field is the distance; instead of -pdb)")
 	L := fs.Int("L", 0, "number of columns (with -dist; else the focus length)")
 	cutoff := fs.Float64("cutoff", 8, "contact distance, Å")
 	minSep := fs.Int("min-sep", 6, "smallest |i - j| ranked")

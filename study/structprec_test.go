@@ -235,3 +235,33 @@ func TestInAlphabetRows(t *testing.T) {
 		}
 	}
 }
+
+// TestDistTruthFields reads the same distances as lines "i j d" and as
+// ArDCAData's "i j x d": the same contacts at the cutoff, and a line of
+// two fields or a column outside 1..L is an error.
+func TestDistTruthFields(t *testing.T) {
+	three := "1 5 3.2\n2 7 9.5\n# comment\n3 8 7.99\n"
+	four := "1 5 0.5 3.2\n2 7 1.5 9.5\n3 8 2.5 7.99\n"
+	a, err := distTruth(strings.NewReader(three), 8, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := distTruth(strings.NewReader(four), 8, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[[2]int]bool{{0, 4}: true, {1, 6}: false, {2, 7}: true}
+	for p, c := range want {
+		if a.contact[p] != c || b.contact[p] != c {
+			t.Errorf("pair %v: %v (3 fields), %v (4 fields), want %v", p, a.contact[p], b.contact[p], c)
+		}
+	}
+	if len(a.contact) != 3 || len(b.contact) != 3 {
+		t.Errorf("%d and %d pairs, want 3", len(a.contact), len(b.contact))
+	}
+	for _, bad := range []string{"1 5\n", "1 9 3.0\n", "0 4 3.0\n"} {
+		if _, err := distTruth(strings.NewReader(bad), 8, 8); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}
