@@ -36,6 +36,13 @@
 // the zero-sum gauge, the gap left out with ContactIgnoreGap(true), then
 // the APC, S_ij − S_i· S_j· / S_·· (ContactAPC, on by default).
 //
+// Smooth. The default of pairwise contacts adds to each pair's score
+// the mean score of its neighbouring pairs (i ± 1, j ± 1) when the
+// alignment is shallow, fewer than SmoothDepth effective sequences a
+// column: SmoothScores with AutoSmoothAlpha(Neff, L), a spatial prior
+// beyond direct coupling analysis (contacts come in patches) that
+// docs/contacts measures.
+//
 // Rank and check. RankContacts sorts the pairs by score at a minimum
 // sequence separation |i − j| (6 is usual for proteins), and
 // ContactPrecision counts the true contacts among the top pairs (L, L/2 or

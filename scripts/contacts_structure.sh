@@ -95,11 +95,18 @@ LONGB="PF13354-d700s2 PF13354-d500s4 PF13354-d400s6"
 FRESH_PDB="16pkA0:16pkA0.aln:16pkA0.pdb:_ 1a0tP0:1a0tP0.aln:1a0tP0.pdb:_ 1a3aA:1a3aA.a3m:1a3aA.pdb:A
   CMGC_kinase_2PK9:CMGC_KinaseMSA.fasta:2PK9.pdb:A ADK_4AKE:ak_potts_alignment.fasta:4ake.pdb:A
   HD_5Z2S:hd_potts_alignment.fasta:5z2s.pdb:A CM_5TS9:CM.fasta:5ts9.pdb:A PF00074_5EOP:PF00074_full.an.fasta:5eop.pdb:A"
+# The issue's own families A, B, C and E (found after the sixteen, by
+# their N): the same layout, NAME:ALIGNMENT:PDB:CHAIN[:FIRST-LAST], the
+# optional range cutting the prepared alignment to the columns of the
+# structure's domain.
+FRESH_ISSUE="T1019s1-D1:T1019s1.aln:T1019s1-D1.pdb:_ T0900-D1:T0900.aln:T0900-D1.pdb:_:5-106
+  T0866-D1:T0866.aln:T0866-D1.pdb:_:38-141 5ptpA:5ptpA.aln:5ptp.pdb:A"
 FRESH_DIST="PF00035:PF00035_full.fasta:Atomic_distances_PF00035.dat PF00131:PF00131.fasta:PF00131_struct_struct.dat
   PF00200:PF00200.fasta:PF00200_struct_struct.dat PF00677:PF00677_full.fasta:Atomic_distances_PF00677.dat
   PF00684:PF00684_full.fasta:Atomic_distances_PF00684.dat PF00763:PF00763_full.fasta:Atomic_distances_PF00763.dat
   PF01774:PF01774.fasta:PF01774_struct_struct.dat PF02953:PF02953.fasta:PF02953_struct_struct.dat"
 FRESH=$(for e in $FRESH_PDB $FRESH_DIST; do printf '%s ' "${e%%:*}"; done)
+ISSUE="T1019s1-D1 T0900-D1 T0866-D1 1a3aA 5ptpA 16pkA0 1a0tP0" # A to G
 HELDOUT="PF00013 PF00018 PF00111 PF00168 PF00169 PF00179 PF00240 PF00249 PF00254 PF00313 PF00327 PF00355 PF00381 PF00439 PF00498 PF00542 PF00708 PF01029 PF01035 PF01451 PF01833 PF02823 PF04002 PF07679 PF07686 PF08666 PF12844"
 case ${SET:-choice} in
 choice) set_families=$CHOICE ;;
@@ -109,8 +116,9 @@ long) set_families="$LONGA $LONGB" ;;
 longA) set_families=$LONGA ;;
 longB) set_families=$LONGB ;;
 fresh) set_families=$FRESH ;;
+issue) set_families=$ISSUE ;;
 all) set_families="$CHOICE $REPORT" ;;
-*) echo "SET is choice, report, heldout, long, longA, longB, fresh or all" >&2; exit 1 ;;
+*) echo "SET is choice, report, heldout, long, longA, longB, fresh, issue or all" >&2; exit 1 ;;
 esac
 FAMILIES=${FAMILIES:-$set_families}
 VARIANTS=${VARIANTS:-"default plmc"}
@@ -171,11 +179,15 @@ family() {
     truth=(-dist "$DATA/$1_struct.dat" -L "$(awk '!/^>/{print length($0); exit}' "$1.fasta")") ;;
   *)
     local e
-    for e in $FRESH_PDB $FRESH_DIST; do
+    for e in $FRESH_PDB $FRESH_ISSUE $FRESH_DIST; do
       [ "${e%%:*}" = "$1" ] || continue
-      IFS=: read -r _ a b c <<< "$e"
+      IFS=: read -r _ a b c r <<< "$e"
       if [ -n "$c" ]; then
         "$work/study" structprec prep -match "$(pdbseq "$DATA/$1/$b" "$c")" -o "$1.fasta" "$DATA/$1/$a"
+        if [ -n "${CUT:-}" ] && [ -n "$r" ]; then
+          awk -v lo="${r%-*}" -v hi="${r#*-}" '/^>/ { print; next } { print substr($0, lo, hi - lo + 1) }' "$1.fasta" > "$1.cut.fasta"
+          mv "$1.cut.fasta" "$1.fasta"
+        fi
         aln=$1.fasta; truth=(-pdb "$DATA/$1/$b" -chain "$c" -fasta "$1.fasta")
       else
         cp "$DATA/$1/$a" "$1.fasta"
