@@ -53,6 +53,24 @@
 #                      PF00041 1TEN, PF00072 1MVO, PF00076 2X1B, PF00085 1FB0, PF00226 2O37,
 #                      PF00364 2EVB, PF00486 2ZXJ, PF00550 1T8K, PF00581 1GN0, PF00582 2Z3V,
 #                      PF00691 1OAP, PF01627 2A0B
+#   SET=fresh and SET=issue (DATA=folder of NAME/ subfolders, the files under
+#   the names of FRESH_PDB, FRESH_ISSUE and FRESH_DIST below):
+#   16pkA0, 1a0tP0     ba-lab/DEEPCON @ 0f2853d: deepcon-covariance/test/{16pkA0,1a0tP0}.aln, {16pkA,1a0tP}.pdb (saved as NAME.pdb)
+#   1a3aA              facebookresearch/esm @ 2b36991: examples/data/hhblits_uniclust_2017_10_1a3a_1_A.a3m (as 1a3aA.a3m);
+#                      arronelab/PDownB @ 47c6f98: PDB/1a3a.pdb (as 1a3aA.pdb)
+#   CMGC_kinase_2PK9   reynoldsk/KinaseAllosterySCA @ 8682680: Inputs/CMGC_KinaseMSA.fasta, Inputs/2PK9.pdb
+#   ADK_4AKE, HD_5Z2S  barricklab-at-jhu/Potts_analysis_Sternke_Tripp_Barrick @ 36a5f45: MSAs/{ak,hd}_potts_alignment.txt (as .fasta);
+#                      MDAnalysis/WorkshopPrace2021 @ 12feba9: 4ake.pdb; arronelab/PDownB @ 47c6f98: PDB/5z2s.pdb
+#   CM_5TS9            ranganathanlab/Stochastic-Boltzmann-Machine @ f00ef51: data/fasta/CM.fasta; PDownB: PDB/5ts9.pdb
+#   PF00074_5EOP       reynoldsk/pySCA @ b28ae4c: Inputs/PF00074_full.an (as PF00074_full.an.fasta); PDownB: PDB/5eop.pdb
+#   T1019s1-D1         multicom-toolbox/deepdist @ 40cd6fe: example/T1019s1.aln, example/T1019s1-D1.pdb
+#   T0900-D1, T0866-D1 multicom-toolbox/DNCON2 @ ec49d24: dry-run/output/T0900-2017-Oct-23/alignments/T0900.aln,
+#                      dry-run/output/T0866-2017-Oct-23/alignments/T0866.aln, dry-run/native/{T0900-D1,T0866-D1}.pdb
+#   5ptpA              psipred/metapsicov @ 28e636a: example/5ptpA.aln; bestlab/GREMLIN_RF @ 53ead1b: preprocessing/org_pdb/5ptp.pdb
+#   PF00035 PF00677 PF00684 PF00763
+#                      pagnani/AttentionDCA.jl @ 53cd023: PFs/NAME/NAME_full.fasta, PFs/NAME/Atomic_distances_NAME.dat
+#   PF00131 PF00200 PF01774 PF02953
+#                      francescocaredda/DataAttentionDCA @ 87f3a61: data/NAME/NAME.fasta, data/NAME/NAME_struct_struct.dat
 #
 # plmc is built from ../shared/bench/plmc in a temporary directory, run as
 # its authors recommend (-le 16 -lh 0.01 -m 100 -t 0.2 -g) with -n 2; ours
