@@ -76,16 +76,15 @@ func SmoothScores(s mat.Symmetric, alpha float64, minSep int) (*mat.SymDense, er
 	if minSep < 1 {
 		return nil, fmt.Errorf("protein: SmoothScores: minSep = %d, want at least 1", minSep)
 	}
-	for i := 0; i < n; i++ {
-		for j := i + 1; j < n; j++ {
-			if v := s.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("protein: SmoothScores: score of pair (%d, %d) is %v", i, j, v)
-			}
-		}
-	}
 	out := mat.NewSymDense(n, nil)
 	for i := 0; i < n; i++ {
 		for j := i + 1; j < n; j++ {
+			// Every pair is a centre once: a NaN or infinite score is
+			// found here before the result is returned.
+			v := s.At(i, j)
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("protein: SmoothScores: score of pair (%d, %d) is %v", i, j, v)
+			}
 			sum, count := 0.0, 0
 			for a := -1; a <= 1; a++ {
 				for b := -1; b <= 1; b++ {
@@ -97,7 +96,6 @@ func SmoothScores(s mat.Symmetric, alpha float64, minSep int) (*mat.SymDense, er
 					count++
 				}
 			}
-			v := s.At(i, j)
 			if count > 0 {
 				v += alpha * sum / float64(count)
 			}

@@ -174,9 +174,41 @@ pdbseq() {
          {printf "%s", ($1 in c) ? c[$1] : "X"} END{print ""}'
 }
 
+# fresh_entry NAME prints NAME's entry of FRESH_PDB, FRESH_ISSUE or
+# FRESH_DIST, nothing when it has none.
+fresh_entry() {
+  local e
+  for e in $FRESH_PDB $FRESH_ISSUE $FRESH_DIST; do
+    if [ "${e%%:*}" = "$1" ]; then echo "$e"; fi
+  done
+}
+
+# fresh NAME ENTRY prepares a fresh family as family does.
+fresh() {
+  local _ a b c r
+  IFS=: read -r _ a b c r <<< "$2"
+  if [ -n "$c" ]; then
+    "$work/study" structprec prep -match "$(pdbseq "$DATA/$1/$b" "$c")" -o "$1.fasta" "$DATA/$1/$a"
+    if [ -n "${CUT:-}" ] && [ -n "$r" ]; then
+      awk -v lo="${r%-*}" -v hi="${r#*-}" '/^>/ { print; next } { print substr($0, lo, hi - lo + 1) }' "$1.fasta" > "$1.cut.fasta"
+      mv "$1.cut.fasta" "$1.fasta"
+    fi
+    aln=$1.fasta; truth=(-pdb "$DATA/$1/$b" -chain "$c" -fasta "$1.fasta")
+  else
+    cp "$DATA/$1/$a" "$1.fasta"
+    aln=$1.fasta; truth=(-dist "$DATA/$1/$b" -L "$(awk '!/^>/{print length($0); exit}' "$1.fasta")")
+  fi
+}
+
 # family NAME prepares the alignment and sets aln and truth (the score
 # command's truth flags).
 family() {
+  local entry
+  entry=$(fresh_entry "$1")
+  if [ -n "$entry" ]; then
+    fresh "$1" "$entry"
+    return
+  fi
   case $1 in
   1atz|1guu)
     "$work/study" structprec prep -match "$(pdbseq "$DATA/$1.pdb" A)" -o "$1.fasta" "$DATA/${1}A.aln"
@@ -195,25 +227,6 @@ family() {
     gunzip -c "$gz" > "$1.fasta"
     aln=$1.fasta
     truth=(-dist "$DATA/$1_struct.dat" -L "$(awk '!/^>/{print length($0); exit}' "$1.fasta")") ;;
-  *)
-    local e
-    for e in $FRESH_PDB $FRESH_ISSUE $FRESH_DIST; do
-      [ "${e%%:*}" = "$1" ] || continue
-      IFS=: read -r _ a b c r <<< "$e"
-      if [ -n "$c" ]; then
-        "$work/study" structprec prep -match "$(pdbseq "$DATA/$1/$b" "$c")" -o "$1.fasta" "$DATA/$1/$a"
-        if [ -n "${CUT:-}" ] && [ -n "$r" ]; then
-          awk -v lo="${r%-*}" -v hi="${r#*-}" '/^>/ { print; next } { print substr($0, lo, hi - lo + 1) }' "$1.fasta" > "$1.cut.fasta"
-          mv "$1.cut.fasta" "$1.fasta"
-        fi
-        aln=$1.fasta; truth=(-pdb "$DATA/$1/$b" -chain "$c" -fasta "$1.fasta")
-      else
-        cp "$DATA/$1/$a" "$1.fasta"
-        aln=$1.fasta; truth=(-dist "$DATA/$1/$b" -L "$(awk '!/^>/{print length($0); exit}' "$1.fasta")")
-      fi
-      return
-    done
-    ;;&
   PF*)
     [ -f "$DATA/$1.kortemme.fasta" ] || { echo "unknown family $1" >&2; exit 1; }
     "$work/study" structprec prep -match "$(pdbseq "$DATA/$1.pdb" A)" -o "$1.fasta" "$DATA/$1.kortemme.fasta"

@@ -595,8 +595,8 @@ func distTruth(r io.Reader, L int, cutoff float64) (truthMap, error) {
 		if len(f) < 3 {
 			return t, fmt.Errorf("line %d: want 3 or 4 fields, got %d", line, len(f))
 		}
-		d := f[len(f)-1] // i j d, or ArDCAData's i j x d
-		if len(f) > 4 {
+		d := f[2] // i j d, or ArDCAData's i j x d
+		if len(f) >= 4 {
 			d = f[3]
 		}
 		var v [3]float64
