@@ -36,7 +36,10 @@ const (
 	// first line that is not blank is Stockholm; ">" starts FASTA, read as
 	// FormatFASTA when all sequences have the same number of letters and as
 	// FormatA2M (A3M) when they have the same number only once the insert
-	// states are removed.
+	// states are removed; a first line of letters of the alphabet, '-' and
+	// '.' alone is FormatPSICOV. Lines starting with '#' before the first
+	// sequence are comments (ColabFold's A3M starts with "#lengths\tcounts")
+	// unless the first is "# STOCKHOLM".
 	FormatAuto AlignmentFormat = iota
 	// FormatFASTA is aligned FASTA: ">name" lines, each followed by the
 	// lines of its sequence; all sequences have the same length. Lowercase
@@ -54,6 +57,11 @@ const (
 	// AlignFocus or AlignMaxColumnGaps drop them. Only the first alignment
 	// of a file is read.
 	FormatStockholm
+	// FormatPSICOV is the .aln of PSICOV, CCMpred and DeepCov: one aligned
+	// sequence a line, no names. Sequences are named seq1, seq2, ... in
+	// their order (AlignFocus("seq1") is the first); letters are read as
+	// in FASTA.
+	FormatPSICOV
 )
 
 // String returns the format's name.
@@ -67,6 +75,8 @@ func (f AlignmentFormat) String() string {
 		return "A2M/A3M"
 	case FormatStockholm:
 		return "Stockholm"
+	case FormatPSICOV:
+		return "PSICOV"
 	}
 	return "AlignmentFormat(" + strconv.Itoa(int(f)) + ")"
 }
@@ -114,7 +124,7 @@ func (c *alignConfig) errorf(format string, args ...any) {
 // default is FormatAuto.
 func AlignFormat(f AlignmentFormat) AlignmentOption {
 	return alignOptionFunc(func(c *alignConfig) {
-		if f < FormatAuto || f > FormatStockholm {
+		if f < FormatAuto || f > FormatPSICOV {
 			c.errorf("AlignFormat(%d): unknown format", int(f))
 			return
 		}
@@ -504,8 +514,8 @@ func ReadAlignmentFile(name string, opts ...AlignmentOption) (*Alignment, error)
 
 // ReadAlignment reads a multiple sequence alignment from r and encodes it in
 // an alphabet (AlignAlphabet; ProteinAlphabet by default). The format
-// (AlignFormat) is FASTA, A2M/A3M or Stockholm, detected from the content
-// by default.
+// (AlignFormat) is FASTA, A2M/A3M, Stockholm or PSICOV's .aln, detected
+// from the content by default.
 //
 // Letters are read in a fixed order of steps, each counted in Report:
 //
@@ -548,7 +558,7 @@ func ReadAlignment(r io.Reader, opts ...AlignmentOption) (*Alignment, error) {
 		return nil, fmt.Errorf("protein: ReadAlignment: %w", errors.Join(cfg.alphabetErrs...))
 	}
 	lr := lines.NewReader(bufio.NewReaderSize(r, 1<<16))
-	seqs, format, err := parseAlignment(lr, cfg.format)
+	seqs, format, err := parseAlignment(lr, cfg.format, cfg.alphabet)
 	if err != nil {
 		return nil, err
 	}
@@ -558,8 +568,8 @@ func ReadAlignment(r io.Reader, opts ...AlignmentOption) (*Alignment, error) {
 // parseAlignment reads the sequences of r in the given format (detected for
 // FormatAuto) and checks that they have the same length; it returns the
 // format read.
-func parseAlignment(lr *lines.Reader, format AlignmentFormat) ([]rawSeq, AlignmentFormat, error) {
-	// The first line that is not blank tells the format.
+func parseAlignment(lr *lines.Reader, format AlignmentFormat, alphabet string) ([]rawSeq, AlignmentFormat, error) {
+	// The first line that is not blank or a comment tells the format.
 	var first []byte
 	for {
 		line, ok, err := lr.Next()
@@ -572,10 +582,15 @@ func parseAlignment(lr *lines.Reader, format AlignmentFormat) ([]rawSeq, Alignme
 		if lr.Line() == 1 {
 			line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf"))
 		}
-		if len(bytes.TrimSpace(line)) > 0 {
-			first = bytes.TrimSpace(line)
-			break
+		t := bytes.TrimSpace(line)
+		if len(t) == 0 {
+			continue
 		}
+		if t[0] == '#' && !bytes.HasPrefix(t, []byte("# STOCKHOLM")) && format != FormatStockholm {
+			continue // a comment before the first sequence, as ColabFold's A3M header
+		}
+		first = t
+		break
 	}
 	stockholm := bytes.HasPrefix(first, []byte("# STOCKHOLM"))
 	fasta := first[0] == '>'
@@ -585,8 +600,10 @@ func parseAlignment(lr *lines.Reader, format AlignmentFormat) ([]rawSeq, Alignme
 		case stockholm:
 			format = FormatStockholm
 		case fasta:
+		case psicovLine(first, alphabet):
+			format = FormatPSICOV
 		default:
-			return nil, format, &AlignmentError{Line: lr.Line(), Msg: fmt.Sprintf("unknown format: %q starts neither FASTA ('>') nor Stockholm (\"# STOCKHOLM 1.0\")", clip(first))}
+			return nil, format, &AlignmentError{Line: lr.Line(), Msg: fmt.Sprintf("unknown format: %q starts neither FASTA ('>'), Stockholm (\"# STOCKHOLM 1.0\") nor a PSICOV .aln (a line of the alphabet's letters, '-' and '.')", clip(first))}
 		}
 	case FormatFASTA, FormatA2M:
 		if !fasta {
@@ -596,6 +613,17 @@ func parseAlignment(lr *lines.Reader, format AlignmentFormat) ([]rawSeq, Alignme
 		if !stockholm {
 			return nil, format, &AlignmentError{Line: lr.Line(), Msg: fmt.Sprintf("%q: want the header \"# STOCKHOLM 1.0\"", clip(first))}
 		}
+	case FormatPSICOV:
+		if fasta || stockholm {
+			return nil, format, &AlignmentError{Line: lr.Line(), Msg: fmt.Sprintf("%q: want a sequence line to start PSICOV's .aln (no names)", clip(first))}
+		}
+	}
+	if format == FormatPSICOV {
+		seqs, err := parsePSICOV(lr, first)
+		if err != nil {
+			return nil, format, err
+		}
+		return seqs, format, checkLengths(seqs, format)
 	}
 	if format == FormatStockholm {
 		seqs, err := parseStockholm(lr)
@@ -632,6 +660,52 @@ func parseAlignment(lr *lines.Reader, format AlignmentFormat) ([]rawSeq, Alignme
 		}
 	}
 	return seqs, format, checkLengths(seqs, format)
+}
+
+// psicovLine reports whether line holds only letters of alphabet (either
+// case), '-' and '.': the first line of a PSICOV .aln.
+func psicovLine(line []byte, alphabet string) bool {
+	for _, c := range line {
+		if c != '-' && c != '.' && strings.IndexByte(alphabet, c) < 0 && strings.IndexByte(alphabet, upper(c)) < 0 {
+			return false
+		}
+	}
+	return len(line) > 0
+}
+
+// upper returns the uppercase of an ASCII letter, other bytes as they are.
+func upper(c byte) byte {
+	if 'a' <= c && c <= 'z' {
+		return c - 'a' + 'A'
+	}
+	return c
+}
+
+// parsePSICOV reads PSICOV's .aln from its first line on: one sequence a
+// line, named seq1, seq2, ...; blank lines are skipped.
+func parsePSICOV(lr *lines.Reader, first []byte) ([]rawSeq, error) {
+	var seqs []rawSeq
+	line := first
+	for {
+		if t := bytes.TrimSpace(line); len(t) > 0 {
+			if t[0] == '>' || t[0] == '#' {
+				return nil, &AlignmentError{Line: lr.Line(), Msg: fmt.Sprintf("%q: a name or comment line inside a PSICOV .aln (one sequence a line, no names)", clip(t))}
+			}
+			if bytes.ContainsAny(t, " \t") {
+				return nil, &AlignmentError{Line: lr.Line(), Msg: fmt.Sprintf("%q: a space inside a sequence line of a PSICOV .aln", clip(t))}
+			}
+			seqs = append(seqs, rawSeq{name: "seq" + strconv.Itoa(len(seqs)+1), line: lr.Line(), letters: append([]byte(nil), t...)})
+		}
+		var ok bool
+		var err error
+		line, ok, err = lr.Next()
+		if err != nil {
+			return nil, &AlignmentError{Line: lr.Line(), Msg: "reading: " + err.Error(), Err: err}
+		}
+		if !ok {
+			return seqs, nil
+		}
+	}
 }
 
 // hasInserts reports whether any sequence has an A2M/A3M insert state.

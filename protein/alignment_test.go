@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -400,12 +401,17 @@ func FuzzReadAlignment(f *testing.F) {
 		"# STOCKHOLM 1.0\na AC\nb AC\n", "# STOCKHOLM 1.0\na AC\nb\n//\n", "# STOCKHOLM 1.0\na AC\nb AC\n\na D\n//\n",
 		"# STOCKHOLM 1.0\n#=GF ID x\n//\n", "# STOCKHOLM 1.0\na/3-4 A-C\nb .CD\n#=GC RF xx.\n//\n",
 		"\xef\xbb\xbf>a\r\nAC\r\n>b\r\nCA\r\n", ">p/3-5\n_*^^\n>q\n**^_\n",
+		"#4\t1\n>a\nAcDE\n>b\tx\t0.5\nA-DE\n", "ACD-\nA.DE\n\nacde\n", "ACD\nAC\n", "AC\n>a\nAC\n", "#x\n#y\n", "_*^\n*^_\n",
 	} {
 		f.Add([]byte(s), uint8(0))
 		f.Add([]byte(s), uint8(0xff))
 	}
 	f.Fuzz(func(t *testing.T, in []byte, flags uint8) {
-		opts := []AlignmentOption{AlignFormat(AlignmentFormat(flags & 3))}
+		format := AlignmentFormat(flags & 3)
+		if flags&128 != 0 {
+			format = FormatPSICOV
+		}
+		opts := []AlignmentOption{AlignFormat(format)}
 		if flags&4 != 0 {
 			opts = append(opts, AlignFocus("a"))
 		}
@@ -484,5 +490,67 @@ func TestReadAlignmentReadError(t *testing.T) {
 		if !errors.Is(err, cause) || !strings.Contains(err.Error(), "reading: disk on fire") {
 			t.Errorf("%q: error %v, want one wrapping the read error", in, err)
 		}
+	}
+}
+
+// TestReadAlignmentPSICOV reads PSICOV's .aln (one sequence a line, no
+// names), detected and forced, and refuses a name line inside one, a space
+// inside a sequence and ragged lines, naming the line.
+func TestReadAlignmentPSICOV(t *testing.T) {
+	const aln = "ACDEF\nAC-EF\n\nacdef\nA.DEY\n"
+	for _, f := range []AlignmentFormat{FormatAuto, FormatPSICOV} {
+		a, err := ReadAlignment(strings.NewReader(aln), AlignFormat(f))
+		if err != nil {
+			t.Fatalf("%v: %v", f, err)
+		}
+		if a.Len() != 4 || a.Vars() != 5 || a.Report().Format != FormatPSICOV {
+			t.Fatalf("%v: %d × %d, format %v; want 4 × 5, PSICOV", f, a.Len(), a.Vars(), a.Report().Format)
+		}
+		if got := a.Names(); !slices.Equal(got, []string{"seq1", "seq2", "seq3", "seq4"}) {
+			t.Errorf("%v: names %v", f, got)
+		}
+		if a.Line(3) != 5 || a.Sequence(2) != "ACDEF" || a.Sequence(3) != "A-DEY" {
+			t.Errorf("%v: seq4 on line %d, seq3 %q, seq4 %q; want line 5, ACDEF, A-DEY", f, a.Line(3), a.Sequence(2), a.Sequence(3))
+		}
+	}
+	a, err := ReadAlignment(strings.NewReader(aln), AlignFocus("seq2"))
+	if err != nil || a.Vars() != 4 {
+		t.Fatalf("focus seq2: %v, %d columns; want 4 (its gap dropped)", err, a.Vars())
+	}
+	for _, c := range []struct{ in, want string }{
+		{"ACDEF\n>b\nACDEF\n", "line 2"},
+		{"ACDEF\nAC EF\n", "line 2"},
+		{"ACDEF\nACDE\n", "line 2"},
+		{"hello world\n", "unknown format"},
+		{"A1CDE\n", "unknown format"},
+	} {
+		_, err := ReadAlignment(strings.NewReader(c.in))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: error %v, want one naming %s", c.in, err, c.want)
+		}
+	}
+	if _, err := ReadAlignment(strings.NewReader(">a\nAC\n"), AlignFormat(FormatPSICOV)); err == nil {
+		t.Error("FASTA read as PSICOV: want an error")
+	}
+}
+
+// TestReadAlignmentLeadingComments reads an A3M as ColabFold writes it: a
+// "#lengths\tcounts" line before the first name line, tab-separated fields
+// after the names. A Stockholm header is not a comment.
+func TestReadAlignmentLeadingComments(t *testing.T) {
+	const a3m = "#5\t1\n>101\nACDEF\n>UniRef100_X\t90\t0.508\nAC-kEF\n"
+	a, err := ReadAlignment(strings.NewReader(a3m))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Len() != 2 || a.Vars() != 5 || a.Report().Format != FormatA2M || a.Name(0) != "101" || a.Line(0) != 2 {
+		t.Fatalf("%d × %d, format %v, first %q on line %d; want 2 × 5, A2M, 101 on line 2", a.Len(), a.Vars(), a.Report().Format, a.Name(0), a.Line(0))
+	}
+	if _, err := ReadAlignment(strings.NewReader("#5\t1\n")); err == nil {
+		t.Error("comments alone: want an error")
+	}
+	s, err := ReadAlignment(strings.NewReader("# STOCKHOLM 1.0\na AC\nb AD\n//\n"))
+	if err != nil || s.Report().Format != FormatStockholm {
+		t.Fatalf("Stockholm: %v", err)
 	}
 }

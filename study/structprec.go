@@ -94,7 +94,8 @@ func runStructprec(args []string, stdout, stderr io.Writer) error {
 // seqRecord is one aligned sequence.
 type seqRecord struct{ name, seq string }
 
-// readAlignedSeqs reads FASTA/A2M or a PSICOV .aln (no '>' lines).
+// readAlignedSeqs reads FASTA/A2M or a PSICOV .aln (no '>' lines); lines
+// starting with '#' before the first sequence are comments.
 func readAlignedSeqs(r io.Reader) ([]seqRecord, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 1<<26)
@@ -105,8 +106,8 @@ func readAlignedSeqs(r io.Reader) ([]seqRecord, error) {
 	for sc.Scan() {
 		line++
 		t := strings.TrimSpace(sc.Text())
-		if t == "" {
-			continue
+		if t == "" || (len(recs) == 0 && strings.HasPrefix(t, "#")) {
+			continue // blank, or a comment before the first sequence (ColabFold's A3M starts with "#lengths\tcounts")
 		}
 		if strings.HasPrefix(t, ">") {
 			if !fasta && len(recs) > 0 {

@@ -265,3 +265,19 @@ func TestDistTruthFields(t *testing.T) {
 		}
 	}
 }
+
+// TestReadAlignedSeqsColabFoldHeader reads an A3M as ColabFold writes it,
+// with a "#lengths\tcounts" line before the first name line, and still
+// refuses a name line after unnamed (PSICOV) sequences.
+func TestReadAlignedSeqsColabFoldHeader(t *testing.T) {
+	recs, err := readAlignedSeqs(strings.NewReader("#5\t1\n>101\nACDEF\n>hit\t90\t0.5\nAC-EF\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 2 || recs[0].name != "101" || recs[0].seq != "ACDEF" || recs[1].name != "hit" || recs[1].seq != "AC-EF" {
+		t.Fatalf("read %+v", recs)
+	}
+	if _, err := readAlignedSeqs(strings.NewReader("ACDEF\n>late\nACDEF\n")); err == nil {
+		t.Fatal("a name line after unnamed sequences: want an error")
+	}
+}

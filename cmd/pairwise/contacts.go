@@ -48,7 +48,7 @@ Examples:
 // alignFormats are the values of contacts' -format.
 var alignFormats = map[string]protein.AlignmentFormat{
 	"auto": protein.FormatAuto, "fasta": protein.FormatFASTA, "a2m": protein.FormatA2M, "a3m": protein.FormatA2M,
-	"stockholm": protein.FormatStockholm, "sto": protein.FormatStockholm,
+	"stockholm": protein.FormatStockholm, "sto": protein.FormatStockholm, "psicov": protein.FormatPSICOV, "aln": protein.FormatPSICOV,
 }
 
 // alphabets are the named values of contacts' -alphabet.
@@ -57,7 +57,7 @@ var alphabets = map[string]string{"protein": protein.ProteinAlphabet, "rna": pro
 // runContacts is the contacts subcommand.
 func runContacts(args []string, stdout, stderr io.Writer) error {
 	fs := cli.NewFlagSet("contacts", contactsUsage, stderr)
-	format := fs.String("format", "auto", "alignment format: auto, fasta, a2m (also A3M) or stockholm")
+	format := fs.String("format", "auto", "alignment format: auto, fasta, a2m (also A3M), stockholm or psicov (.aln: one sequence a line, no names)")
 	alphabet := fs.String("alphabet", "protein", "alphabet: protein, rna, dna, or the letters themselves with the gap first (e.g. -ACGU)")
 	focus := fs.String("focus", "", "focus sequence: keep its uppercase, non-gap columns and number them by its residues")
 	theta := fs.Float64("theta", protein.DefaultIdentity, "identity threshold of the sequence reweighting, in (0, 1]; 0 for no reweighting")
@@ -90,7 +90,7 @@ func runContacts(args []string, stdout, stderr io.Writer) error {
 	alignFormat, ok := alignFormats[strings.ToLower(*format)]
 	switch {
 	case !ok:
-		return fmt.Errorf("-format %q: want auto, fasta, a2m or stockholm", *format)
+		return fmt.Errorf("-format %q: want auto, fasta, a2m, stockholm or psicov", *format)
 	case *layout != "csv" && *layout != "plmc":
 		return fmt.Errorf("-layout %q: want csv or plmc", *layout)
 	case *top < 0:

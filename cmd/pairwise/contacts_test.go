@@ -202,3 +202,26 @@ func TestContactsErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestContactsFormats reads the toy alignment as PSICOV's .aln (names
+// dropped, one sequence a line) and as ColabFold's A3M (a "#" line first):
+// both give the FASTA's scores, detected or named by -format.
+func TestContactsFormats(t *testing.T) {
+	dir := t.TempDir()
+	fasta := contactsFASTA(300, 6, 7)
+	var aln strings.Builder
+	for _, ln := range strings.Split(strings.TrimSpace(fasta), "\n") {
+		if !strings.HasPrefix(ln, ">") {
+			aln.WriteString(ln + "\n")
+		}
+	}
+	want := runOK(t, "contacts", "-quiet", "-alphabet", "rna", writeFile(t, dir, "toy.fasta", fasta))
+	psicov := writeFile(t, dir, "toy.aln", aln.String())
+	colab := writeFile(t, dir, "toy.a3m", "#6\t1\n"+fasta)
+	for _, args := range [][]string{{psicov}, {"-format", "psicov", psicov}, {"-format", "aln", psicov}, {colab}, {"-format", "a3m", colab}} {
+		got := runOK(t, append([]string{"contacts", "-quiet", "-alphabet", "rna"}, args...)...)
+		if got != want {
+			t.Errorf("%v: scores differ from the FASTA's:\n%.200s\nwant\n%.200s", args, got, want)
+		}
+	}
+}
