@@ -71,6 +71,16 @@
 #                      pagnani/AttentionDCA.jl @ 53cd023: PFs/NAME/NAME_full.fasta, PFs/NAME/Atomic_distances_NAME.dat
 #   PF00131 PF00200 PF01774 PF02953
 #                      francescocaredda/DataAttentionDCA @ 87f3a61: data/NAME/NAME.fasta, data/NAME/NAME_struct_struct.dat
+#   SET=fresh2 (the files under the names of FRESH2_PDB below):
+#   1ATG_A             structuralbioinformatics/RADI @ ab4f1c8: demo/1ATG_A.mfa, demo/1ATG_A.pdb
+#   1pazA              j3xugit/RaptorX-3DModeling @ 22b58bc: BuildFeatures/example/1pazA.a3m, Utils/TPLGenerator/example/1paz.pdb
+#   2hzrA00            dellacortelab/prospr @ c081249: data/training/a3ms/2hzrA00.a3m, data/training/pdbs/2hzrA00.pdb
+#   T1034              dellacortelab/prospr @ c081249: data/evaluate/T1034.a3m, data/evaluate/T1034-D1.pdb
+#   3GWR               jianlin-cheng/DRCon @ 11f164b: example/3GWR/3GWR.a3m, example/3GWR/3GWR.atom (as 3GWR.pdb)
+#   T1006              multicom-toolbox/multicom @ 60fc644: examples/T1006.aln, examples/T1006.pdb
+#   6KWC_2jic          aqlaboratory/openfold @ ce0029e: examples/monomer/alignments/6KWC_1/bfd_uniref_hits.a3m; PDownB: PDB/2jic.pdb
+#   4OT_6blm           sokrypton/ColabFold @ e1bc16f: test_a5e17_22/test_a5e17_22.a3m; PDownB: PDB/6blm.pdb
+#   FabIC_2p91         facebookresearch/esm @ 2b36991: examples/data/UniRef50_UPI0003108055.a3m; PDownB: PDB/2p91.pdb
 #
 # plmc is built from ../shared/bench/plmc in a temporary directory, run as
 # its authors recommend (-le 16 -lh 0.01 -m 100 -t 0.2 -g) with -n 2; ours
@@ -124,6 +134,14 @@ FRESH_DIST="PF00035:PF00035_full.fasta:Atomic_distances_PF00035.dat PF00131:PF00
   PF00684:PF00684_full.fasta:Atomic_distances_PF00684.dat PF00763:PF00763_full.fasta:Atomic_distances_PF00763.dat
   PF01774:PF01774.fasta:PF01774_struct_struct.dat PF02953:PF02953.fasta:PF02953_struct_struct.dat"
 FRESH=$(for e in $FRESH_PDB $FRESH_DIST; do printf '%s ' "${e%%:*}"; done)
+# fresh2: 9 more families with a structure, staged after the smoothing rule
+# was adopted (docs/contacts, "A second fresh set"), in the same layout,
+# NAME:ALIGNMENT:PDB:CHAIN; the structure's row is found by its sequence
+# (row 0 but for 4OT_6blm and FabIC_2p91).
+FRESH2_PDB="1ATG_A:1ATG_A.mfa:1ATG_A.pdb:A 1pazA:1pazA.a3m:1paz.pdb:A 2hzrA00:2hzrA00.a3m:2hzrA00.pdb:A
+  3GWR:3GWR.a3m:3GWR.pdb:_ 6KWC_2jic:bfd_uniref_hits.a3m:2jic.pdb:A T1006:T1006.aln:T1006.pdb:_
+  T1034:T1034.a3m:T1034-D1.pdb:_ 4OT_6blm:test_a5e17_22.a3m:6blm.pdb:A FabIC_2p91:UniRef50_UPI0003108055.a3m:2p91.pdb:A"
+FRESH2=$(for e in $FRESH2_PDB; do printf '%s ' "${e%%:*}"; done)
 ISSUE="T1019s1-D1 T0900-D1 T0866-D1 1a3aA 5ptpA 16pkA0 1a0tP0" # A to G
 HELDOUT="PF00013 PF00018 PF00111 PF00168 PF00169 PF00179 PF00240 PF00249 PF00254 PF00313 PF00327 PF00355 PF00381 PF00439 PF00498 PF00542 PF00708 PF01029 PF01035 PF01451 PF01833 PF02823 PF04002 PF07679 PF07686 PF08666 PF12844"
 case ${SET:-choice} in
@@ -134,9 +152,10 @@ long) set_families="$LONGA $LONGB" ;;
 longA) set_families=$LONGA ;;
 longB) set_families=$LONGB ;;
 fresh) set_families=$FRESH ;;
+fresh2) set_families=$FRESH2 ;;
 issue) set_families=$ISSUE ;;
 all) set_families="$CHOICE $REPORT" ;;
-*) echo "SET is choice, report, heldout, long, longA, longB, fresh, issue or all" >&2; exit 1 ;;
+*) echo "SET is choice, report, heldout, long, longA, longB, fresh, fresh2, issue or all" >&2; exit 1 ;;
 esac
 FAMILIES=${FAMILIES:-$set_families}
 VARIANTS=${VARIANTS:-"default plmc"}
@@ -174,11 +193,11 @@ pdbseq() {
          {printf "%s", ($1 in c) ? c[$1] : "X"} END{print ""}'
 }
 
-# fresh_entry NAME prints NAME's entry of FRESH_PDB, FRESH_ISSUE or
+# fresh_entry NAME prints NAME's entry of FRESH_PDB, FRESH2_PDB, FRESH_ISSUE or
 # FRESH_DIST, nothing when it has none.
 fresh_entry() {
   local e
-  for e in $FRESH_PDB $FRESH_ISSUE $FRESH_DIST; do
+  for e in $FRESH_PDB $FRESH2_PDB $FRESH_ISSUE $FRESH_DIST; do
     if [ "${e%%:*}" = "$1" ]; then echo "$e"; fi
   done
 }
