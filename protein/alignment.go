@@ -361,6 +361,26 @@ func (a *Alignment) At(s, i int) int {
 	return int(a.codes[s*a.l+i])
 }
 
+// ColumnGaps returns the fraction of the sequences with a gap (state 0) in
+// each column, unweighted. Columns that are mostly gaps are sequences that
+// lack a segment; their gap states co-vary in blocks, which raises the
+// coupling scores of whole blocks of pairs (pairwise contacts warns when a
+// quarter of the columns are more than half gaps).
+func (a *Alignment) ColumnGaps() []float64 {
+	g := make([]float64, a.l)
+	for s := 0; s < a.n; s++ {
+		for i, v := range a.codes[s*a.l : (s+1)*a.l] {
+			if v == 0 {
+				g[i]++
+			}
+		}
+	}
+	for i := range g {
+		g[i] /= float64(a.n)
+	}
+	return g
+}
+
 // Row writes the states of sequence s into dst (grown as needed) and
 // returns it. It panics if s is out of range.
 func (a *Alignment) Row(dst []int, s int) []int {

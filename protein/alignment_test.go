@@ -554,3 +554,16 @@ func TestReadAlignmentLeadingComments(t *testing.T) {
 		t.Fatalf("Stockholm: %v", err)
 	}
 }
+
+// TestColumnGaps counts gaps by hand: '.', '-' and an unknown letter read
+// as the gap are gaps; the fractions are of all sequences, unweighted.
+func TestColumnGaps(t *testing.T) {
+	a, err := ReadAlignment(strings.NewReader(">a\nA-CX\n>b\nA.C-\n>c\nAAC-\n>d\n-ACD\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []float64{0.25, 0.5, 0, 0.75}
+	if got := a.ColumnGaps(); !slices.Equal(got, want) {
+		t.Errorf("ColumnGaps = %v, want %v", got, want)
+	}
+}

@@ -196,6 +196,21 @@ func runContacts(args []string, stdout, stderr io.Writer) error {
 		}
 		scores = sm
 	}
+	// Mostly-gap columns warn whatever -quiet says: their blocks can fill the
+	// top of the ranking (docs/contacts, "A second fresh set").
+	gappy := 0
+	for _, g := range a.ColumnGaps() {
+		if g > 0.5 {
+			gappy++
+		}
+	}
+	if 4*gappy >= a.Vars() {
+		also := ""
+		if alpha != 0 {
+			also = ", and the smoothing (-smooth) lifts such blocks further (compare -smooth 0)"
+		}
+		fmt.Fprintf(stderr, "warning: %s: %d of %d columns are more than half gaps: their gaps co-vary in blocks (sequences that lack a segment), which raises the scores of whole blocks of pairs%s; -max-col-gaps 0.5 drops those columns\n", in.Name, gappy, a.Vars(), also)
+	}
 	names := a.VarNames()
 	if !*quiet {
 		fmt.Fprintf(stderr, "%s: %d sequences, %d columns, k = %d, Neff = %.1f\n", in.Name, a.Len(), a.Vars(), len(a.Alphabet()), neff)

@@ -225,3 +225,44 @@ func TestContactsFormats(t *testing.T) {
 		}
 	}
 }
+
+// TestContactsGappyWarning: when a quarter of the columns are more than
+// half gaps the command warns, even with -quiet, and names the smoothing
+// when it is on; the same alignment without the gaps draws no warning.
+func TestContactsGappyWarning(t *testing.T) {
+	dir := t.TempDir()
+	fasta := contactsFASTA(200, 8, 9)
+	var gappy strings.Builder
+	for x, ln := range strings.Split(strings.TrimSpace(fasta), "\n") {
+		if !strings.HasPrefix(ln, ">") && (x/2)%10 < 7 {
+			ln = ln[:6] + "--" // columns 7 and 8 gaps in 70% of the sequences
+		}
+		gappy.WriteString(ln + "\n")
+	}
+	for _, c := range []struct {
+		name, in string
+		args     []string
+		warn     []string
+	}{
+		{"clean", fasta, nil, nil},
+		{"gappy", gappy.String(), []string{"-smooth", "0"}, []string{"warning: ", "2 of 8 columns are more than half gaps", "-max-col-gaps 0.5"}},
+		{"gappy smoothed", gappy.String(), []string{"-smooth", "1"}, []string{"2 of 8 columns", "compare -smooth 0"}},
+	} {
+		aln := writeFile(t, dir, strings.ReplaceAll(c.name, " ", "_")+".fasta", c.in)
+		code, _, stderr := runCmd(t, append(append([]string{"contacts", "-quiet", "-alphabet", "rna"}, c.args...), aln)...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.name, code, stderr)
+		}
+		if c.warn == nil && strings.Contains(stderr, "warning") {
+			t.Errorf("%s: unexpected warning: %s", c.name, stderr)
+		}
+		for _, w := range c.warn {
+			if !strings.Contains(stderr, w) {
+				t.Errorf("%s: stderr %q lacks %q", c.name, stderr, w)
+			}
+		}
+		if c.name == "gappy" && strings.Contains(stderr, "-smooth 0") {
+			t.Errorf("%s: names the smoothing though it is off: %s", c.name, stderr)
+		}
+	}
+}
