@@ -592,9 +592,9 @@ func parseAlignment(lr *lines.Reader, format AlignmentFormat, alphabet string) (
 	// The first line that is not blank or a comment tells the format.
 	var first []byte
 	for {
-		line, ok, err := lr.Next()
+		line, ok, err := nextLine(lr)
 		if err != nil {
-			return nil, format, &AlignmentError{Line: lr.Line(), Msg: "reading: " + err.Error(), Err: err}
+			return nil, format, err
 		}
 		if !ok {
 			return nil, format, &AlignmentError{Msg: "no sequences in input"}
@@ -705,8 +705,7 @@ func upper(c byte) byte {
 // line, named seq1, seq2, ...; blank lines are skipped.
 func parsePSICOV(lr *lines.Reader, first []byte) ([]rawSeq, error) {
 	var seqs []rawSeq
-	line := first
-	for {
+	for line, ok := first, true; ok; {
 		if t := bytes.TrimSpace(line); len(t) > 0 {
 			if t[0] == '>' || t[0] == '#' {
 				return nil, &AlignmentError{Line: lr.Line(), Msg: fmt.Sprintf("%q: a name or comment line inside a PSICOV .aln (one sequence a line, no names)", clip(t))}
@@ -716,16 +715,12 @@ func parsePSICOV(lr *lines.Reader, first []byte) ([]rawSeq, error) {
 			}
 			seqs = append(seqs, rawSeq{name: "seq" + strconv.Itoa(len(seqs)+1), line: lr.Line(), letters: append([]byte(nil), t...)})
 		}
-		var ok bool
 		var err error
-		line, ok, err = lr.Next()
-		if err != nil {
-			return nil, &AlignmentError{Line: lr.Line(), Msg: "reading: " + err.Error(), Err: err}
-		}
-		if !ok {
-			return seqs, nil
+		if line, ok, err = nextLine(lr); err != nil {
+			return nil, err
 		}
 	}
+	return seqs, nil
 }
 
 // hasInserts reports whether any sequence has an A2M/A3M insert state.
@@ -777,9 +772,9 @@ func parseFASTA(lr *lines.Reader, first []byte) ([]rawSeq, error) {
 		}
 		var ok bool
 		var err error
-		line, ok, err = lr.Next()
+		line, ok, err = nextLine(lr)
 		if err != nil {
-			return nil, &AlignmentError{Line: lr.Line(), Msg: "reading: " + err.Error(), Err: err}
+			return nil, err
 		}
 		if !ok {
 			break
@@ -799,15 +794,25 @@ func endFASTA(s *rawSeq) error {
 	return nil
 }
 
+// nextLine returns lr's next line, valid until the following call, and a
+// read error as an *AlignmentError naming the line.
+func nextLine(lr *lines.Reader) ([]byte, bool, error) {
+	line, ok, err := lr.Next()
+	if err != nil {
+		return nil, false, &AlignmentError{Line: lr.Line(), Msg: "reading: " + err.Error(), Err: err}
+	}
+	return line, ok, nil
+}
+
 // parseStockholm reads the body of a Stockholm file after its header, up to
 // "//".
 func parseStockholm(lr *lines.Reader) ([]rawSeq, error) {
 	var seqs []rawSeq
 	index := make(map[string]int)
 	for {
-		line, ok, err := lr.Next()
+		line, ok, err := nextLine(lr)
 		if err != nil {
-			return nil, &AlignmentError{Line: lr.Line(), Msg: "reading: " + err.Error(), Err: err}
+			return nil, err
 		}
 		if !ok {
 			return nil, &AlignmentError{Line: lr.Line(), Msg: "no \"//\" at the end of the Stockholm alignment (truncated file?)"}
