@@ -20,14 +20,17 @@ const DefaultSmoothSeparation = 6
 // precision of the top L pairs on 31 of 43, at or above it lowered it on
 // 5 of 13), then written down before 16 fresh families were run, on
 // which the rule was at least the unsmoothed scores' precision at top
-// L/5, L/2 and L and at plmc's top L on 14 of 16 against 10.
+// L/5, L/2 and L and at plmc's top L on 14 of 16 against 10; it then
+// failed its confirmation on two more fresh sets (9 and 8 families: below
+// the unsmoothed scores at top L and L/2), so pairwise contacts no longer
+// applies it by default.
 const SmoothDepth = 20
 
 // AutoSmoothAlpha returns the α of SmoothScores for an alignment of
 // columns columns and neff effective sequences (Reweight's Neff, or the
 // number of sequences without reweighting): 1 when neff/columns is below
-// SmoothDepth, else 0 (no smoothing). It is what pairwise contacts
-// uses by default (-smooth auto). A NaN neff, or columns ≤ 0, gives 0.
+// SmoothDepth, else 0 (no smoothing): pairwise contacts -smooth auto,
+// not its default. A NaN neff, or columns ≤ 0, gives 0.
 func AutoSmoothAlpha(neff float64, columns int) float64 {
 	if columns <= 0 || !(neff/float64(columns) < SmoothDepth) {
 		return 0
@@ -54,9 +57,11 @@ func AutoSmoothAlpha(neff float64, columns int) float64 {
 // APC scores of LearnContacts, the precision of the top L pairs rose on
 // the benchmark's shallow families (Neff/L below 20: 31 of 43 up, 7 down,
 // mean +0.04) and fell a little on deep ones. The rule drawn from that,
-// AutoSmoothAlpha, was then tested on 16 families that took no part in it
-// and is the default of pairwise contacts (-smooth auto); LearnContacts'
-// own scores are not smoothed.
+// AutoSmoothAlpha, then passed on 16 families that took no part in it and
+// failed on 17 more in two fresh sets (on a few families it cuts the
+// precision badly, one of them by lifting a block of mostly-gap columns),
+// so it is an option (pairwise contacts -smooth auto), not the default;
+// LearnContacts' own scores are not smoothed.
 //
 // The result is a new matrix; s is not changed. The diagonal is zero. An
 // error is returned for a nil or empty s, an alpha that is negative, NaN or

@@ -81,6 +81,14 @@
 #   6KWC_2jic          aqlaboratory/openfold @ ce0029e: examples/monomer/alignments/6KWC_1/bfd_uniref_hits.a3m; PDownB: PDB/2jic.pdb
 #   4OT_6blm           sokrypton/ColabFold @ e1bc16f: test_a5e17_22/test_a5e17_22.a3m; PDownB: PDB/6blm.pdb
 #   FabIC_2p91         facebookresearch/esm @ 2b36991: examples/data/UniRef50_UPI0003108055.a3m; PDownB: PDB/2p91.pdb
+#   SET=fresh3 (the files under the names of FRESH3_PDB below):
+#   Selecase_4qhf, Mad2_1s2h, CLIC1_1k0n, XCL1_2jp1, KaiB_2qke, RfaH_5ond
+#                      HWaymentSteele/AF_Cluster @ e4d9909: data_sep2022/04_OtherFoldswitchers/02_selecase/4QHF.{a3m,pdb},
+#                      .../01_Mad2/1S2H.{a3m,pdb}, .../04_CLIC1/1K0N_a2a25.a3m and 1K0NA.pdb, .../03_lymphotactin/2JP1.a3m and
+#                      .../02_selecase/2JP1A.pdb, data_sep2022/00_KaiB/2QKEE_colabfold.a3m and 2qkeE.pdb,
+#                      .../00_RfaH/RfaH_from_colabfold.a3m and preds_3r/5ond.cif (chain A written as PDB: 5ond_A.pdb)
+#   MHCI_7st3_5tez     bytedance/Protenix @ 3248f8e: examples/7st3/msa/1/non_pairing.a3m; PDownB: PDB/5tez.pdb
+#   ANK_1k1a_3twu      bytedance/Protenix @ 3248f8e: scripts/msa/data/mmcif_msa/1/pairing.a3m; PDownB: PDB/3twu.pdb
 #
 # plmc is built from ../shared/bench/plmc in a temporary directory, run as
 # its authors recommend (-le 16 -lh 0.01 -m 100 -t 0.2 -g) with -n 2; ours
@@ -142,6 +150,13 @@ FRESH2_PDB="1ATG_A:1ATG_A.mfa:1ATG_A.pdb:A 1pazA:1pazA.a3m:1paz.pdb:A 2hzrA00:2h
   3GWR:3GWR.a3m:3GWR.pdb:_ 6KWC_2jic:bfd_uniref_hits.a3m:2jic.pdb:A T1006:T1006.aln:T1006.pdb:_
   T1034:T1034.a3m:T1034-D1.pdb:_ 4OT_6blm:test_a5e17_22.a3m:6blm.pdb:A FabIC_2p91:UniRef50_UPI0003108055.a3m:2p91.pdb:A"
 FRESH2=$(for e in $FRESH2_PDB; do printf '%s ' "${e%%:*}"; done)
+# fresh3: 8 more, staged after fresh2 was run, in the same layout. Five are
+# fold-switching proteins (KaiB, RfaH, Mad2, XCL1, CLIC1) whose structure
+# shows one of their two folds.
+FRESH3_PDB="Selecase_4qhf:4QHF.a3m:4QHF.pdb:A MHCI_7st3_5tez:non_pairing.a3m:5tez.pdb:A Mad2_1s2h:1S2H.a3m:1S2H.pdb:A
+  CLIC1_1k0n:1K0N_a2a25.a3m:1K0NA.pdb:A XCL1_2jp1:2JP1.a3m:2JP1A.pdb:A ANK_1k1a_3twu:pairing.a3m:3twu.pdb:A
+  RfaH_5ond:RfaH_from_colabfold.a3m:5ond_A.pdb:A KaiB_2qke:2QKEE_colabfold.a3m:2qkeE.pdb:E"
+FRESH3=$(for e in $FRESH3_PDB; do printf '%s ' "${e%%:*}"; done)
 ISSUE="T1019s1-D1 T0900-D1 T0866-D1 1a3aA 5ptpA 16pkA0 1a0tP0" # A to G
 HELDOUT="PF00013 PF00018 PF00111 PF00168 PF00169 PF00179 PF00240 PF00249 PF00254 PF00313 PF00327 PF00355 PF00381 PF00439 PF00498 PF00542 PF00708 PF01029 PF01035 PF01451 PF01833 PF02823 PF04002 PF07679 PF07686 PF08666 PF12844"
 case ${SET:-choice} in
@@ -153,9 +168,10 @@ longA) set_families=$LONGA ;;
 longB) set_families=$LONGB ;;
 fresh) set_families=$FRESH ;;
 fresh2) set_families=$FRESH2 ;;
+fresh3) set_families=$FRESH3 ;;
 issue) set_families=$ISSUE ;;
 all) set_families="$CHOICE $REPORT" ;;
-*) echo "SET is choice, report, heldout, long, longA, longB, fresh, fresh2, issue or all" >&2; exit 1 ;;
+*) echo "SET is choice, report, heldout, long, longA, longB, fresh, fresh2, fresh3, issue or all" >&2; exit 1 ;;
 esac
 FAMILIES=${FAMILIES:-$set_families}
 VARIANTS=${VARIANTS:-"default plmc"}
@@ -193,11 +209,11 @@ pdbseq() {
          {printf "%s", ($1 in c) ? c[$1] : "X"} END{print ""}'
 }
 
-# fresh_entry NAME prints NAME's entry of FRESH_PDB, FRESH2_PDB, FRESH_ISSUE or
+# fresh_entry NAME prints NAME's entry of FRESH_PDB, FRESH2_PDB, FRESH3_PDB, FRESH_ISSUE or
 # FRESH_DIST, nothing when it has none.
 fresh_entry() {
   local e
-  for e in $FRESH_PDB $FRESH2_PDB $FRESH_ISSUE $FRESH_DIST; do
+  for e in $FRESH_PDB $FRESH2_PDB $FRESH3_PDB $FRESH_ISSUE $FRESH_DIST; do
     if [ "${e%%:*}" = "$1" ]; then echo "$e"; fi
   done
 }

@@ -80,7 +80,7 @@ func runContacts(args []string, stdout, stderr io.Writer) error {
 	smRadius := fs.Float64("softmax-radius", 0, "with -softmax, the l2,1 constraint Σ_j ‖W_ij‖_F ≤ `R` on each column's couplings beside the ridge (0: none)")
 	smShrink := fs.Float64("softmax-shrink", 0, "with -softmax, the l2,1 constraint at `f` in (0, 1) times the norm of each column's fit without it (0: none)")
 	lambda := fs.Float64("lambda", pairwise.DefaultContactWidth, "width λ: l2,1 radius 2λ√k of every regression")
-	smooth := fs.String("smooth", "auto", "raise each pair's score by `alpha` times the mean score of its neighbouring pairs (i±1, j±1), a spatial prior beyond direct coupling analysis; auto: 1 when Neff per column is below protein.SmoothDepth (20), else 0; 0: off, the scores of direct coupling analysis alone (docs/contacts)")
+	smooth := fs.String("smooth", "0", "raise each pair's score by `alpha` times the mean score of its neighbouring pairs (i±1, j±1), a spatial prior beyond direct coupling analysis; auto: 1 when Neff per column is below protein.SmoothDepth (20), else 0; 0 (the default): off, the scores of direct coupling analysis alone (docs/contacts: auto helped on one fresh set of families and failed on two)")
 	smoothSep := fs.Int("smooth-sep", protein.DefaultSmoothSeparation, "with -smooth, average only neighbouring pairs at least this far apart")
 	workers := fs.Int("workers", 0, "goroutines (0 for every core)")
 	quiet := fs.Bool("quiet", false, "no progress bar and no summary on standard error (warnings are still written: they change what the result means)")

@@ -100,8 +100,9 @@ func TestContactsGapInputs(t *testing.T) {
 
 // TestContactsSmooth checks -smooth against protein.SmoothScores applied
 // to the unsmoothed scores as the CSV prints them (six significant digits,
-// hence the tolerance), that bad -smooth values are errors, and that the
-// default, -smooth auto, smooths a shallow alignment and not a deep one.
+// hence the tolerance), that bad -smooth values are errors, that the
+// default smooths nothing, and that -smooth auto smooths a shallow
+// alignment and not a deep one.
 func TestContactsSmooth(t *testing.T) {
 	dir := t.TempDir()
 	aln := writeFile(t, dir, "toy.fasta", contactsFASTA(400, 8, 3))
@@ -152,11 +153,14 @@ func TestContactsSmooth(t *testing.T) {
 	// auto: the toy alignment has 400 sequences of 8 columns (Neff/L well
 	// above protein.SmoothDepth: no smoothing); 40 sequences without
 	// reweighting (-theta 0: Neff = 40, 5 a column) are below it: α = 1.
-	if auto := runOK(t, "contacts", "-quiet", "-alphabet", "-ACGU", aln); auto != runOK(t, "contacts", "-quiet", "-alphabet", "-ACGU", "-smooth", "0", aln) {
-		t.Error("the default (-smooth auto) smoothed a deep alignment")
+	if auto := runOK(t, "contacts", "-quiet", "-alphabet", "-ACGU", "-smooth", "auto", aln); auto != runOK(t, "contacts", "-quiet", "-alphabet", "-ACGU", "-smooth", "0", aln) {
+		t.Error("-smooth auto smoothed a deep alignment")
 	}
 	shallow := writeFile(t, dir, "shallow.fasta", contactsFASTA(40, 8, 3))
-	auto := runOK(t, "contacts", "-quiet", "-alphabet", "-ACGU", "-theta", "0", "-smooth-sep", "2", shallow)
+	if def := runOK(t, "contacts", "-quiet", "-alphabet", "-ACGU", "-theta", "0", "-smooth-sep", "2", shallow); def != runOK(t, "contacts", "-quiet", "-alphabet", "-ACGU", "-theta", "0", "-smooth", "0", shallow) {
+		t.Error("the default smoothed a shallow alignment")
+	}
+	auto := runOK(t, "contacts", "-quiet", "-alphabet", "-ACGU", "-theta", "0", "-smooth", "auto", "-smooth-sep", "2", shallow)
 	one := runOK(t, "contacts", "-quiet", "-alphabet", "-ACGU", "-theta", "0", "-smooth", "1", "-smooth-sep", "2", shallow)
 	if auto != one {
 		t.Error("-smooth auto on a shallow alignment differs from -smooth 1")
