@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
@@ -25,9 +26,11 @@ type Input struct {
 }
 
 // Open opens path for reading; "-" is standard input, read from stdin.
+// A gzip-compressed input (its first two bytes 0x1f 0x8b, whatever its
+// name) reads as its decompressed bytes, and its Size is then unknown.
 func Open(path string, stdin io.Reader) (*Input, error) {
 	if path == "-" {
-		return &Input{Name: "standard input", R: stdin}, nil
+		return (&Input{Name: "standard input", R: stdin}).gunzip()
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -42,6 +45,22 @@ func Open(path string, stdin io.Reader) (*Input, error) {
 		if st.Mode().IsRegular() {
 			in.Size = st.Size()
 		}
+	}
+	return in.gunzip()
+}
+
+// gunzip makes in read its decompressed bytes when it starts as gzip
+// does (0x1f 0x8b); other inputs read as they are, through a buffer.
+func (in *Input) gunzip() (*Input, error) {
+	br := bufio.NewReaderSize(in.R, 1<<16)
+	in.R = br
+	if b, _ := br.Peek(2); len(b) == 2 && b[0] == 0x1f && b[1] == 0x8b {
+		z, err := gzip.NewReader(br)
+		if err != nil {
+			in.Close()
+			return nil, fmt.Errorf("%s: reading it as gzip: %w", in.Name, err)
+		}
+		in.R, in.Size = z, 0
 	}
 	return in, nil
 }
