@@ -3,6 +3,7 @@ package protein
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
@@ -562,7 +563,8 @@ func ReadAlignmentFile(name string, opts ...AlignmentOption) (*Alignment, error)
 // (naming its number), and input without sequences or with nothing left
 // after filtering. It returns an error naming the option for an invalid
 // option, an error for a nil r, and the error of r if reading fails. It reads r to its end (to the
-// "//" for Stockholm) and does not close it.
+// "//" for Stockholm) and does not close it. Input compressed with gzip
+// (starting with the bytes 0x1f 0x8b) is read decompressed.
 func ReadAlignment(r io.Reader, opts ...AlignmentOption) (*Alignment, error) {
 	if r == nil {
 		return nil, errors.New("protein: ReadAlignment: nil reader")
@@ -577,7 +579,15 @@ func ReadAlignment(r io.Reader, opts ...AlignmentOption) (*Alignment, error) {
 	if len(cfg.alphabetErrs) > 0 {
 		return nil, fmt.Errorf("protein: ReadAlignment: %w", errors.Join(cfg.alphabetErrs...))
 	}
-	lr := lines.NewReader(bufio.NewReaderSize(r, 1<<16))
+	br := bufio.NewReaderSize(r, 1<<16)
+	if b, _ := br.Peek(2); len(b) == 2 && b[0] == 0x1f && b[1] == 0x8b {
+		z, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, &AlignmentError{Msg: "reading it as gzip: " + err.Error(), Err: err}
+		}
+		br = bufio.NewReaderSize(z, 1<<16)
+	}
+	lr := lines.NewReader(br)
 	seqs, format, err := parseAlignment(lr, cfg.format, cfg.alphabet)
 	if err != nil {
 		return nil, err

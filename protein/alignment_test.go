@@ -1,6 +1,8 @@
 package protein
 
 import (
+	"bytes"
+	"compress/gzip"
 	"errors"
 	"math"
 	"os"
@@ -394,6 +396,11 @@ func FuzzReadAlignment(f *testing.F) {
 		}
 		f.Add(b, uint8(0))
 		f.Add(b, uint8(0x1f))
+		var z bytes.Buffer // the same file compressed
+		zw := gzip.NewWriter(&z)
+		zw.Write(b)
+		zw.Close()
+		f.Add(z.Bytes(), uint8(0))
 	}
 	for _, s := range []string{
 		"", "\n", "hello", ">a\nAC\n>b\nA\n", ">a\n>b\nAC\n", ">\nAC", ">a\nAC\n>b\nac..\n",
@@ -565,5 +572,33 @@ func TestColumnGaps(t *testing.T) {
 	want := []float64{0.25, 0.5, 0, 0.75}
 	if got := a.ColumnGaps(); !slices.Equal(got, want) {
 		t.Errorf("ColumnGaps = %v, want %v", got, want)
+	}
+}
+
+// TestReadAlignmentGzip reads a gzip-compressed FASTA as the plain one and
+// refuses a truncated one with an AlignmentError.
+func TestReadAlignmentGzip(t *testing.T) {
+	const fa = ">a\nACDEF\n>b\nAC-EF\n>c\nACDEY\n"
+	var b strings.Builder
+	z := gzip.NewWriter(&b)
+	z.Write([]byte(fa))
+	z.Close()
+	want, err := ReadAlignment(strings.NewReader(fa))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadAlignment(strings.NewReader(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("gzip: %+v, want %+v", got, want)
+	}
+	for _, cut := range []int{5, b.Len() - 6} {
+		_, err := ReadAlignment(strings.NewReader(b.String()[:cut]))
+		var ae *AlignmentError
+		if !errors.As(err, &ae) {
+			t.Errorf("cut to %d bytes: error %v, want an *AlignmentError", cut, err)
+		}
 	}
 }

@@ -9,8 +9,8 @@
 // # The workflow
 //
 // Read the alignment. ReadAlignment (or ReadAlignmentFile) reads aligned
-// FASTA, A2M/A3M (ColabFold's too), Stockholm or PSICOV's .aln, the format
-// detected from the content, into
+// FASTA, A2M/A3M (ColabFold's too), Stockholm or PSICOV's .aln, compressed
+// with gzip or not, the format detected from the content, into
 // an Alignment over an alphabet whose state 0 is the gap: ProteinAlphabet
 // by default, RNAAlphabet, DNAAlphabet, or a caller's own (AlignAlphabet).
 // AlignFocus keeps the columns where a focus sequence has a residue and
