@@ -366,7 +366,9 @@ func (a *Alignment) At(s, i int) int {
 // each column, unweighted. Columns that are mostly gaps are sequences that
 // lack a segment; their gap states co-vary in blocks, which raises the
 // coupling scores of whole blocks of pairs (pairwise contacts warns when a
-// quarter of the columns are more than half gaps).
+// quarter of the columns are more than half gaps). An alignment from
+// ReadAlignment has at least one sequence and one column; the zero
+// Alignment gives an empty slice.
 func (a *Alignment) ColumnGaps() []float64 {
 	g := make([]float64, a.l)
 	for s := 0; s < a.n; s++ {

@@ -733,14 +733,9 @@ func runStructprecScore(args []string, stdout, stderr io.Writer) error {
 	var t truthMap
 	switch {
 	case *pdb != "" && *fasta != "":
-		f, err := os.Open(*fasta)
+		recs, err := readAlignmentFile(*fasta)
 		if err != nil {
 			return err
-		}
-		recs, err := readAlignedSeqs(f)
-		f.Close()
-		if err != nil {
-			return fmt.Errorf("%s: %w", *fasta, err)
 		}
 		if strings.Contains(recs[0].seq, "-") {
 			return fmt.Errorf("%s: the first sequence has gaps: prepare the alignment with structprec prep", *fasta)

@@ -102,13 +102,13 @@ func runContacts(args []string, stdout, stderr io.Writer) error {
 	case *workers < 0:
 		return fmt.Errorf("-workers %d: want 0 (every core) or more", *workers)
 	}
-	smoothAlpha := 0.0
+	alpha := 0.0 // -smooth auto: set from Neff once the alignment is weighted
 	if *smooth != "auto" {
 		v, err := strconv.ParseFloat(*smooth, 64)
 		if err != nil || !(v >= 0) || math.IsInf(v, 1) {
 			return fmt.Errorf("-smooth %q: want auto or a finite number ≥ 0 (0: off)", *smooth)
 		}
-		smoothAlpha = v
+		alpha = v
 	}
 	if *smoothSep < 1 {
 		return fmt.Errorf("-smooth-sep %d: want at least 1", *smoothSep)
@@ -185,7 +185,6 @@ func runContacts(args []string, stdout, stderr io.Writer) error {
 	if !*apc {
 		scores = cm.Raw
 	}
-	alpha := smoothAlpha
 	if *smooth == "auto" {
 		alpha = protein.AutoSmoothAlpha(neff, a.Vars())
 	}
